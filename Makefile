@@ -1,0 +1,59 @@
+# Quick start on a fresh machine with python3 and make:   make book   /   make test
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+JB     := $(BIN)/jupyter-book
+NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not -path '*/_build/*' | sort)
+# OFFLINE=1 vendors MathJax (and the widget renderer) so the built site needs no network.
+OFFLINE ?=
+
+.PHONY: all install book test test-fast lab figures execute bench pdf clean help
+
+all: book
+
+help:
+	@echo "make book      build the HTML book into _build/html (OFFLINE=1 for a no-network build)"
+	@echo "make test      run every test (library, notebooks with nbval, figures, built book)"
+	@echo "make lab       open the notebooks in JupyterLab"
+	@echo "make figures   regenerate book/figures (PNG + SVG + figures.json)"
+	@echo "make execute   re-execute every notebook in place (deterministic)"
+	@echo "make bench     print the speed benchmarks as ratios"
+	@echo "make pdf       build a PDF of the whole book"
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/python tools/build_book.py $(if $(OFFLINE),--offline,)
+
+test: $(STAMP)
+	$(MAKE) book
+	$(BIN)/python -m pytest
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest tests -k "not html and not browser and not pdf"
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab book
+
+figures: $(STAMP)
+	$(BIN)/python -m infra_calc figures --out book/figures
+
+execute: $(STAMP)
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	  --NotebookClient.record_timing=False --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+pdf: $(STAMP)
+	$(BIN)/python tools/build_pdf.py
+
+clean:
+	rm -rf _build

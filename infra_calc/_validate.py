@@ -1,0 +1,135 @@
+"""Input checks shared by every public function.
+
+Each checker returns the value as a ``float`` (for a scalar) or a float
+``numpy.ndarray`` (for anything array-like), or raises ``TypeError`` /
+``ValueError`` with a message that names the parameter and its unit.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["check_number", "check_int", "is_scalar"]
+
+
+def _describe(unit: str) -> str:
+    return f" ({unit})" if unit else ""
+
+
+def is_scalar(x) -> bool:
+    """True for a Python or numpy scalar, False for arrays and sequences."""
+    return np.ndim(x) == 0
+
+
+def check_number(
+    value,
+    name: str,
+    unit: str = "",
+    *,
+    positive: bool = True,
+    allow_zero: bool = False,
+    allow_inf: bool = False,
+    maximum: float | None = None,
+    inclusive_max: bool = True,
+):
+    """Validate a number or array of numbers.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The value to check.
+    name : str
+        Parameter name used in error messages.
+    unit : str
+        Unit used in error messages, e.g. ``"bytes/s"``.
+    positive : bool
+        Reject negative values.
+    allow_zero : bool
+        Accept exactly zero.
+    allow_inf : bool
+        Accept ``+inf``.
+    maximum : float, optional
+        Upper bound, inclusive unless ``inclusive_max`` is False.
+
+    Returns
+    -------
+    float or numpy.ndarray
+    """
+    label = f"{name}{_describe(unit)}"
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{label} must be a number, got a bool ({value!r})")
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{label} must be a number, got {type(value).__name__} {value!r}")
+    if isinstance(value, numbers.Number):
+        if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+            raise TypeError(f"{label} must be a real number, got complex {value!r}")
+        arr = np.asarray(float(value))
+    else:
+        try:
+            arr = np.asarray(value)
+        except Exception as exc:  # pragma: no cover - exotic inputs
+            raise TypeError(f"{label} must be a number or array of numbers") from exc
+        if arr.dtype == bool or arr.dtype.kind not in "iuf":
+            raise TypeError(
+                f"{label} must be a number or array of real numbers, got {type(value).__name__}"
+                + (f" of dtype {arr.dtype}" if hasattr(arr, "dtype") else "")
+            )
+        arr = arr.astype(float)
+    if arr.size == 0:
+        raise ValueError(f"{label} must not be empty")
+    if np.isnan(arr).any():
+        raise ValueError(f"{label} must not be NaN")
+    if np.isneginf(arr).any():
+        raise ValueError(f"{label} must not be -inf")
+    if not allow_inf and np.isposinf(arr).any():
+        raise ValueError(f"{label} must be finite, got inf")
+    if positive:
+        if allow_zero:
+            if (arr < 0).any():
+                raise ValueError(f"{label} must be >= 0, got {_show(arr[arr < 0])}")
+        elif (arr <= 0).any():
+            raise ValueError(f"{label} must be > 0, got {_show(arr[arr <= 0])}")
+    if maximum is not None:
+        bad = arr > maximum if inclusive_max else arr >= maximum
+        if bad.any():
+            op = "<=" if inclusive_max else "<"
+            raise ValueError(f"{label} must be {op} {maximum:g}, got {_show(arr[bad])}")
+    if arr.ndim == 0:
+        return float(arr)
+    return arr
+
+
+def check_int(value, name: str, unit: str = "", *, minimum: int = 1):
+    """Validate a whole number (or array of whole numbers) >= ``minimum``."""
+    label = f"{name}{_describe(unit)}"
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{label} must be a whole number, got a bool ({value!r})")
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{label} must be a whole number, got {type(value).__name__} {value!r}")
+    arr = np.asarray(value)
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{label} must be a finite whole number")
+        if (arr != np.round(arr)).any():
+            raise ValueError(f"{label} must be a whole number, got {_show(arr[arr != np.round(arr)])}")
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind not in "iu":
+        raise TypeError(f"{label} must be a whole number, got {type(value).__name__}")
+    if arr.size == 0:
+        raise ValueError(f"{label} must not be empty")
+    if (arr < minimum).any():
+        raise ValueError(f"{label} must be >= {minimum}, got {_show(arr[arr < minimum])}")
+    if arr.ndim == 0:
+        return int(arr)
+    return arr.astype(np.int64)
+
+
+def _show(bad: np.ndarray) -> str:
+    flat = np.ravel(bad)
+    first = flat[0]
+    if np.ndim(first) == 0 and float(first).is_integer() and abs(first) < 1e15:
+        text = f"{int(first)}"
+    else:
+        text = f"{float(first):g}"
+    return text if flat.size == 1 else f"{text} (and {flat.size - 1} more)"

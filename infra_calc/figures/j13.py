@@ -1,0 +1,2 @@
+"""Figures for j13 (to be written)."""
+from ._registry import figure, style, PALETTE  # noqa: F401

@@ -1,0 +1,2 @@
+"""Figures for lab (to be written)."""
+from ._registry import figure, style, PALETTE  # noqa: F401

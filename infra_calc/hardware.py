@@ -1,0 +1,180 @@
+"""Accelerators: peak dense math, memory bandwidth and memory capacity.
+
+Every catalog entry records the document its numbers come from.  ``peak_flops``
+is always the *dense* BF16 (or FP16 where the vendor gives no BF16 figure)
+tensor throughput, never the 2:4-sparse headline number that spec sheets print
+next to it.  ``mem_capacity`` is the physical size in bytes: memory is built
+in binary sizes, so a card sold as "80 GB" holds 80 GiB = 85.9e9 bytes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ._validate import check_number, is_scalar
+from .units import GiB
+
+__all__ = ["Accelerator", "CATALOG", "accelerator", "accelerator_names", "resolve_hw"]
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One accelerator's three headline numbers.
+
+    Parameters
+    ----------
+    name : str
+        Display name, e.g. ``"H100 SXM"``.
+    peak_flops : float
+        Dense BF16 tensor throughput Π, in FLOP/s.
+    mem_bandwidth : float
+        Peak memory bandwidth β, in bytes/s.
+    mem_capacity : float
+        Memory capacity C, in bytes (physical, binary-sized).
+    vendor, memory : str
+        Maker and memory technology, for display.
+    source : str
+        The datasheet or whitepaper the figures come from.
+    note : str
+        Anything a reader should know about the figures.
+    aliases : tuple of str
+        Extra names accepted by :func:`accelerator`.
+
+    Notes
+    -----
+    The ridge point (machine balance) is :math:`I^* = \\Pi / \\beta` in FLOP/byte.
+    """
+
+    name: str
+    peak_flops: float
+    mem_bandwidth: float
+    mem_capacity: float
+    vendor: str = ""
+    memory: str = ""
+    source: str = ""
+    note: str = ""
+    aliases: tuple = ()
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise TypeError("name must be a non-empty string")
+        for field, unit in (("peak_flops", "FLOP/s"), ("mem_bandwidth", "bytes/s"),
+                            ("mem_capacity", "bytes")):
+            value = check_number(getattr(self, field), field, unit)
+            if not is_scalar(value):
+                raise TypeError(f"{field} ({unit}) must be a single number, not an array")
+            object.__setattr__(self, field, value)
+
+    @property
+    def ridge_point(self) -> float:
+        """Ridge point :math:`I^* = \\Pi/\\beta`, in FLOP/byte."""
+        return self.peak_flops / self.mem_bandwidth
+
+    def with_(self, **changes) -> "Accelerator":
+        """Return a copy with some fields changed (e.g. ``mem_capacity=80e9``)."""
+        return dataclasses.replace(self, **changes)
+
+    def __str__(self) -> str:
+        return (f"{self.name}: {self.peak_flops / 1e12:,.1f} TFLOP/s dense, "
+                f"{self.mem_bandwidth / 1e12:.3g} TB/s, {self.mem_capacity / GiB:.0f} GiB")
+
+
+_ENTRIES = (
+    Accelerator(
+        "H100 SXM", 989.4e12, 3.35e12, 80 * GiB, vendor="NVIDIA", memory="HBM3",
+        source="NVIDIA H100 Tensor Core GPU datasheet (SXM5): BF16 1,979 TFLOPS with sparsity",
+        note="dense BF16 = half the sparse 1,979 TFLOPS headline; sold as 80 GB, built as 80 GiB",
+        aliases=("H100", "H100 SXM5"),
+    ),
+    Accelerator(
+        "A100 80GB", 312e12, 2.039e12, 80 * GiB, vendor="NVIDIA", memory="HBM2e",
+        source="NVIDIA A100 Tensor Core GPU datasheet (80GB SXM): BF16 312 TFLOPS (624 with sparsity)",
+        note="dense BF16; sold as 80 GB, built as 80 GiB",
+        aliases=("A100", "A100 SXM", "A100 80G"),
+    ),
+    Accelerator(
+        "RTX 4090", 165.2e12, 1.008e12, 24 * GiB, vendor="NVIDIA", memory="GDDR6X",
+        source="NVIDIA Ada GPU Architecture whitepaper, Table 2: peak BF16 tensor TFLOPS with FP32 accumulate 165.2 (330.4 sparse)",
+        note="dense BF16 with FP32 accumulate; sold as 24 GB, built as 24 GiB = 25.77e9 bytes",
+        aliases=("4090", "GeForce RTX 4090"),
+    ),
+    Accelerator(
+        "H200 SXM", 989.4e12, 4.8e12, 141 * GiB, vendor="NVIDIA", memory="HBM3e",
+        source="NVIDIA H200 Tensor Core GPU datasheet (SXM): BF16 1,979 TFLOPS with sparsity, 4.8 TB/s, 141 GB",
+        note="same compute die as the H100 SXM; dense BF16 = half the sparse headline; 141 GB read as GiB",
+        aliases=("H200",),
+    ),
+    Accelerator(
+        "B200", 2.25e15, 8.0e12, 180 * GiB, vendor="NVIDIA", memory="HBM3e",
+        source="NVIDIA DGX B200 / HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOPS with sparsity, 8 TB/s, 180 GB",
+        note="dense BF16 = half the sparse headline; 180 GB read as GiB",
+        aliases=("B200 SXM", "HGX B200"),
+    ),
+    Accelerator(
+        "L40S", 362.05e12, 0.864e12, 48 * GiB, vendor="NVIDIA", memory="GDDR6",
+        source="NVIDIA L40S datasheet: BF16 tensor 362.05 TFLOPS (733 with sparsity), 864 GB/s, 48 GB",
+        note="dense BF16; sold as 48 GB, built as 48 GiB",
+        aliases=("L40 S",),
+    ),
+    Accelerator(
+        "MI300X", 1307.4e12, 5.3e12, 192 * GiB, vendor="AMD", memory="HBM3",
+        source="AMD Instinct MI300X data sheet: peak BF16 1,307.4 TFLOPS dense (2,614.9 with sparsity), 5.3 TB/s, 192 GB",
+        note="dense BF16; 192 GB read as GiB",
+        aliases=("Instinct MI300X", "MI300"),
+    ),
+    Accelerator(
+        "TPU v5e", 197e12, 0.819e12, 16 * GiB, vendor="Google", memory="HBM2",
+        source="Google Cloud TPU v5e documentation: 197 TFLOP/s BF16, 819 GB/s, 16 GB HBM per chip",
+        note="per chip; TPUs publish dense figures",
+        aliases=("v5e", "TPUv5e", "TPU v5 lite", "v5litepod"),
+    ),
+    Accelerator(
+        "Ascend 910B", 320e12, 1.6e12, 64 * GiB, vendor="Huawei", memory="HBM2e",
+        source="Public Atlas 800T A2 / Ascend 910B listings: about 320 TFLOPS FP16 dense, 1.6 TB/s, 64 GB HBM2e",
+        note="Huawei publishes no per-card whitepaper: FP16 dense figure from public listings, treat as approximate",
+        aliases=("910B", "Ascend910B"),
+    ),
+)
+
+CATALOG = MappingProxyType({acc.name: acc for acc in _ENTRIES})
+"""Read-only mapping of canonical name to :class:`Accelerator`."""
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s\-_.]+", "", name).lower()
+
+
+_LOOKUP = {}
+for _acc in _ENTRIES:
+    for _n in (_acc.name, *_acc.aliases):
+        _LOOKUP[_key(_n)] = _acc
+
+
+def accelerator_names() -> list[str]:
+    """Canonical names of every catalog accelerator, in catalog order."""
+    return list(CATALOG)
+
+
+def accelerator(name: str) -> Accelerator:
+    """Look up a catalog accelerator, ignoring case, spaces, dashes and dots.
+
+    >>> accelerator("h100-sxm").name
+    'H100 SXM'
+    """
+    if isinstance(name, Accelerator):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"hw must be an Accelerator or a catalog name (str), got {type(name).__name__}")
+    try:
+        return _LOOKUP[_key(name)]
+    except KeyError:
+        raise ValueError(
+            f"unknown accelerator {name!r}; known names: {', '.join(CATALOG)}"
+        ) from None
+
+
+def resolve_hw(hw) -> Accelerator:
+    """Accept an :class:`Accelerator` or a catalog name and return the Accelerator."""
+    return accelerator(hw)

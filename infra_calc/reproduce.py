@@ -1,0 +1,120 @@
+"""Reproduce the calculator printouts that close each source chapter (§7).
+
+``python -m infra_calc reproduce j07|j13|all`` prints one line per line of
+the source's printout, with the same numbers in the same order and at the
+same precision.  Every number is computed here from :mod:`infra_calc.source`
+and the library's functions.
+"""
+from __future__ import annotations
+
+from .capacity import capacity_check, kv_cache_bytes, max_batch
+from .roofline import arithmetic_intensity, critical_rows, gemm_bytes, gemm_flops
+from .shape import padded_rows, route_tokens
+from .step import batch_turning_point, compute_time, decode_step, read_time
+from . import source as S
+from .units import GB, GIGA, MEGA, MiB, TB, TERA
+
+__all__ = ["j07_lines", "j13_lines", "reproduce", "CHAPTERS"]
+
+
+def j07_lines() -> list[str]:
+    """The eleven lines of J07 §7, computed."""
+    from .models import model
+
+    h100, a100 = S.j07_h100(), S.j07_a100()
+    n, bw = S.J07_PARAMS, S.J07_BYTES_PER_PARAM
+    r = n * bw
+    f = 2 * n
+    t_read = read_time(r, h100)
+    t_comp = compute_time(f, h100)
+    b_star = batch_turning_point(h100, bw)
+    lines = [
+        f"H100 SXM: {h100.mem_capacity / GB:.0f} GB / {h100.mem_bandwidth / TB:.2f} TB/s / "
+        f"{h100.peak_flops / TERA:.1f} TFLOP/s (BF16 dense)",
+        f"T_read    = {r / GB:.2f} GB / {h100.mem_bandwidth / GB:.2f} GB/s = {t_read * 1e3:.3f} ms",
+        f"T_compute = {f / GIGA:.2f} GFLOPs / {h100.peak_flops / GIGA:.0f} GFLOP/s = {t_comp * 1e3:.4f} ms",
+        f"ratio     = {t_read / t_comp:.1f} x",
+        f"B*        = {b_star:.1f} (b_W={bw:g})",
+    ]
+    b8, b32, b148 = (decode_step(n, bw, h100, batch=b) for b in S.J07_BATCHES)
+    lines.append(
+        f"batch {b8.batch:<4.0f}: compute {b8.t_compute * 1e3:.3f} ms, per-output read "
+        f"{b8.read_time_per_output * 1e3:.3f} ms, tput {b8.tokens_per_s:.1f} tok/s")
+    lines.append(f"batch {b32.batch:<4.0f}: compute {b32.t_compute * 1e3:.2f} ms")
+    verdict = "-> compute now exceeds the read" if b148.bound == "compute" else "-> still below the read"
+    lines.append(f"batch {b148.batch:<4.0f}: compute {b148.t_compute * 1e3:.2f} ms {verdict}")
+
+    m70 = model(S.J07_MODEL)
+    kv_one = kv_cache_bytes(S.J07_CONTEXT, m70.kv_bytes_per_token(2))
+    chk = capacity_check(h100.mem_capacity, S.J07_WEIGHTS_8BIT, kv_one, S.J07_WORKSPACE)
+    rel = "<=" if chk.fits else ">"
+    lines.append(
+        f"capacity (8-bit, {S.J07_CONTEXT // 1024}k context): {chk.weights / GB:.2f} + {chk.kv / GB:.2f} + "
+        f"{chk.workspace / GB:.2f} = {chk.total / GB:.2f} GB {rel} {chk.capacity / GB:.1f} GB")
+    left = h100.mem_capacity - S.J07_WEIGHTS_8BIT
+    b_max = max_batch(h100.mem_capacity, S.J07_WEIGHTS_8BIT, 0, S.J07_CONTEXT, m70.kv_bytes_per_token(2))
+    lines.append(
+        f"left after weights {left / GB:.2f} GB; one {S.J07_CONTEXT}-token KV {kv_one / GB:.2f} GB "
+        f"-> at most {b_max} {S.J07_CONTEXT // 1024}k requests (workspace not counted)")
+    lines.append(
+        f"A100 same conditions T_read = {read_time(r, a100) * 1e3:.1f} ms; "
+        f"T_compute = {compute_time(f, a100) * 1e3:.3f} ms")
+    return lines
+
+
+def j13_lines() -> list[str]:
+    """The eleven lines of J13 §7, computed."""
+    from .models import model
+
+    k, n, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
+    h100 = S.j13_h100()
+    lines = [f"Q projection {k}×{n} (BF16)"]
+    for m in S.J13_ROWS:
+        lines.append(
+            f"M={m} : F {gemm_flops(m, k, n) / MEGA:.2f} MFLOPs, V {gemm_bytes(m, k, n, b) / MiB:.2f} MiB, "
+            f"I = {arithmetic_intensity(m, k, n, b):.1f} FLOP/byte")
+    m_star = critical_rows(k, n, h100, b)
+    lines.append(
+        f"H100 I* = {h100.peak_flops / TERA:.1f}/{h100.mem_bandwidth / TB:.2f} = "
+        f"{h100.ridge_point:.1f} FLOP/byte → M* ≈ {m_star:.0f} token")
+
+    uniform = padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=0.0), S.MOE_TILE_ROWS)
+    packed = padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=1.0), S.MOE_TILE_ROWS)
+    per_expert_packed = packed.useful // packed.active_experts
+    lines.append(
+        f"η_shape ({S.MOE_TILE_ROWS}-row padding): uniform {uniform.active_experts}×{S.MOE_TILE_ROWS} = "
+        f"{uniform.executed} rows / concentrated {packed.active_experts}×{per_expert_packed} = "
+        f"{packed.executed} rows → {uniform.executed / packed.executed:.1f}×")
+
+    gpu = S.j13_rtx4090()
+    q = model(S.J13_MODEL)
+    weights = q.weight_bytes(2)
+    m_kv = q.kv_bytes_per_token(2)
+    left = gpu.mem_capacity - weights - S.J13_WORKSPACE
+    s8, s16 = S.J13_CONTEXTS
+    one8 = kv_cache_bytes(s8, m_kv)
+    lines.append(
+        f"RTX 4090 {gpu.mem_capacity / GB:.0f} GB: weights {weights / GB:.2f} GB, remaining "
+        f"{left / GB:.2f} GB; {s8 // 1024}K single request {one8 / GB:.2f} GB")
+    b_max8 = max_batch(gpu.mem_capacity, weights, S.J13_WORKSPACE, s8, m_kv)
+    for batch in (b_max8, b_max8 + 1):
+        kv = kv_cache_bytes(s8, m_kv, batch)
+        ok = capacity_check(gpu.mem_capacity, weights, kv, S.J13_WORKSPACE).fits
+        lines.append(f"{batch} × {s8 // 1024}K = {kv / GB:.2f} GB {'fits' if ok else 'exceeds'}")
+    one16 = kv_cache_bytes(s16, m_kv)
+    b_max16 = max_batch(gpu.mem_capacity, weights, S.J13_WORKSPACE, s16, m_kv)
+    lines.append(f"{s16 // 1024}K: each {one16 / GB:.2f} GB → fits {b_max16}")
+    return lines
+
+
+CHAPTERS = {"j07": j07_lines, "j13": j13_lines}
+
+
+def reproduce(which: str = "all") -> list[str]:
+    """Lines of one chapter's printout (``"j07"``, ``"j13"``) or both (``"all"``)."""
+    key = str(which).lower()
+    if key == "all":
+        return [*j07_lines(), "", *j13_lines()]
+    if key not in CHAPTERS:
+        raise ValueError(f"chapter must be one of j07, j13, all; got {which!r}")
+    return CHAPTERS[key]()

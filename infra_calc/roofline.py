@@ -1,0 +1,143 @@
+"""Arithmetic intensity and the roofline of one GEMM.
+
+A GEMM ``Y[M, N] = X[M, K] @ W[K, N]`` performs ``F = 2·M·K·N`` FLOPs (one
+multiply and one add per weight per row) and, when every operand crosses the
+memory bus exactly once, moves ``V = b·(M·K + K·N + M·N)`` bytes, ``b`` bytes
+per element.  Its arithmetic intensity is ``I = F / V`` FLOP/byte; an
+accelerator with peak ``Π`` FLOP/s and bandwidth ``β`` bytes/s is compute-bound
+when ``I`` exceeds its ridge point ``I* = Π/β``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import check_number
+from .hardware import resolve_hw
+
+__all__ = [
+    "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit",
+    "ridge_point", "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline",
+]
+
+
+def _dims(m, k, n):
+    return (check_number(m, "m", "rows"), check_number(k, "k", "elements"),
+            check_number(n, "n", "columns"))
+
+
+def _bpe(bytes_per_element):
+    return check_number(bytes_per_element, "bytes_per_element", "bytes")
+
+
+def gemm_flops(m, k, n):
+    """FLOPs of ``[m, k] @ [k, n]``: :math:`F = 2mkn`.
+
+    Parameters
+    ----------
+    m, k, n : float or array_like
+        Rows of the input, shared (reduction) dimension, output columns.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        FLOPs.
+    """
+    m, k, n = _dims(m, k, n)
+    return 2.0 * m * k * n
+
+
+def gemm_bytes(m, k, n, bytes_per_element=2):
+    """Bytes moved by ``[m, k] @ [k, n]`` when each operand crosses memory once.
+
+    :math:`V = b\\,(mk + kn + mn)`: read the input and the weight once, write
+    the output once.  ``bytes_per_element`` = 2 for BF16.
+    """
+    m, k, n = _dims(m, k, n)
+    return _bpe(bytes_per_element) * (m * k + k * n + m * n)
+
+
+def arithmetic_intensity(m, k, n, bytes_per_element=2):
+    """Arithmetic intensity :math:`I = F/V = 2mkn / (b(mk + kn + mn))`, FLOP/byte."""
+    return gemm_flops(m, k, n) / gemm_bytes(m, k, n, bytes_per_element)
+
+
+def intensity_limit(k, n, bytes_per_element=2):
+    """The intensity as ``m → ∞``: :math:`\\lim I = 2kn / (b(k + n))`, FLOP/byte."""
+    k = check_number(k, "k", "elements")
+    n = check_number(n, "n", "columns")
+    return 2.0 * k * n / (_bpe(bytes_per_element) * (k + n))
+
+
+def ridge_point(hw):
+    """Ridge point :math:`I^* = \\Pi/\\beta` of ``hw``, in FLOP/byte."""
+    return resolve_hw(hw).ridge_point
+
+
+def critical_rows(k, n, hw, bytes_per_element=2):
+    """Rows ``M*`` at which the GEMM's intensity reaches the ridge point.
+
+    Solving :math:`2MKN / (b(MK + KN + MN)) = I^*` for ``M`` gives
+
+    .. math:: M^* = \\frac{I^* b K N}{2KN - I^* b (K + N)}
+
+    a real (not rounded) number of rows; round up for the smallest whole
+    batch that reaches the ridge.  Returns ``inf`` where the denominator is
+    not positive: then even ``M → ∞`` cannot reach the ridge.
+    """
+    k = check_number(k, "k", "elements")
+    n = check_number(n, "n", "columns")
+    b = _bpe(bytes_per_element)
+    i_star = resolve_hw(hw).ridge_point
+    denom = 2.0 * k * n - i_star * b * (k + n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(denom > 0, i_star * b * k * n / np.where(denom > 0, denom, 1.0), np.inf)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def attainable_flops(intensity, hw):
+    """Roofline: :math:`P(I) = \\min(\\Pi, I\\,\\beta)`, in FLOP/s.
+
+    Parameters
+    ----------
+    intensity : float or array_like
+        Arithmetic intensity in FLOP/byte (> 0).
+    hw : Accelerator or str
+    """
+    intensity = check_number(intensity, "intensity", "FLOP/byte", allow_inf=True)
+    acc = resolve_hw(hw)
+    out = np.minimum(acc.peak_flops, intensity * acc.mem_bandwidth)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+@dataclass(frozen=True)
+class RooflinePoint:
+    """Where one GEMM sits on one accelerator's roofline (all SI units)."""
+
+    flops: object
+    nbytes: object
+    intensity: object
+    ridge: float
+    attainable: object
+    time: object
+    bound: object
+    fraction_of_peak: object
+
+
+def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
+    """Place ``[m, k] @ [k, n]`` on the roofline of ``hw``.
+
+    ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"memory"`` when
+    ``I < I*`` and ``"compute"`` otherwise; ``fraction_of_peak = P(I)/Π``.
+    """
+    acc = resolve_hw(hw)
+    f = gemm_flops(m, k, n)
+    v = gemm_bytes(m, k, n, bytes_per_element)
+    i = f / v
+    p = attainable_flops(i, acc)
+    t = np.maximum(f / acc.peak_flops, v / acc.mem_bandwidth)
+    bound = np.where(i < acc.ridge_point, "memory", "compute")
+    scal = lambda x: float(x) if np.ndim(x) == 0 else x  # noqa: E731
+    return RooflinePoint(scal(f), scal(v), scal(i), acc.ridge_point, scal(p), scal(t),
+                         str(bound) if np.ndim(bound) == 0 else bound, scal(p / acc.peak_flops))

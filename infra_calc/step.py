@@ -1,0 +1,145 @@
+"""Lower bounds on the time of one decode step.
+
+One step must at least read every byte it needs (``T_read = R/β``) and do
+every FLOP it needs (``T_compute = F/Π``).  When reads and math overlap the
+step takes at least the larger of the two; when they run one after the other
+it takes their sum.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import check_number
+from .hardware import resolve_hw
+
+__all__ = ["read_time", "compute_time", "step_time", "DecodeStep", "decode_step",
+           "batch_turning_point"]
+
+
+def _out(x):
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def read_time(nbytes, hw):
+    """Read lower bound :math:`T_{read} = R / \\beta`, seconds.
+
+    Parameters
+    ----------
+    nbytes : float or array_like
+        Bytes read from memory, ``R`` (>= 0).
+    hw : Accelerator or str
+        Supplies the bandwidth ``β`` in bytes/s.
+    """
+    nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
+    return _out(nbytes / resolve_hw(hw).mem_bandwidth)
+
+
+def compute_time(flops, hw):
+    """Compute lower bound :math:`T_{compute} = F / \\Pi`, seconds.
+
+    Parameters
+    ----------
+    flops : float or array_like
+        FLOPs performed, ``F`` (>= 0).
+    hw : Accelerator or str
+        Supplies the dense peak ``Π`` in FLOP/s.
+    """
+    flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
+    return _out(flops / resolve_hw(hw).peak_flops)
+
+
+def step_time(flops, nbytes, hw, overlap=True):
+    """Lower bound on one step, seconds.
+
+    :math:`\\max(F/\\Pi, R/\\beta)` when reads and math overlap (``overlap=True``),
+    :math:`F/\\Pi + R/\\beta` when they are serial.
+    """
+    if not isinstance(overlap, (bool, np.bool_)):
+        raise TypeError(f"overlap must be True or False, got {overlap!r}")
+    tc = compute_time(flops, hw)
+    tr = read_time(nbytes, hw)
+    return _out(np.maximum(tc, tr) if overlap else tc + tr)
+
+
+@dataclass(frozen=True)
+class DecodeStep:
+    """Result of :func:`decode_step` (SI units: seconds, bytes, FLOPs)."""
+
+    hw: str
+    params: object
+    bytes_per_param: object
+    batch: object
+    bytes_read: object
+    flops: object
+    t_read: object
+    t_compute: object
+    t_step: object
+    bound: object
+    tokens_per_s: object
+    read_time_per_output: object
+
+    @property
+    def ratio(self):
+        """``t_read / t_compute``: how many times slower reading is than math."""
+        return _out(np.asarray(self.t_read) / np.asarray(self.t_compute))
+
+
+def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) -> DecodeStep:
+    """Estimate one decode step of a dense model (one new token per request).
+
+    The batch of ``B`` requests shares one read of the weights:
+
+    - bytes read  :math:`R = b_W N + R_{KV}`
+    - FLOPs       :math:`F = 2 B N`
+    - :math:`T_{read} = R/\\beta`, :math:`T_{compute} = F/\\Pi`,
+      :math:`T_{step} = \\max(T_{read}, T_{compute})` (sum when ``overlap=False``)
+    - throughput :math:`B / T_{step}` tokens/s; per-output read time
+      :math:`T_{read}/B` (a throughput figure, not a latency).
+
+    Parameters
+    ----------
+    params : float or array_like
+        Parameters used per token, ``N``.
+    bytes_per_param : float or array_like
+        Stored bytes per weight, ``b_W`` (1 for 8-bit, 0.5 for 4-bit).
+    hw : Accelerator or str
+    batch : int or array_like
+        Requests decoded together, ``B`` (>= 1).
+    kv_bytes : float or array_like
+        KV-cache bytes the whole batch reads this step (default 0).
+    overlap : bool
+        Whether reads and math overlap.
+    """
+    acc = resolve_hw(hw)
+    n = check_number(params, "params", "parameters")
+    bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
+    b = check_number(batch, "batch", "requests")
+    if np.any(np.asarray(b) < 1) or np.any(np.asarray(b) != np.round(b)):
+        raise ValueError(f"batch (requests) must be a whole number >= 1, got {batch!r}")
+    kv = check_number(kv_bytes, "kv_bytes", "bytes", allow_zero=True)
+    r = bw * n + kv
+    f = 2.0 * b * n
+    tr = r / acc.mem_bandwidth
+    tc = f / acc.peak_flops
+    ts = np.maximum(tr, tc) if overlap else tr + tc
+    bound = np.where(tr >= tc, "memory", "compute")
+    return DecodeStep(
+        hw=acc.name, params=n, bytes_per_param=bw, batch=b, bytes_read=_out(r), flops=_out(f),
+        t_read=_out(tr), t_compute=_out(tc), t_step=_out(ts),
+        bound=str(bound) if np.ndim(bound) == 0 else bound,
+        tokens_per_s=_out(b / ts), read_time_per_output=_out(tr / b),
+    )
+
+
+def batch_turning_point(hw, bytes_per_param):
+    """Batch size where compute catches up with the weight read.
+
+    Setting :math:`2BN/\\Pi = b_W N/\\beta` gives
+    :math:`B^* = b_W \\Pi / (2\\beta)` (requests; not rounded).  KV-cache reads
+    and capacity are ignored, so ``B*`` is an upper, compute-side ideal.
+    """
+    acc = resolve_hw(hw)
+    bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
+    return _out(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
