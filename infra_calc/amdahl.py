@@ -32,8 +32,9 @@ def amdahl_speedup(f, s):
         :math:`1/(1-f)`.
     """
     f, s = _f(f), _s(s)
+    denom = (1.0 - np.asarray(f, dtype=float)) + np.asarray(f, dtype=float) / s
     with np.errstate(divide="ignore"):
-        out = 1.0 / ((1.0 - f) + f / s)
+        out = np.divide(1.0, denom)
     return float(out) if np.ndim(out) == 0 else out
 
 
