@@ -39,7 +39,9 @@ register(Exercise(
     "What is the H100's ridge point I* (FLOP/byte)? Why is M = 256 still on the bandwidth side?",
     "FLOP/byte", _ridge,
     lambda: (f"I* = 989.4e12 / 3.35e12 = {_ridge():.1f} FLOP/byte; I(256) = {_i256():.1f} is "
-             f"{(1 - _i256() / _ridge()) * 100:.1f}% short of it."),
+             f"{(1 - _i256() / _ridge()) * 100:.2f}% short of it ("
+             f"{(1 - round(_i256(), 1) / round(_ridge(), 1)) * 100:.1f}% from the rounded "
+             f"{_i256():.1f} and {_ridge():.1f}). The weight read still dominates the bytes."),
     source_answer=295.3,
 ))
 
@@ -78,4 +80,152 @@ register(Exercise(
     "requests", _b4090,
     lambda: (f"B_max = floor((24e9 − weights − 2 GiB) / (8192 × 144 KiB)) = {_b4090()}."),
     rel_tol=0.0, source_answer=4,
+))
+
+
+# --- new exercises (not in the source) ------------------------------------
+def _m_star(name):
+    from ..hardware import accelerator
+    from ..roofline import critical_rows
+
+    return critical_rows(S.J13_K, S.J13_N, accelerator(name), S.J13_BYTES_PER_ELEMENT)
+
+
+def _ridge_of(name):
+    from ..hardware import accelerator
+
+    return accelerator(name).ridge_point
+
+
+register(Exercise(
+    "j13-n1",
+    "Same 4096×4096 BF16 Q projection on an A100 80GB (312 TFLOP/s dense BF16, 2.039 TB/s): how many "
+    "rows M* does it need to reach the A100's ridge point? More or fewer than on the H100?",
+    "rows", lambda: _m_star("A100 80GB"),
+    lambda: (f"I* = 312e12 / 2.039e12 = {_ridge_of('A100 80GB'):.1f} FLOP/byte. Solving "
+             f"M·K·N / (M·K + K·N + M·N) = I* for M gives M* = {_m_star('A100 80GB'):.1f} rows, "
+             f"about half the H100's {_m_star('H100 SXM'):.1f}: the A100 has less compute per byte "
+             f"of bandwidth, so it is fed with a smaller batch."),
+    rel_tol=0.01, tags=("roofline",),
+))
+
+register(Exercise(
+    "j13-n2",
+    "What is the ridge point I* of an AMD MI300X (1,307.4 TFLOP/s dense BF16, 5.3 TB/s), in FLOP/byte? "
+    "Is a decode step (M = 1, I ≈ 1) on it compute- or bandwidth-bound?",
+    "FLOP/byte", lambda: _ridge_of("MI300X"),
+    lambda: (f"I* = 1307.4e12 / 5.3e12 = {_ridge_of('MI300X'):.1f} FLOP/byte, below the H100's "
+             f"{_ridge_of('H100 SXM'):.1f}; at I ≈ 1 decode is still bandwidth-bound by a factor of "
+             f"about {_ridge_of('MI300X'):.0f}."),
+    rel_tol=0.01, tags=("roofline",),
+))
+
+
+def _b_l40s_32k():
+    from ..hardware import accelerator
+    from ..models import model
+
+    q = model(S.J13_MODEL)
+    return max_batch(accelerator("L40S").mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE, 32768,
+                     q.kv_bytes_per_token(2))
+
+
+def _l40s_parts():
+    from ..hardware import accelerator
+    from ..models import model
+    from ..units import GB
+
+    q = model(S.J13_MODEL)
+    c = accelerator("L40S").mem_capacity
+    left = c - q.weight_bytes(2) - S.J13_WORKSPACE
+    per = 32768 * q.kv_bytes_per_token(2)
+    return c / GB, q.weight_bytes(2) / GB, left / GB, per / GB
+
+
+register(Exercise(
+    "j13-n3",
+    "Qwen3-8B in BF16 on an L40S (48 GiB physical), 2 GiB workspace, 32K-token context: how many "
+    "concurrent requests fit at most?",
+    "requests", _b_l40s_32k,
+    lambda: ("C = {0:.2f} GB, weights {1:.2f} GB, left for KV after the workspace {2:.2f} GB; one "
+             "32K request holds 32768 × 144 KiB = {3:.2f} GB, so B_max = floor({2:.2f} / {3:.2f}) = "
+             .format(*_l40s_parts()) + f"{_b_l40s_32k()}."),
+    rel_tol=0.0, tags=("capacity",),
+))
+
+
+def _b4090_physical():
+    from ..hardware import accelerator
+    from ..models import model
+
+    q = model(S.J13_MODEL)
+    return max_batch(accelerator("RTX 4090").mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE,
+                     S.J13_CONTEXTS[0], q.kv_bytes_per_token(2))
+
+
+def _physical_left():
+    from ..hardware import accelerator
+    from ..models import model
+
+    q = model(S.J13_MODEL)
+    return accelerator("RTX 4090").mem_capacity - q.weight_bytes(2) - S.J13_WORKSPACE
+
+
+def _one_8k():
+    from ..models import model
+
+    return S.J13_CONTEXTS[0] * model(S.J13_MODEL).kv_bytes_per_token(2)
+
+
+register(Exercise(
+    "j13-n4",
+    "Redo the source's RTX 4090 question (Qwen3-8B, BF16, 2 GiB workspace, 8K context) with the "
+    "memory the card physically has, 24 GiB = 25.77e9 bytes. How many requests fit now?",
+    "requests", _b4090_physical,
+    lambda: (f"24 GiB − weights − 2 GiB leaves {_physical_left() / 1e9:.2f} GB for KV; each 8K request "
+             f"needs {_one_8k() / 1e9:.2f} GB, so B_max = {_b4090_physical()}, one more than the source's "
+             f"{_b4090()} with 24e9 bytes."),
+    rel_tol=0.0, tags=("capacity", "units"),
+))
+
+
+def _skew_half():
+    return padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, 0.5), S.MOE_TILE_ROWS)
+
+
+register(Exercise(
+    "j13-n5",
+    "The 64 tokens × 8 experts = 512 dispatches are spread as evenly as possible over 45 of the 256 "
+    "experts (half-way skew, route_tokens(..., skew=0.5)), rows padded to 16. How many rows are "
+    "executed, and how many times the useful 512 is that?",
+    "rows", lambda: _skew_half().executed,
+    lambda: (f"512 / {_skew_half().active_experts} = 11.4, so every active expert gets 11 or 12 rows, "
+             f"each padded to one 16-row tile: {_skew_half().active_experts} × 16 = "
+             f"{_skew_half().executed} rows executed for {_skew_half().useful} useful "
+             f"({_skew_half().waste_ratio:.2f}×), between the uniform 8× and the concentrated 1×."),
+    rel_tol=0.0, tags=("shape",),
+))
+
+
+def _amdahl08():
+    from ..amdahl import amdahl_speedup
+
+    return amdahl_speedup(0.8, 4.0)
+
+
+def _amdahl08_limit():
+    from ..amdahl import amdahl_limit
+
+    return amdahl_limit(0.8)
+
+
+register(Exercise(
+    "j13-n6",
+    "Now 80% of the step is matrix work (f = 0.8) and the matrix unit gets 4× faster. What is the "
+    "overall speed-up, and what is the ceiling however fast the matrix unit gets?",
+    "×", _amdahl08,
+    lambda: (f"S = 1 / (0.2 + 0.8/4) = 1 / 0.4 = {_amdahl08():.2f}×; ceiling 1 / (1 − 0.8) = "
+             f"{_amdahl08_limit():.0f}×. A larger f raises both, but the 20% that is not sped up "
+             f"still caps the gain."),
+    rel_tol=0.01, tags=("amdahl",),
 ))

@@ -1,0 +1,305 @@
+"""Figures for J13 §5-§6: capacity stacks, TPU v1 die area, Amdahl's law.
+
+Every function takes its inputs as keyword arguments whose defaults are the
+source's case and returns a :class:`matplotlib.figure.Figure`.  The model
+logic comes from :mod:`infra_calc` (``capacity_check``, ``max_batch``,
+``kv_cache_bytes``, ``amdahl_speedup``); :func:`planner_state` is the one
+place that turns planner settings into the numbers the capacity planner
+widget (:mod:`infra_calc.widgets.capacity`) and its static snapshot draw.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from .. import source as S
+from ..amdahl import amdahl_limit, amdahl_speedup
+from ..capacity import capacity_check, kv_cache_bytes, max_batch
+from ..hardware import accelerator
+from ..models import model
+from ..units import GB, GiB
+from ._registry import HATCHES, MARKERS, PALETTE, figure
+
+__all__ = ["READINGS", "PlannerState", "capacity_reading", "planner_state", "capacity_4090",
+           "tpu_area", "amdahl_curves", "capacity_planner_snapshot"]
+
+#: The two ways to read a card's capacity: what is physically built (binary
+#: GiB, the catalog value) and the number on the box read as 10^9 bytes.
+READINGS = ("physical GiB", "decimal GB")
+
+_SEG_COLOURS = {"weights": PALETTE["blue"], "workspace": PALETTE["orange"], "kv": PALETTE["green"]}
+_SEG_HATCH = {"weights": HATCHES[0], "workspace": HATCHES[2], "kv": HATCHES[1]}
+
+
+def capacity_reading(hw, reading: str = "physical GiB") -> float:
+    """Capacity ``C`` in bytes of accelerator ``hw`` under one reading.
+
+    ``"physical GiB"`` is the catalog value (memory is built in binary sizes:
+    a card sold as 24 GB holds 24 GiB); ``"decimal GB"`` reads the same label
+    as ``N × 10^9`` bytes, as the source does.
+    """
+    acc = accelerator(hw)
+    if reading == "physical GiB":
+        return float(acc.mem_capacity)
+    if reading == "decimal GB":
+        return float(round(acc.mem_capacity / GiB) * GB)
+    raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+
+
+@dataclass(frozen=True)
+class PlannerState:
+    """Numbers behind one capacity-planner setting (bytes unless stated)."""
+
+    accelerator: str
+    model: str
+    context: int
+    batch: int
+    bytes_per_param: float
+    reading: str
+    capacity: float
+    weights: float
+    workspace: float
+    kv_per_request: float
+    kv: float
+    total: float
+    headroom: float
+    fits: bool
+    b_max: int
+
+    @property
+    def label(self) -> str:
+        ctx = f"{self.context // 1024}K" if self.context >= 1024 else f"{self.context}"
+        return (f"{self.accelerator}, {self.model}, {self.bytes_per_param:g} B/param, "
+                f"{self.batch} × {ctx}, {self.reading}")
+
+
+def planner_state(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MODEL,
+                  context: int = S.J13_CONTEXTS[0], batch: int = 4,
+                  workspace: float = S.J13_WORKSPACE, bytes_per_param: float = 2.0,
+                  reading: str = "physical GiB", kv_bytes_per_element: float = 2.0) -> PlannerState:
+    """Evaluate the capacity inequality for one setting of the planner.
+
+    Uses :func:`~infra_calc.capacity.kv_cache_bytes`,
+    :func:`~infra_calc.capacity.capacity_check` and
+    :func:`~infra_calc.capacity.max_batch`; nothing is computed here that
+    those functions do not already define.
+    """
+    acc = accelerator(accelerator_name)
+    m = model(model_name)
+    cap = capacity_reading(acc, reading)
+    weights = float(m.weight_bytes(bytes_per_param))
+    m_kv = m.kv_bytes_per_token(kv_bytes_per_element)
+    per = kv_cache_bytes(context, m_kv)
+    kv = kv_cache_bytes(context, m_kv, batch)
+    chk = capacity_check(cap, weights, kv, workspace)
+    b_max = max_batch(cap, weights, workspace, context, m_kv)
+    return PlannerState(acc.name, m.name, int(context), int(batch), float(bytes_per_param), reading,
+                        cap, weights, float(workspace), float(per), float(kv), float(chk.total),
+                        float(chk.headroom), bool(chk.fits), int(b_max))
+
+
+def _legend_handles(per_request: bool = True):
+    kv_label = "KV cache, one block per request" if per_request else "KV cache (all requests)"
+    return [Patch(facecolor=_SEG_COLOURS[k], hatch=_SEG_HATCH[k], edgecolor="white", label=lab)
+            for k, lab in (("weights", "resident weights"), ("workspace", "workspace"),
+                           ("kv", kv_label))]
+
+
+@figure("j13-capacity-4090",
+        "Qwen3-8B in BF16 on an RTX 4090 with a 2 GiB workspace: four or five 8K-token requests "
+        "against the capacity read as 24e9 bytes (the source) and as the physical 24 GiB.")
+def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MODEL,
+                  context: int = S.J13_CONTEXTS[0], batches=(4, 5),
+                  workspace: float = S.J13_WORKSPACE, bytes_per_param: float = 2.0) -> Figure:
+    """Stacked bars (weights, workspace, one KV block per request) for each batch.
+
+    Two horizontal lines mark the capacity under both readings
+    (:func:`capacity_reading`): the source's ``24 × 10^9`` bytes and the
+    physical ``24 GiB``.  Heights in GB (10^9 bytes).
+    """
+    fig = Figure()
+    ax = fig.add_subplot()
+    states = [planner_state(accelerator_name, model_name, context, b, workspace, bytes_per_param)
+              for b in batches]
+    x = np.arange(len(states))
+    width = 0.5
+    for xi, st in zip(x, states):
+        ax.bar(xi, st.weights / GB, width, color=_SEG_COLOURS["weights"], hatch=_SEG_HATCH["weights"],
+               edgecolor="white")
+        bottom = st.weights
+        ax.bar(xi, st.workspace / GB, width, bottom=bottom / GB, color=_SEG_COLOURS["workspace"],
+               hatch=_SEG_HATCH["workspace"], edgecolor="white")
+        bottom += st.workspace
+        for _ in range(st.batch):
+            ax.bar(xi, st.kv_per_request / GB, width, bottom=bottom / GB, color=_SEG_COLOURS["kv"],
+                   hatch=_SEG_HATCH["kv"], edgecolor="white", linewidth=1.2)
+            bottom += st.kv_per_request
+        ax.annotate(f"{st.total / GB:.2f} GB", (xi + width / 2, st.total / GB), xytext=(4, 0),
+                    textcoords="offset points", ha="left", va="center", fontsize=9)
+    caps = [(capacity_reading(accelerator_name, "decimal GB"), "source reading: 24e9 B", "--",
+             PALETTE["vermillion"]),
+            (capacity_reading(accelerator_name, "physical GiB"), "physical: 24 GiB", "-",
+             PALETTE["black"])]
+    handles = _legend_handles()
+    for cap, lab, ls, col in caps:
+        n = round(cap / GiB) if lab.startswith("physical") else round(cap / GB)
+        lab = lab.replace("24", str(n), 1)
+        line = ax.axhline(cap / GB, linestyle=ls, color=col, linewidth=1.6,
+                          label=f"capacity, {lab} = {cap / GB:.2f} GB")
+        handles.append(line)
+    ctx = f"{context // 1024}K"
+    ax.set_xticks(x, [f"{st.batch} × {ctx} requests" for st in states])
+    ax.set_xlim(-0.6, len(states) - 0.2)
+    ax.set_ylabel("memory (GB = 10⁹ bytes)")
+    ax.set_xlabel("batch")
+    top = max(max(st.total for st in states), caps[1][0]) / GB
+    ax.set_ylim(0, top * 1.12)
+    ax.set_title(f"{states[0].model} (BF16) on an {states[0].accelerator}: does the batch fit?")
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8.5)
+    fig.set_size_inches(7.0, 5.0)
+    fig.subplots_adjust(bottom=0.3)
+    return fig
+
+
+@figure("j13-tpu-area",
+        "TPU v1 die area: the source's table against Jouppi et al. (ISCA 2017), Figure 2.")
+def tpu_area(source_shares=None, paper_shares=None) -> Figure:
+    """Two horizontal stacked bars: the source's area table and the paper's.
+
+    ``source_shares`` / ``paper_shares`` map a part to its share of the die
+    (defaults: :data:`infra_calc.source.TPU_V1_AREA_SOURCE` and
+    :data:`~infra_calc.source.TPU_V1_AREA_PAPER`).  Whatever a table leaves
+    out is drawn as a blank "not given" segment.
+    """
+    rows = [("Source's table", dict(source_shares or S.TPU_V1_AREA_SOURCE)),
+            ("Jouppi et al. 2017, Fig. 2", dict(paper_shares or S.TPU_V1_AREA_PAPER))]
+
+    def kind(part: str) -> str:
+        p = part.lower()
+        if "buffer" in p:
+            return "buffers"
+        if "compute" in p:
+            return "compute"
+        if "i/o" in p:
+            return "io"
+        if "control" in p:
+            return "control"
+        return "other"
+
+    style = {"buffers": (PALETTE["sky"], HATCHES[1]), "compute": (PALETTE["orange"], HATCHES[2]),
+             "io": (PALETTE["green"], HATCHES[3]), "control": (PALETTE["vermillion"], HATCHES[4]),
+             "other": (PALETTE["purple"], HATCHES[5])}
+    fig = Figure(figsize=(7.0, 3.2))
+    ax = fig.add_subplot()
+    for y, (name, shares) in enumerate(rows):
+        left = 0.0
+        for part, share in shares.items():
+            col, hatch = style[kind(part)]
+            ax.barh(y, share * 100, left=left, color=col, hatch=hatch, edgecolor="white", height=0.55)
+            ax.text(left + share * 50, y, f"{share * 100:.0f}%", ha="center", va="center",
+                    fontsize=9, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0})
+            left += share * 100
+        if left < 100:
+            ax.barh(y, 100 - left, left=left, color="white", edgecolor="0.6", hatch="", height=0.55,
+                    linestyle=":")
+            ax.text(left + (100 - left) / 2, y, f"not given\n{100 - left:.0f}%", ha="center",
+                    va="center", fontsize=8.5, color="0.35")
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of the TPU v1 die area (%)")
+    handles = [Patch(facecolor=style[k][0], hatch=style[k][1], edgecolor="white", label=lab)
+               for k, lab in (("buffers", "data buffers (source: Unified Buffer)"),
+                              ("compute", "compute"), ("io", "I/O"), ("control", "control"))]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=4, fontsize=8.5)
+    ax.grid(axis="y", visible=False)
+    fig.subplots_adjust(bottom=0.36, left=0.25)
+    return fig
+
+
+@figure("j13-amdahl",
+        "Amdahl's law: overall speed-up against the speed-up of the accelerated fraction f; "
+        "dashed lines are the ceilings 1/(1 − f).")
+def amdahl_curves(fractions=(S.AMDAHL_F, 0.8, 0.9), s_max: float = 1000.0,
+                  marked=S.AMDAHL_S) -> Figure:
+    """S(s) for each ``f`` on a log ``s`` axis, with the limits as dashed lines.
+
+    The points ``marked`` (the source's s = 2 and 4) are drawn on the first curve.
+    """
+    fig = Figure()
+    ax = fig.add_subplot()
+    s = np.logspace(0, np.log10(s_max), 300)
+    cols = [PALETTE["blue"], PALETTE["vermillion"], PALETTE["green"], PALETTE["purple"]]
+    styles = ["-", "-.", ":", "-"]
+    for i, f in enumerate(fractions):
+        col = cols[i % len(cols)]
+        ax.plot(s, amdahl_speedup(f, s), color=col, linestyle=styles[i % len(styles)],
+                label=f"f = {f:g}")
+        lim = amdahl_limit(f)
+        ax.axhline(lim, color=col, linestyle="--", linewidth=1.0)
+        ax.text(s_max, lim, f" 1/(1−f) = {lim:.3g}", va="center", ha="left", color=col, fontsize=9)
+    if marked:
+        f0 = fractions[0]
+        pts = np.asarray(marked, dtype=float)
+        ax.plot(pts, amdahl_speedup(f0, pts), linestyle="none", marker=MARKERS[0], color=cols[0],
+                label=f"source: f = {f0:g} at s = " + ", ".join(f"{p:g}" for p in pts))
+        for p in pts:
+            ax.annotate(f"{amdahl_speedup(f0, p):.2f}×", (p, amdahl_speedup(f0, p)),
+                        textcoords="offset points", xytext=(7, -3), ha="left", va="top", fontsize=9)
+    ax.set_xscale("log")
+    ax.set_xlim(1, s_max)
+    ax.set_ylim(0.9, amdahl_limit(max(fractions)) * 1.08)
+    ax.set_xlabel("speed-up s of the accelerated part (×, log scale)")
+    ax.set_ylabel("overall speed-up S (×)")
+    ax.legend(loc="upper left")
+    fig.subplots_adjust(right=0.82)
+    return fig
+
+
+_SNAPSHOT_SETTINGS = (
+    ("RTX 4090", S.J13_MODEL, 8192, 4, 2.0, "decimal GB"),
+    ("RTX 4090", S.J13_MODEL, 8192, 5, 2.0, "decimal GB"),
+    ("RTX 4090", S.J13_MODEL, 8192, 5, 2.0, "physical GiB"),
+    ("L40S", S.J13_MODEL, 32768, 6, 2.0, "physical GiB"),
+    ("H100 SXM", S.J07_MODEL, 8192, 2, 1.0, "decimal GB"),
+)
+
+
+@figure("j13-capacity-planner",
+        "The capacity planner at five settings: each bar stacks weights, workspace and KV cache "
+        "against the card's capacity (black tick).")
+def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.J13_WORKSPACE) -> Figure:
+    """Static view of :func:`infra_calc.widgets.capacity_planner` at a few settings.
+
+    ``settings`` is a sequence of ``(accelerator, model, context, batch,
+    bytes_per_param, reading)``; each becomes one horizontal stacked bar with
+    the capacity as a tick and a verdict (fits / exceeds, B_max) beside it.
+    Widths are shown as a share of the capacity, so cards of any size compare.
+    """
+    states = [planner_state(a, m, c, b, workspace, bpp, r) for a, m, c, b, bpp, r in settings]
+    fig = Figure(figsize=(7.0, 1.0 + 0.75 * len(states)))
+    ax = fig.add_subplot()
+    for y, st in enumerate(states):
+        left = 0.0
+        for key, val in (("weights", st.weights), ("workspace", st.workspace), ("kv", st.kv)):
+            w = val / st.capacity * 100
+            ax.barh(y, w, left=left, color=_SEG_COLOURS[key], hatch=_SEG_HATCH[key], edgecolor="white",
+                    height=0.6)
+            left += w
+        ax.plot([100, 100], [y - 0.38, y + 0.38], color=PALETTE["black"], linewidth=2.2, linestyle="-")
+        verdict = "fits" if st.fits else "exceeds"
+        ax.text(max(left, 100) + 2, y, f"{st.total / GB:.2f} / {st.capacity / GB:.2f} GB\n"
+                f"{verdict}; B_max = {st.b_max}", va="center", fontsize=8.5)
+    ax.set_yticks(range(len(states)), [
+        f"{st.accelerator}, {st.model.replace('DeepSeek-R1-Distill-', 'R1-Distill-')}\n{st.bytes_per_param:g} B/param, "
+        f"{st.batch} × {st.context // 1024}K, {st.reading}" for st in states], fontsize=8.5)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 150)
+    ax.set_xlabel("share of the card's capacity (%)")
+    fig.legend(handles=_legend_handles(per_request=False), loc="lower center", ncol=3, fontsize=8.5)
+    ax.grid(axis="y", visible=False)
+    fig.subplots_adjust(left=0.36, bottom=0.75 / (1.0 + 0.75 * len(states)) + 0.06, right=0.97)
+    return fig
