@@ -1,2 +1,328 @@
-"""Figures for j13 (to be written)."""
-from ._registry import figure, style, PALETTE  # noqa: F401
+"""Figures for chapter J13, first half: intensity, roofline and shape efficiency.
+
+Every function takes its inputs as keyword arguments whose defaults are the
+source's case (the 4096×4096 BF16 Q projection of Qwen3-8B on an H100; the
+64-token, top-8, 256-expert MoE example) and returns a Figure.  The drawing
+helpers ``roofline_axes`` / ``moe_axes`` are shared with the interactive
+explorers in :mod:`infra_calc.widgets`, so a static snapshot and the live
+widget draw exactly the same picture.
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .. import source as S
+from ..hardware import resolve_hw
+from ..roofline import (arithmetic_intensity, attainable_flops, critical_rows, gemm_roofline,
+                        intensity_limit)
+from ..shape import padded_rows, route_tokens
+from ..units import TERA
+from ._registry import HATCHES, MARKERS, PALETTE, figure
+
+__all__ = ["roofline_h100", "intensity_vs_rows", "moe_padding", "roofline_explorer_snapshot",
+           "moe_explorer_snapshot", "roofline_axes", "update_roofline_axes", "moe_axes",
+           "update_moe_axes", "INTENSITY_RANGE", "FLOPS_RANGE"]
+
+#: x range (FLOP/byte) and y range (TFLOP/s) shared by every roofline panel.
+INTENSITY_RANGE = (0.5, 2.0e4)
+FLOPS_RANGE = (0.3, 3.0e4)
+
+_X_LABEL = "arithmetic intensity I (FLOP/byte)"
+_Y_LABEL = "attainable throughput (TFLOP/s)"
+
+
+def _source_hw(hw):
+    return S.j13_h100() if hw is None else resolve_hw(hw)
+
+
+def _fmt_rows(m):
+    return f"{m:,.0f}" if float(m).is_integer() else f"{m:,.1f}"
+
+
+# --------------------------------------------------------------------------
+# shared roofline panel (static figures and the roofline explorer)
+# --------------------------------------------------------------------------
+def roofline_axes(ax):
+    """Set up one roofline panel and return its (still empty) artists.
+
+    Log–log axes with fixed ranges, so that panels for different accelerators
+    compare at a glance.  Fill the artists with :func:`update_roofline_axes`.
+    """
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(*INTENSITY_RANGE)
+    ax.set_ylim(*FLOPS_RANGE)
+    ax.set_xlabel(_X_LABEL)
+    ax.set_ylabel(_Y_LABEL)
+    art = {
+        "roof": ax.plot([], [], color=PALETTE["blue"], ls="-", lw=2.2, label="roofline")[0],
+        "ridge_line": ax.plot([], [], color=PALETTE["black"], ls=":", lw=1.2)[0],
+        "limit_line": ax.plot([], [], color=PALETTE["green"], ls="--", lw=1.2,
+                              label="limit of I as M → ∞")[0],
+        "ridge": ax.plot([], [], ls="none", marker="D", ms=7, mfc="white",
+                         mec=PALETTE["black"], mew=1.5, label="ridge point I*")[0],
+        "point": ax.plot([], [], ls="none", marker="o", ms=10, color=PALETTE["vermillion"],
+                         mec=PALETTE["black"], mew=0.8, label="operating point")[0],
+        "ridge_text": ax.text(0, 0, "", fontsize=9, ha="left", va="top"),
+        "point_text": ax.text(0, 0, "", fontsize=9, ha="left", va="bottom",
+                              color=PALETTE["vermillion"]),
+        "title": ax.set_title(""),
+    }
+    art["ridge_text"].set_visible(False)
+    return art
+
+
+def update_roofline_axes(art, hw, m, k=S.J13_K, n=S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT):
+    """Move the artists of :func:`roofline_axes` to ``hw`` and ``[m, k] @ [k, n]``.
+
+    Returns ``(point, m_star)``: the :class:`~infra_calc.RooflinePoint` and the
+    critical row count from :func:`infra_calc.critical_rows`.
+    """
+    acc = resolve_hw(hw)
+    x = np.logspace(np.log10(INTENSITY_RANGE[0]), np.log10(INTENSITY_RANGE[1]), 300)
+    art["roof"].set_data(x, attainable_flops(x, acc) / TERA)
+    ridge = acc.ridge_point
+    peak = acc.peak_flops / TERA
+    art["ridge"].set_data([ridge], [peak])
+    art["ridge_line"].set_data([ridge, ridge], [FLOPS_RANGE[0], peak])
+    lim = intensity_limit(k, n, bytes_per_element)
+    art["limit_line"].set_data([lim, lim], [FLOPS_RANGE[0], FLOPS_RANGE[1]])
+    pt = gemm_roofline(m, k, n, acc, bytes_per_element)
+    m_star = critical_rows(k, n, acc, bytes_per_element)
+    art["point"].set_data([pt.intensity], [pt.attainable / TERA])
+    art["ridge_text"].set_position((ridge * 1.12, FLOPS_RANGE[0] * 2.2))
+    art["ridge_text"].set_text(f"I* = {ridge:,.1f}")
+    art["ridge_text"].set_visible(True)
+    art["point_text"].set_position((pt.intensity * 1.15, pt.attainable / TERA * 1.25))
+    art["point_text"].set_text(f"M = {_fmt_rows(m)}: I = {pt.intensity:,.1f}\n{pt.bound}-bound")
+    art["title"].set_text(f"{acc.name}, [{_fmt_rows(m)}, {k}] @ [{k}, {n}]")
+    return pt, m_star
+
+
+# --------------------------------------------------------------------------
+# shared MoE panel (static figures and the MoE explorer)
+# --------------------------------------------------------------------------
+def moe_axes(ax):
+    """Set up the two-bar MoE panel (useful rows, executed rows); return its artists."""
+    bars = ax.bar([0, 1], [0, 0], width=0.6,
+                  color=[PALETTE["green"], PALETTE["vermillion"]],
+                  edgecolor=PALETTE["black"], linewidth=0.8)
+    for bar, hatch in zip(bars, (HATCHES[0], HATCHES[1])):
+        bar.set_hatch(hatch)
+    ax.set_xticks([0, 1], ["useful rows", "executed rows\n(padded to tiles)"])
+    ax.set_ylabel("rows through the matrix unit (rows)")
+    ax.set_xlim(-0.6, 1.6)
+    labels = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=10) for i in (0, 1)]
+    return {"bars": bars, "labels": labels, "title": ax.set_title("")}
+
+
+def update_moe_axes(art, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
+                    skew=0.0, tile_rows=S.MOE_TILE_ROWS):
+    """Route, pad and redraw the bars of :func:`moe_axes`; return the PaddedRows."""
+    rows = route_tokens(tokens, experts, top_k, skew)
+    pr = padded_rows(rows, tile_rows)
+    ax = art["bars"][0].axes
+    for bar, label, value in zip(art["bars"], art["labels"], (pr.useful, pr.executed)):
+        bar.set_height(value)
+        label.set_position((bar.get_x() + bar.get_width() / 2, value))
+        label.set_text(f"{value:,}")
+    ax.set_ylim(0, max(pr.executed, 1) * 1.18)
+    art["title"].set_text(f"skew {skew:.2f}: {pr.active_experts} of {experts} experts active, "
+                          f"η = {pr.efficiency:.1%}")
+    return pr
+
+
+# --------------------------------------------------------------------------
+# registered figures
+# --------------------------------------------------------------------------
+@figure("j13-roofline-h100",
+        "Roofline of the H100 SXM with the 4096×4096 BF16 Q projection at M = 1, 64 and 256 rows "
+        "and at the critical row count M*, where it reaches the ridge point.")
+def roofline_h100(hw=None, k=S.J13_K, n=S.J13_N, rows=S.J13_ROWS,
+                  bytes_per_element=S.J13_BYTES_PER_ELEMENT):
+    """Log–log roofline of ``hw`` (default: the source's H100) with the Q projection marked."""
+    acc = _source_hw(hw)
+    fig, ax = plt.subplots()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    x = np.logspace(-0.3, 4, 400)
+    ax.plot(x, attainable_flops(x, acc) / TERA, color=PALETTE["blue"], label=f"{acc.name} roofline")
+    ridge, peak = acc.ridge_point, acc.peak_flops / TERA
+    ax.axvline(ridge, color=PALETTE["black"], ls=":", lw=1.2)
+    ax.plot([ridge], [peak], ls="none", marker="D", ms=8, mfc="white", mec=PALETTE["black"],
+            mew=1.5, label=f"ridge point I* = {ridge:.1f} FLOP/byte", zorder=4)
+    lim = intensity_limit(k, n, bytes_per_element)
+    ax.axvline(lim, color=PALETTE["green"], ls="--", lw=1.2,
+               label=f"limit as M → ∞: {lim:,.0f} FLOP/byte")
+    for i, m in enumerate(rows):
+        pt = gemm_roofline(m, k, n, acc, bytes_per_element)
+        ax.plot([pt.intensity], [pt.attainable / TERA], ls="none", marker=MARKERS[i], ms=8,
+                color=PALETTE["vermillion"], mec=PALETTE["black"], mew=0.6, zorder=5)
+        label = f"M = {m}\nI = {pt.intensity:.1f}"
+        if pt.intensity < 0.5 * ridge:
+            ax.annotate(label, (pt.intensity, pt.attainable / TERA), xytext=(8, -26),
+                        textcoords="offset points", fontsize=9)
+        else:  # close to the ridge: label it in the empty space below the flat roof
+            ax.annotate(label, (pt.intensity, pt.attainable / TERA), xytext=(ridge * 1.5, peak * 0.2),
+                        fontsize=9, arrowprops={"arrowstyle": "->", "lw": 0.8})
+    m_star = critical_rows(k, n, acc, bytes_per_element)
+    ax.plot([ridge], [peak], ls="none", marker="*", ms=13, color=PALETTE["orange"],
+            mec=PALETTE["black"], mew=0.6, zorder=6, label=f"M* = {m_star:.1f} rows reaches I*")
+    ax.annotate(f"M* = {m_star:.1f}", (ridge, peak), xytext=(-8, 10), textcoords="offset points",
+                fontsize=9, ha="right")
+    ax.text(2.0, peak * 1.35, "memory-bound: I < I*", fontsize=9, color=PALETTE["blue"])
+    ax.text(ridge * 1.3, peak * 1.35, "compute-bound: I > I*", fontsize=9, color=PALETTE["blue"])
+    ax.set_xlim(0.5, 1e4)
+    ax.set_ylim(1, peak * 3)
+    ax.set_xlabel(_X_LABEL)
+    ax.set_ylabel(_Y_LABEL)
+    ax.set_title(f"{acc.name}: the Q projection [M, {k}] @ [{k}, {n}], BF16")
+    ax.legend(loc="lower right", frameon=True, framealpha=0.92, edgecolor="none")
+    fig.tight_layout()
+    return fig
+
+
+@figure("j13-intensity-vs-m",
+        "Arithmetic intensity of the 4096×4096 BF16 Q projection against the number of rows M: "
+        "it climbs like M at first, crosses the H100's ridge point at M*, and levels off at "
+        "2KN/(b(K+N)).")
+def intensity_vs_rows(hw=None, k=S.J13_K, n=S.J13_N, rows=S.J13_ROWS,
+                      bytes_per_element=S.J13_BYTES_PER_ELEMENT, m_max=1e5):
+    """I(M) on a log M axis with the ridge point, the asymptote and M* marked."""
+    acc = _source_hw(hw)
+    fig, ax = plt.subplots()
+    m = np.logspace(0, np.log10(m_max), 400)
+    ax.plot(m, arithmetic_intensity(m, k, n, bytes_per_element), color=PALETTE["blue"],
+            label="I(M) = 2MKN / (b(MK + KN + MN))")
+    lim = intensity_limit(k, n, bytes_per_element)
+    ridge = acc.ridge_point
+    ax.axhline(lim, color=PALETTE["green"], ls="--", lw=1.3,
+               label=f"limit as M → ∞: 2KN/(b(K+N)) = {lim:,.0f}")
+    ax.axhline(ridge, color=PALETTE["black"], ls=":", lw=1.3,
+               label=f"{acc.name} ridge point I* = {ridge:.1f}")
+    m_star = critical_rows(k, n, acc, bytes_per_element)
+    ax.axvline(m_star, color=PALETTE["orange"], ls="-.", lw=1.2)
+    ax.plot([m_star], [ridge], ls="none", marker="*", ms=13, color=PALETTE["orange"],
+            mec=PALETTE["black"], mew=0.6, zorder=5, label=f"M* = {m_star:.1f} rows")
+    for i, mi in enumerate(rows):
+        ii = arithmetic_intensity(mi, k, n, bytes_per_element)
+        ax.plot([mi], [ii], ls="none", marker=MARKERS[i], ms=7, color=PALETTE["vermillion"],
+                mec=PALETTE["black"], mew=0.6, zorder=5)
+        dx, dy, ha = ((8, 6, "left") if i == 0 else (-12, 10, "right") if i == 1
+                      else (-12, 22, "right"))
+        ax.annotate(f"M = {mi}: {ii:.1f}", (mi, ii), xytext=(dx, dy), textcoords="offset points",
+                    fontsize=9, ha=ha)
+    ax.text(3, ridge * 2.2, "memory-bound (M < M*)", fontsize=9)
+    ax.text(m_star * 1.15, lim * 0.88, "compute-bound (M > M*)", fontsize=9)
+    ax.set_xscale("log")
+    ax.set_xlim(1, m_max)
+    ax.set_ylim(0, lim * 1.12)
+    ax.set_xlabel("rows M (tokens in the batch)")
+    ax.set_ylabel("arithmetic intensity I (FLOP/byte)")
+    ax.set_title(f"Q projection [M, {k}] @ [{k}, {n}], BF16")
+    ax.legend(loc="center left", bbox_to_anchor=(0.0, 0.62), frameon=True, framealpha=0.92,
+              edgecolor="none")
+    fig.tight_layout()
+    return fig
+
+
+@figure("j13-moe-padding",
+        "Rows executed by the matrix unit versus useful rows for 64 tokens routed to 8 of 256 "
+        "experts, rows padded to 16: uniform routing executes eight times the useful work.")
+def moe_padding(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
+                tile_rows=S.MOE_TILE_ROWS):
+    """Grouped bars: useful vs executed rows, uniform (skew 0) vs concentrated (skew 1)."""
+    cases = []
+    for skew in (0.0, 1.0):
+        pr = padded_rows(route_tokens(tokens, experts, top_k, skew), tile_rows)
+        cases.append(pr)
+    fig, ax = plt.subplots()
+    x = np.arange(len(cases))
+    w = 0.36
+    series = (("useful rows", "useful", PALETTE["green"], HATCHES[0]),
+              (f"executed rows (padded to {tile_rows})", "executed", PALETTE["vermillion"], HATCHES[1]))
+    for j, (label, attr, colour, hatch) in enumerate(series):
+        vals = [getattr(pr, attr) for pr in cases]
+        bars = ax.bar(x + (j - 0.5) * w, vals, w, label=label, color=colour, hatch=hatch,
+                      edgecolor=PALETTE["black"], linewidth=0.8)
+        for bar, v in zip(bars, vals):
+            ax.text(bar.get_x() + bar.get_width() / 2, v, f"{v:,}", ha="center", va="bottom",
+                    fontsize=10)
+    names = [f"uniform over {cases[0].active_experts} experts\n"
+             f"{cases[0].useful // cases[0].active_experts} rows each",
+             f"concentrated on {cases[1].active_experts} experts\n"
+             f"{cases[1].useful // cases[1].active_experts} rows each"]
+    ax.set_xticks(x, names)
+    ax.set_ylabel("rows through the matrix unit (rows)")
+    ax.set_ylim(0, max(pr.executed for pr in cases) * 1.15)
+    ax.set_title(f"{tokens} tokens × top-{top_k} = {cases[0].useful} dispatches: "
+                 f"{cases[0].executed / cases[1].executed:.0f}× more rows executed when uniform")
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+@figure("j13-roofline-explorer",
+        "Snapshot of the roofline explorer: the 4096×4096 BF16 projection at M = 1, 64, 256 and "
+        "1024 rows on the H100 SXM and on the B200.")
+def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(1, 64, 256, 1024),
+                               k=S.J13_K, n=S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT):
+    """The explorer's panel for each accelerator, with one operating point per ``rows`` value."""
+    fig, axes = plt.subplots(len(accelerators), 1, figsize=(7.0, 3.6 * len(accelerators)))
+    axes = np.atleast_1d(axes)
+    for ax, hw in zip(axes, accelerators):
+        art = roofline_axes(ax)
+        _, m_star = update_roofline_axes(art, hw, rows[0], k, n, bytes_per_element)
+        art["point"].set_data([], [])
+        art["point_text"].set_text("")
+        acc = resolve_hw(hw)
+        readout = []
+        for i, m in enumerate(rows):
+            pt = gemm_roofline(m, k, n, acc, bytes_per_element)
+            ax.plot([pt.intensity], [pt.attainable / TERA], ls="none", marker=MARKERS[i], ms=8,
+                    color=PALETTE["vermillion"], mec=PALETTE["black"], mew=0.6, zorder=5)
+            on_slope = pt.bound == "memory"
+            ax.annotate(f"M={m}", (pt.intensity, pt.attainable / TERA),
+                        xytext=(-6, 6) if on_slope else (0, 9), textcoords="offset points",
+                        fontsize=8.5, ha="right" if on_slope else "center")
+            readout.append(f"M={m}: I = {pt.intensity:,.1f}, {pt.attainable / TERA:,.0f} TFLOP/s, "
+                           f"{pt.bound}-bound")
+        ax.text(0.02, 0.97, "\n".join(readout), transform=ax.transAxes, fontsize=8, va="top",
+                ha="left")
+        art["title"].set_text(f"{acc.name}: I* = {acc.ridge_point:,.1f} FLOP/byte, "
+                              f"M* = {m_star:,.1f} rows")
+        ax.legend(handles=[art["roof"], art["ridge"], art["limit_line"]], loc="lower right",
+                  fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+@figure("j13-moe-explorer",
+        "Snapshot of the MoE padding explorer: useful and executed rows for 64 tokens, top-8 of "
+        "256 experts and 16-row tiles as the routing skew goes from uniform (0) to "
+        "concentrated (1).")
+def moe_explorer_snapshot(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
+                          tile_rows=S.MOE_TILE_ROWS, skews=(0.0, 0.25, 0.5, 0.75, 1.0)):
+    """Grouped bars of useful vs executed rows at several routing skews."""
+    prs = [padded_rows(route_tokens(tokens, experts, top_k, s), tile_rows) for s in skews]
+    fig, ax = plt.subplots()
+    x = np.arange(len(skews))
+    w = 0.38
+    for j, (label, attr, colour, hatch) in enumerate(
+            (("useful rows", "useful", PALETTE["green"], HATCHES[0]),
+             ("executed rows", "executed", PALETTE["vermillion"], HATCHES[1]))):
+        vals = [getattr(pr, attr) for pr in prs]
+        ax.bar(x + (j - 0.5) * w, vals, w, label=label, color=colour, hatch=hatch,
+               edgecolor=PALETTE["black"], linewidth=0.8)
+    for xi, pr in zip(x, prs):
+        ax.text(xi + w / 2, pr.executed, f"{pr.executed:,}\n(η {pr.efficiency:.0%})",
+                ha="center", va="bottom", fontsize=8.5)
+    ax.set_xticks(x, [f"skew {s:g}\n{pr.active_experts} experts" for s, pr in zip(skews, prs)])
+    ax.set_xlabel("routing skew (0 = uniform, 1 = concentrated) and experts that receive tokens")
+    ax.set_ylabel("rows through the matrix unit (rows)")
+    ax.set_ylim(0, max(pr.executed for pr in prs) * 1.22)
+    ax.set_title(f"{tokens} tokens × top-{top_k} of {experts} experts, {tile_rows}-row tiles")
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,221 @@
+"""Chapter J13, first half: figures, the two explorers, and the executed notebooks."""
+from __future__ import annotations
+
+import math
+import pathlib
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import nbformat  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+import infra_calc as ic  # noqa: E402
+from infra_calc import source as S  # noqa: E402
+from infra_calc.figures import FIGURES  # noqa: E402
+from infra_calc.figures import j13 as fig13  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "book" / "j13").glob("0[1-4]_*.ipynb"))
+K, N, B = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
+H100 = S.j13_h100()
+
+
+def _points(ax):
+    """(x, y) of every single-point marker line on ``ax``."""
+    return [(float(line.get_xdata()[0]), float(line.get_ydata()[0])) for line in ax.get_lines()
+            if len(line.get_xdata()) == 1 and line.get_marker() not in (None, "None", "")]
+
+
+def _texts(ax):
+    return " ".join(t.get_text() for t in ax.texts) + " " + ax.get_title()
+
+
+def _close(fig):
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- figures
+IDS = ("j13-roofline-h100", "j13-intensity-vs-m", "j13-moe-padding", "j13-roofline-explorer",
+       "j13-moe-explorer")
+
+
+@pytest.mark.parametrize("fig_id", IDS)
+def test_figures_registered_and_labelled(fig_id):
+    spec = FIGURES[fig_id]
+    assert spec.caption.endswith(".")
+    fig = spec.func()
+    try:
+        assert isinstance(fig, Figure)
+        for ax in fig.axes:
+            for label in (ax.get_xlabel(), ax.get_ylabel()):
+                if label:  # an axis label names its unit in parentheses
+                    assert "(" in label and ")" in label, label
+            assert ax.get_ylabel(), f"{fig_id}: y axis not labelled"
+    finally:
+        _close(fig)
+
+
+def test_roofline_h100_marks_rows_ridge_and_m_star():
+    fig = fig13.roofline_h100()
+    try:
+        (ax,) = fig.axes
+        assert ax.get_xscale() == ax.get_yscale() == "log"
+        assert "FLOP/byte" in ax.get_xlabel() and "TFLOP/s" in ax.get_ylabel()
+        roof = ax.get_lines()[0]
+        assert np.isclose(roof.get_ydata().max(), H100.peak_flops / 1e12)
+        pts = _points(ax)
+        for m in S.J13_ROWS:
+            i = ic.arithmetic_intensity(m, K, N, B)
+            assert any(np.isclose(x, i) and np.isclose(y, i * H100.mem_bandwidth / 1e12) for x, y in pts)
+        assert any(np.isclose(x, H100.ridge_point) and np.isclose(y, 989.4) for x, y in pts)
+        text = _texts(ax)
+        assert "M* = 345.1" in text and "I = 62.1" in text and "I = 227.6" in text
+    finally:
+        _close(fig)
+
+
+def test_intensity_vs_rows_lines():
+    fig = fig13.intensity_vs_rows()
+    try:
+        (ax,) = fig.axes
+        assert ax.get_xscale() == "log"
+        flat = [float(line.get_ydata()[0]) for line in ax.get_lines()
+                if len(line.get_ydata()) == 2 and line.get_ydata()[0] == line.get_ydata()[1]]
+        assert any(np.isclose(y, H100.ridge_point) for y in flat)
+        assert any(np.isclose(y, 2048.0) for y in flat)
+        m_star = ic.critical_rows(K, N, H100, B)
+        assert any(np.isclose(x, m_star) and np.isclose(y, H100.ridge_point) for x, y in _points(ax))
+        curve = ax.get_lines()[0]
+        assert np.allclose(curve.get_ydata(), ic.arithmetic_intensity(curve.get_xdata(), K, N, B))
+    finally:
+        _close(fig)
+
+
+def test_moe_padding_bars():
+    fig = fig13.moe_padding()
+    try:
+        (ax,) = fig.axes
+        heights = sorted(p.get_height() for p in ax.patches)
+        assert heights == [512, 512, 512, 4096]
+        assert any(p.get_hatch() for p in ax.patches)  # reads in grey
+        assert "8×" in ax.get_title()
+    finally:
+        _close(fig)
+
+
+def test_roofline_explorer_snapshot_panels():
+    fig = fig13.roofline_explorer_snapshot()
+    try:
+        assert len(fig.axes) == 2
+        titles = [ax.get_title() for ax in fig.axes]
+        assert "H100 SXM" in titles[0] and "M* = 345.1" in titles[0]
+        assert "B200" in titles[1]
+        for ax, hw in zip(fig.axes, ("H100 SXM", "B200")):
+            acc = ic.accelerator(hw)
+            pts = _points(ax)
+            for m in (1, 64, 256, 1024):
+                pt = ic.gemm_roofline(m, K, N, acc, B)
+                assert any(np.isclose(x, pt.intensity) and np.isclose(y, pt.attainable / 1e12)
+                           for x, y in pts)
+        assert "compute-bound" in _texts(fig.axes[0]) and "memory-bound" in _texts(fig.axes[0])
+    finally:
+        _close(fig)
+
+
+def test_moe_explorer_snapshot_bars():
+    fig = fig13.moe_explorer_snapshot()
+    try:
+        (ax,) = fig.axes
+        executed = sorted((p.get_height() for p in ax.patches if p.get_height() != 512), reverse=True)
+        assert executed == [4096, 1728, 720, 608]
+        assert len(ax.patches) == 10
+    finally:
+        _close(fig)
+
+
+# --------------------------------------------------------------------------- widgets
+def test_roofline_explorer_updates_in_place():
+    from infra_calc.widgets import roofline_explorer
+
+    ex = roofline_explorer()
+    fig, point, roof = ex.fig, ex.artists["point"], ex.artists["roof"]
+    image0 = ex.image.value
+    assert ex.rows == 1 and ex.point.bound == "memory"
+    assert np.isclose(point.get_xdata()[0], ic.arithmetic_intensity(1, K, N, B))
+    assert "295.3 FLOP/byte" in ex.readout.value and "345.1 rows" in ex.readout.value
+    assert "346" in ex.readout.value  # smallest whole batch
+
+    ex.controls["m"].value = 256
+    assert ex.rows == 256
+    assert np.isclose(point.get_xdata()[0], 227.5555, atol=1e-3)
+    assert "227.6 FLOP/byte" in ex.readout.value and "memory" in ex.readout.value
+    assert ex.image.value != image0
+
+    ex.controls["m"].value = 1024
+    assert ex.point.bound == "compute" and "compute" in ex.readout.value
+    assert np.isclose(point.get_ydata()[0], 989.4)
+
+    ex.controls["hw"].value = "B200"
+    assert np.isclose(roof.get_ydata().max(), 2250.0)
+    assert np.isclose(ex.m_star, ic.critical_rows(K, N, "B200", B))
+
+    ex.controls["k"].value = 512
+    ex.controls["n"].value = 512
+    assert np.isclose(ex.artists["limit_line"].get_xdata()[0], ic.intensity_limit(512, 512, B))
+    assert math.isinf(ex.m_star) and "never" in ex.readout.value
+    # the very same figure and artists throughout
+    assert ex.fig is fig and ex.artists["point"] is point and ex.artists["roof"] is roof
+    assert len(fig.axes) == 1
+
+
+def test_moe_explorer_updates_in_place():
+    from infra_calc.widgets import moe_padding_explorer
+
+    ex = moe_padding_explorer()
+    fig, bars = ex.fig, ex.artists["bars"]
+    assert [b.get_height() for b in bars] == [512, 4096]
+    assert "12.5%" in ex.readout.value and "8.00×" in ex.readout.value
+
+    ex.controls["skew"].value = 1.0
+    assert [b.get_height() for b in bars] == [512, 512]
+    assert ex.result.efficiency == 1.0 and "100.0%" in ex.readout.value
+
+    ex.controls["skew"].value = 0.5
+    assert [b.get_height() for b in bars] == [512, 720]
+
+    ex.controls["tokens"].value = 128
+    assert bars[0].get_height() == 1024
+
+    ex.controls["experts"].value = 4  # fewer experts than top-k: top-k follows
+    assert ex.controls["top_k"].value == 4 and ex.result.active_experts == 4
+
+    assert ex.fig is fig and ex.artists["bars"] is bars and len(fig.axes) == 1
+
+
+# --------------------------------------------------------------------------- notebooks
+def test_notebooks_exist():
+    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_executed_without_errors(path):
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code, "no code cells"
+    for cell in code:
+        assert cell.execution_count is not None, cell.source[:60]
+        assert not any(o.output_type == "error" for o in cell.outputs), cell.source[:60]
+        tags = cell.metadata.get("tags", [])
+        if "remove-cell" in tags and "widgets" in cell.source:
+            assert "nbval-ignore-output" in tags
+    heads = [c for c in nb.cells if c.cell_type == "markdown"
+             for line in c.source.splitlines() if line.startswith("# ")]
+    assert len(heads) == 1
+    assert "S23-J13" in nb.cells[0].source and "CC BY-NC-SA 4.0" in nb.cells[0].source
