@@ -75,3 +75,141 @@ register(Exercise(
              f"{_fit_8k()} requests of {S.J07_CONTEXT} tokens, far from 148."),
     abs_tol=0.0, rel_tol=0.0, source_answer=2,
 ))
+
+
+# --- new exercises (not in the source) --------------------------------------
+def _read_ms(hw, bytes_per_param=S.J07_BYTES_PER_PARAM):
+    return read_time(S.J07_PARAMS * bytes_per_param, hw) * 1e3
+
+
+def _hw(name):
+    from ..hardware import accelerator
+
+    return accelerator(name)
+
+
+register(Exercise(
+    "j07-n1",
+    "Same 70B model at 1 byte per parameter, one request, on an H200 SXM (4.8 TB/s, same "
+    "989.4 TFLOP/s as the H100). What is the read lower bound, in ms? Is 10 ms reachable?",
+    "ms", lambda: _read_ms("H200 SXM"),
+    lambda: (f"T_read = {S.J07_PARAMS / GB:.0f} GB / {_hw('H200 SXM').mem_bandwidth / GB:.0f} GB/s = "
+             f"{_read_ms('H200 SXM'):.2f} ms > {S.J07_TARGET_STEP * 1e3:.0f} ms: still no, although "
+             f"the H200 has the H100's compute; only its bandwidth is higher."),
+    tags=("new",),
+))
+
+register(Exercise(
+    "j07-n2",
+    "And on one B200 (8 TB/s)? Give the read lower bound in ms and say whether 10 ms per token "
+    "is within reach for one request.",
+    "ms", lambda: _read_ms("B200"),
+    lambda: (f"T_read = {S.J07_PARAMS / GB:.0f} GB / {_hw('B200').mem_bandwidth / GB:.0f} GB/s = "
+             f"{_read_ms('B200'):.2f} ms < {S.J07_TARGET_STEP * 1e3:.0f} ms: yes, as a lower bound; "
+             f"the compute bound is only "
+             f"{decode_step(S.J07_PARAMS, 1, 'B200').t_compute * 1e3:.4f} ms."),
+    tags=("new",),
+))
+
+
+def _mi300x_bstar():
+    from ..step import batch_turning_point
+
+    return batch_turning_point("MI300X", S.J07_BYTES_PER_PARAM)
+
+
+register(Exercise(
+    "j07-n3",
+    "On an AMD MI300X (1,307.4 TFLOP/s dense BF16, 5.3 TB/s), where is the batch turning "
+    "point B* for 1-byte weights?",
+    "requests", _mi300x_bstar,
+    lambda: (f"B* = b_W·Π / (2β) = 1 × {_hw('MI300X').peak_flops / 1e12:.1f}e12 / "
+             f"(2 × {_hw('MI300X').mem_bandwidth / 1e12:.1f}e12) = {_mi300x_bstar():.1f} requests."),
+    tags=("new",),
+))
+
+
+def _a100_4bit():
+    return _read_ms(S.j07_a100(), 0.5)
+
+
+register(Exercise(
+    "j07-n4",
+    "Combine two fixes: 4-bit weights (0.5 byte per parameter) on the A100 80GB. What is the "
+    "read lower bound, in ms, and does it meet 10 ms?",
+    "ms", _a100_4bit,
+    lambda: (f"T_read = {S.J07_PARAMS * 0.5 / GB:.0f} GB / {S.j07_a100().mem_bandwidth / GB:.0f} GB/s "
+             f"= {_a100_4bit():.2f} ms > {S.J07_TARGET_STEP * 1e3:.0f} ms: no. The compute bound "
+             f"stays {decode_step(S.J07_PARAMS, 0.5, S.j07_a100()).t_compute * 1e3:.3f} ms because "
+             f"the parameter count did not change."),
+    tags=("new",),
+))
+
+
+def _bstar(hw):
+    from ..step import batch_turning_point
+
+    return batch_turning_point(hw, S.J07_BYTES_PER_PARAM)
+
+
+def _h200_compute_bound_batch():
+    """Smallest whole batch at which the H200's compute bound exceeds its read bound."""
+    import math
+
+    from ..step import batch_turning_point
+
+    b = math.floor(batch_turning_point("H200 SXM", S.J07_BYTES_PER_PARAM)) + 1
+    assert decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, "H200 SXM", batch=b).bound == "compute"
+    assert decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, "H200 SXM", batch=b - 1).bound == "memory"
+    return b
+
+
+register(Exercise(
+    "j07-n5",
+    "At 1 byte per parameter, from which whole batch size on is one decode step on the H200 "
+    "compute-bound?",
+    "requests", _h200_compute_bound_batch,
+    lambda: (f"B* = {_hw('H200 SXM').peak_flops / 1e12:.1f}e12 / "
+             f"(2 × {_hw('H200 SXM').mem_bandwidth / 1e12:.1f}e12) = "
+             f"{_bstar('H200 SXM'):.2f}; the first whole batch above it is "
+             f"{_h200_compute_bound_batch()}. More bandwidth moves B* down: the H100's is "
+             f"{_bstar(S.j07_h100()):.1f}."),
+    rel_tol=0.0, tags=("new",),
+))
+
+
+def _h200_b8():
+    return decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, "H200 SXM", batch=8)
+
+
+register(Exercise(
+    "j07-n6",
+    "Batch 8 on the H200 SXM, 1 byte per parameter: how many output tokens per second does "
+    "the lower bound allow?",
+    "tokens/s", lambda: _h200_b8().tokens_per_s,
+    lambda: (f"Still memory-bound (compute {_h200_b8().t_compute * 1e3:.2f} ms < read "
+             f"{_h200_b8().t_read * 1e3:.2f} ms), so 8 / {_h200_b8().t_step:.5f} s = "
+             f"{_h200_b8().tokens_per_s:.1f} tokens/s."),
+    tags=("new",),
+))
+
+
+def _fit_8k_physical():
+    from ..hardware import accelerator
+    from ..models import model
+
+    return max_batch(accelerator("H100 SXM").mem_capacity, S.J07_WEIGHTS_8BIT, 0, S.J07_CONTEXT,
+                     model(S.J07_MODEL).kv_bytes_per_token(2))
+
+
+register(Exercise(
+    "j07-n7",
+    "Read the H100's memory physically, 80 GiB = 85.9e9 bytes. How many 8K-token requests fit "
+    "beside the 73.73 GB of weights (workspace not counted, as in the source)?",
+    "requests", _fit_8k_physical,
+    lambda: (f"({_hw('H100 SXM').mem_capacity / GB:.2f} − {S.J07_WEIGHTS_8BIT / GB:.2f}) GB / "
+             f"{S.J07_CONTEXT * __import__('infra_calc').model(S.J07_MODEL).kv_bytes_per_token(2) / GB:.2f} GB "
+             f"per request → {_fit_8k_physical()} requests, against {_fit_8k()} in the source's reading; "
+             f"still far from B* = {_bstar(S.j07_h100()):.1f}."),
+    rel_tol=0.0, tags=("new",),
+))

@@ -1,2 +1,277 @@
-"""Figures for j07 (to be written)."""
-from ._registry import figure, style, PALETTE  # noqa: F401
+"""Figures for chapter J07: one decode step from a few numbers.
+
+Every figure takes the source's case as its default inputs
+(:mod:`infra_calc.source`): a 70e9-parameter dense model stored at 1 byte per
+parameter on an H100 SXM.  The helpers :func:`fix_scenarios` and
+:func:`draw_decode_panel` are shared with the notebooks and with the
+decode-step explorer widget (:mod:`infra_calc.widgets.decode`).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .. import source as S
+from ..capacity import capacity_check, kv_cache_bytes, max_batch
+from ..hardware import accelerator, resolve_hw
+from ..models import model
+from ..step import batch_turning_point, decode_step
+from ..units import GB, GiB
+from ._registry import HATCHES, MARKERS, PALETTE, figure
+
+__all__ = ["md_table", "fix_scenarios", "draw_decode_panel", "update_decode_panel", "fixes_figure",
+           "batch_sweep_figure", "capacity_figure", "explorer_snapshot_figure",
+           "EXPLORER_SETTINGS"]
+
+_BAR_FLOOR_MS = 1e-6   # bars on a log axis start here (far left of any view)
+READ_COLOUR, COMPUTE_COLOUR, STEP_COLOUR = PALETTE["blue"], PALETTE["vermillion"], PALETTE["black"]
+
+
+# --------------------------------------------------------------------------
+# §5: the baseline, the three fixes and the batched case
+# --------------------------------------------------------------------------
+def fix_scenarios(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=None,
+                  batch=S.J07_BATCHES[0], four_bit=True):
+    """The §5 cases as ``{label: DecodeStep}``, in table order.
+
+    - baseline: one request, ``b_W`` bytes per parameter;
+    - compute doubled: the same card with ``2Π``;
+    - bandwidth doubled: the same card with ``2β``;
+    - half the weights: half the parameters (``N/2``), which halves bytes *and* FLOPs;
+    - (``four_bit``) 4-bit weights: ``b_W/2`` with ``N`` unchanged, which halves only the bytes;
+    - batch sharing: ``batch`` requests share one read of the weights.
+    """
+    h = resolve_hw(hw if hw is not None else S.j07_h100())
+    cases = {
+        "baseline": decode_step(params, bytes_per_param, h),
+        "compute doubled": decode_step(params, bytes_per_param, h.with_(peak_flops=2 * h.peak_flops)),
+        "bandwidth doubled": decode_step(params, bytes_per_param,
+                                         h.with_(mem_bandwidth=2 * h.mem_bandwidth)),
+        "half the weights (N/2)": decode_step(params / 2, bytes_per_param, h),
+    }
+    if four_bit:
+        cases["4-bit weights (N kept)"] = decode_step(params, bytes_per_param / 2, h)
+    cases[f"batch {batch} shares the read"] = decode_step(params, bytes_per_param, h, batch=batch)
+    return cases
+
+
+@figure("j07-fixes",
+        "Decode-step lower bounds, weight read against matrix math, for the 70B model on an "
+        "H100: the baseline, the three fixes of §5 and a batch sharing one read (log scale).")
+def fixes_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=None,
+                 batch=S.J07_BATCHES[0], target=S.J07_TARGET_STEP):
+    """Grouped horizontal bars: ``T_read`` and ``T_compute`` (ms) per case of §5."""
+    cases = fix_scenarios(params, bytes_per_param, hw, batch)
+    labels = list(cases)
+    y = np.arange(len(labels))
+    h = 0.38
+    fig = Figure(figsize=(7.4, 4.6))
+    ax = fig.add_subplot()
+    tr = np.array([c.t_read for c in cases.values()]) * 1e3
+    tc = np.array([c.t_compute for c in cases.values()]) * 1e3
+    ax.barh(y - h / 2, tr, height=h, color=READ_COLOUR, hatch=HATCHES[0], edgecolor="white",
+            label="read weights  $b_W N/\\beta$")
+    ax.barh(y + h / 2, tc, height=h, color=COMPUTE_COLOUR, hatch=HATCHES[1], edgecolor="white",
+            label="matrix math  $2BN/\\Pi$")
+    for yi, a, b in zip(y, tr, tc):
+        ax.text(a * 1.08, yi - h / 2, f"{a:.2f}", va="center", fontsize=8.5)
+        ax.text(b * 1.08, yi + h / 2, f"{b:.4f}", va="center", fontsize=8.5)
+    ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.4,
+               label=f"{target * 1e3:g} ms target")
+    ax.set_xscale("log")
+    ax.set_xlim(0.02, 5000)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("lower bound on one decode step (ms, log scale)")
+    ax.set_ylabel("case")
+    ax.set_title(f"{resolve_hw(hw if hw is not None else S.j07_h100()).name}, "
+                 f"N = {params / 1e9:g}e9 parameters, {bytes_per_param:g} byte/parameter")
+    ax.legend(loc="center right")
+    ax.grid(axis="y", visible=False)
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------
+# §6: the batch turning point
+# --------------------------------------------------------------------------
+@figure("j07-batch-sweep",
+        "Read, compute and step time against batch size (left) and the tokens per second they "
+        "allow (right), 70B model at 1 byte/parameter on an H100; B* marks where compute "
+        "overtakes the read, the dotted line how many 8K requests fit in memory.")
+def batch_sweep_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=None,
+                       max_b=512, context=S.J07_CONTEXT):
+    """Two log-log panels: times (ms) and tokens/s against batch ``B``."""
+    h = resolve_hw(hw if hw is not None else S.j07_h100())
+    b = np.unique(np.round(np.logspace(0, math.log10(max_b), 120)))
+    st = decode_step(params, bytes_per_param, h, batch=b)
+    b_star = batch_turning_point(h, bytes_per_param)
+    m70 = model(S.J07_MODEL)
+    b_fit = max_batch(h.mem_capacity, S.J07_WEIGHTS_8BIT, 0, context, m70.kv_bytes_per_token(2))
+
+    fig = Figure(figsize=(8.6, 3.9))
+    ax1, ax2 = fig.subplots(1, 2)
+    t_read = np.broadcast_to(st.t_read, b.shape)
+    ax1.plot(b, t_read * 1e3, color=READ_COLOUR, linestyle="-", label="read (whole batch)")
+    ax1.plot(b, st.t_compute * 1e3, color=COMPUTE_COLOUR, linestyle="--", label="compute")
+    ax1.plot(b, st.t_step * 1e3, color=STEP_COLOUR, linestyle=":", linewidth=2.6,
+             label="step = max")
+    ax1.plot(b, st.read_time_per_output * 1e3, color=PALETTE["purple"], linestyle="-.",
+             label="read per output")
+    for ax in (ax1, ax2):
+        ax.axvline(b_star, color=PALETTE["green"], linewidth=1.2, label=f"B* = {b_star:.1f}")
+        ax.axvline(b_fit, color=PALETTE["orange"], linestyle=":", linewidth=1.4,
+                   label=f"{b_fit} x {context // 1024}K requests fit")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("batch size B (requests)")
+    ax1.set_ylabel("time per decode step (ms)")
+    ax1.set_title("lower bounds")
+    ax1.legend(loc="lower left", fontsize=8)
+    ax2.plot(b, st.tokens_per_s, color=STEP_COLOUR, marker=MARKERS[0], markevery=12,
+             label="tokens/s = B / step")
+    ax2.set_ylabel("output tokens per second")
+    ax2.set_title("throughput")
+    ax2.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------
+# §3: the capacity check
+# --------------------------------------------------------------------------
+def _capacity_rows(context=S.J07_CONTEXT):
+    m70 = model(S.J07_MODEL)
+    kv = kv_cache_bytes(context, m70.kv_bytes_per_token(2))
+    rows = {}
+    src, phys = S.j07_h100().mem_capacity, accelerator("H100 SXM").mem_capacity
+    for label, cap in ((f"source reading\n{src / GB:.0f} GB = {src / 1e9:.0f}e9 B", src),
+                       (f"physical\n{phys / GiB:.0f} GiB = {phys / 1e9:.1f}e9 B", phys)):
+        rows[label] = capacity_check(cap, S.J07_WEIGHTS_8BIT, kv, S.J07_WORKSPACE)
+    return rows
+
+
+@figure("j07-capacity",
+        "Memory budget of the 70B model (8-bit weights) with one 8K-token request on an H100, "
+        "in the source's 80e9-byte reading and in the physical 80 GiB.")
+def capacity_figure(context=S.J07_CONTEXT):
+    """Stacked horizontal bars: weights, KV cache, workspace, headroom (GB)."""
+    rows = _capacity_rows(context)
+    fig = Figure(figsize=(7.4, 3.0))
+    ax = fig.add_subplot()
+    parts = (("weights", "weights", PALETTE["blue"]), ("KV cache", "kv", PALETTE["vermillion"]),
+             ("workspace", "workspace", PALETTE["orange"]), ("headroom", "headroom", "#DDDDDD"))
+    labels = list(rows)
+    y = np.arange(len(labels))
+    left = np.zeros(len(labels))
+    for i, (name, attr, colour) in enumerate(parts):
+        vals = np.array([getattr(c, attr) for c in rows.values()]) / GB
+        ax.barh(y, vals, left=left, height=0.55, color=colour, hatch=HATCHES[i],
+                edgecolor="white" if i < 3 else "grey", label=name)
+        left = left + vals
+    kv_tok = model(S.J07_MODEL).kv_bytes_per_token(2)
+    for yi, c in zip(y, rows.values()):
+        fit = max_batch(c.capacity, c.weights, 0, context, kv_tok)
+        ax.text(1.5, yi, (f"{c.weights / GB:.2f} + {c.kv / GB:.2f} + {c.workspace / GB:.2f} "
+                          f"= {c.total / GB:.2f} GB; {c.headroom / GB:.2f} GB free\n"
+                          f"room after weights: {fit} requests of {context // 1024}K"),
+                color="white", va="center", fontsize=8.5)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("memory (GB = 1e9 bytes)")
+    ax.set_xlim(0, 90)
+    ax.legend(loc="upper center", ncol=4, bbox_to_anchor=(0.5, 1.22), fontsize=8.5)
+    ax.grid(axis="y", visible=False)
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------
+# the decode-step explorer panel (shared with the widget)
+# --------------------------------------------------------------------------
+def _xlim_for(values_ms):
+    lo = min(values_ms)
+    hi = max(values_ms)
+    return 10 ** (math.floor(math.log10(lo)) - 0.3), 10 ** (math.ceil(math.log10(hi)) + 0.6)
+
+
+def _panel_text(st):
+    return (f"{st.hw}, N = {st.params / 1e9:g}e9, b_W = {st.bytes_per_param:g} B, "
+            f"B = {st.batch:g}\n{st.bound}-bound, {st.tokens_per_s:,.1f} tokens/s")
+
+
+def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
+    """Draw one explorer panel for a :class:`~infra_calc.step.DecodeStep` on ``ax``.
+
+    Three horizontal bars on a log axis (read, compute, step, in ms), each with
+    its value, the target line and a summary title.  Returns a dict of the
+    artists so :func:`update_decode_panel` can change them in place.
+    """
+    vals = [step.t_read * 1e3, step.t_compute * 1e3, step.t_step * 1e3]
+    bars = ax.barh([0, 1, 2], [v - _BAR_FLOOR_MS for v in vals], left=_BAR_FLOOR_MS, height=0.6,
+                   color=[READ_COLOUR, COMPUTE_COLOUR, STEP_COLOUR], edgecolor="white")
+    for patch, hatch in zip(bars.patches, HATCHES[:3]):
+        patch.set_hatch(hatch)
+    ax.set_xscale("log")
+    ax.set_yticks([0, 1, 2], ["read", "compute", "step"])
+    ax.invert_yaxis()
+    ax.set_xlabel("time (ms, log scale)")
+    ax.grid(axis="y", visible=False)
+    labels = [ax.text(v * 1.1, i, f"{v:.4g} ms", va="center", fontsize=8.5)
+              for i, v in enumerate(vals)]
+    ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.2)
+    title = ax.set_title(_panel_text(step), fontsize=9.5)
+    ax.set_xlim(*_xlim_for(vals + [target * 1e3]))
+    return {"bars": list(bars.patches), "labels": labels, "title": title, "ax": ax,
+            "target": target}
+
+
+def update_decode_panel(artists, step):
+    """Move the bars, labels and title of a panel made by :func:`draw_decode_panel`."""
+    vals = [step.t_read * 1e3, step.t_compute * 1e3, step.t_step * 1e3]
+    for patch, label, v in zip(artists["bars"], artists["labels"], vals):
+        patch.set_width(v - _BAR_FLOOR_MS)
+        label.set_position((v * 1.1, label.get_position()[1]))
+        label.set_text(f"{v:.4g} ms")
+    artists["title"].set_text(_panel_text(step))
+    artists["ax"].set_xlim(*_xlim_for(vals + [artists["target"] * 1e3]))
+    return artists
+
+
+#: (accelerator, bytes per parameter, batch) of each snapshot panel
+EXPLORER_SETTINGS = (("H100 SXM", 1.0, 1), ("H100 SXM", 1.0, 8), ("A100 80GB", 1.0, 1),
+                     ("H200 SXM", 0.5, 1))
+
+
+@figure("j07-explorer",
+        "The decode-step explorer at four settings (70B model): H100 at batch 1 and 8, A100 "
+        "at batch 1, H200 with 4-bit weights; the dashed line is the 10 ms target.")
+def explorer_snapshot_figure(params=S.J07_PARAMS, settings=EXPLORER_SETTINGS):
+    """A grid of explorer panels, one per ``(accelerator, bytes/param, batch)`` setting."""
+    n = len(settings)
+    ncols = 2 if n > 1 else 1
+    nrows = math.ceil(n / ncols)
+    fig = Figure(figsize=(9.0, 2.6 * nrows + 0.4))
+    axes = np.atleast_1d(fig.subplots(nrows, ncols)).ravel()
+    for ax, (hw, bw, b) in zip(axes, settings):
+        draw_decode_panel(ax, decode_step(params, bw, hw, batch=b))
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def md_table(header, rows) -> str:
+    """A MyST (GitHub-style) markdown table from a header and rows of cells.
+
+    >>> print(md_table(["a", "b"], [[1, 2]]))
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+    """
+    lines = ["| " + " | ".join(str(h) for h in header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)

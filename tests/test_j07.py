@@ -1,0 +1,251 @@
+"""Tests for chapter J07: figures, the decode-step explorer, exercises and notebooks."""
+from __future__ import annotations
+
+import pathlib
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import nbformat  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+import infra_calc as ic  # noqa: E402
+from infra_calc import exercises as E  # noqa: E402
+from infra_calc import source as S  # noqa: E402
+from infra_calc.figures import FIGURES  # noqa: E402
+from infra_calc.figures import j07 as figs  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "book" / "j07").glob("[0-9]*.ipynb"))
+
+
+def _bars(ax):
+    return [p for p in ax.patches if isinstance(p, Rectangle)]
+
+
+def _close(fig):
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- figures
+@pytest.mark.parametrize("fig_id", ["j07-fixes", "j07-batch-sweep", "j07-capacity", "j07-explorer"])
+def test_figures_registered_and_labelled(fig_id):
+    spec = FIGURES[fig_id]
+    assert spec.caption.endswith(".")
+    fig = spec.func()
+    assert isinstance(fig, Figure)
+    for ax in fig.axes:
+        if ax.get_visible():
+            assert ax.get_xlabel(), f"{fig_id}: unlabelled x axis"
+    _close(fig)
+
+
+def test_fix_scenarios_values():
+    cases = figs.fix_scenarios()
+    ms = {k: (round(v.t_read * 1e3, 2), round(v.t_compute * 1e3, 4)) for k, v in cases.items()}
+    assert ms["baseline"] == (20.90, 0.1415)
+    assert ms["compute doubled"] == (20.90, 0.0707)
+    assert ms["bandwidth doubled"] == (10.45, 0.1415)
+    assert ms["half the weights (N/2)"] == (10.45, 0.0707)
+    assert ms["4-bit weights (N kept)"] == (10.45, 0.1415)
+    assert ms["batch 8 shares the read"] == (20.90, 1.1320)
+    assert len(figs.fix_scenarios(four_bit=False)) == 5
+
+
+def test_fixes_figure_bars_and_scale():
+    fig = figs.fixes_figure()
+    (ax,) = fig.axes
+    bars = _bars(ax)
+    assert len(bars) == 2 * 6                      # read + compute for six cases
+    assert ax.get_xscale() == "log"
+    assert "ms" in ax.get_xlabel() and ax.get_ylabel() == "case"
+    widths = sorted(round(b.get_width(), 4) for b in bars)
+    assert widths[-1] == pytest.approx(20.8955, abs=1e-3)
+    assert widths[0] == pytest.approx(0.0707, abs=1e-4)
+    _close(fig)
+
+
+def test_batch_sweep_figure():
+    fig = figs.batch_sweep_figure()
+    ax1, ax2 = fig.axes
+    assert len(ax1.get_lines()) == 4 + 2           # read, compute, step, per-output + B*, fit
+    assert len(ax2.get_lines()) == 1 + 2
+    assert ax1.get_xscale() == ax1.get_yscale() == "log"
+    assert "ms" in ax1.get_ylabel() and "tokens" in ax2.get_ylabel()
+    vlines = [ln for ln in ax1.get_lines() if len(set(np.asarray(ln.get_xdata(), float))) == 1]
+    xs = sorted(float(ln.get_xdata()[0]) for ln in vlines)
+    assert xs == pytest.approx([2, 147.68], abs=0.01)   # 8K requests that fit, and B*
+    step = ax1.get_lines()[2]
+    assert np.max(step.get_ydata()) == pytest.approx(2 * 512 * 70e9 / 989.4e12 * 1e3)
+    _close(fig)
+
+
+def test_capacity_figure_segments():
+    fig = figs.capacity_figure()
+    (ax,) = fig.axes
+    bars = _bars(ax)
+    assert len(bars) == 4 * 2                       # weights, KV, workspace, headroom x 2 readings
+    ends = sorted({round(b.get_x() + b.get_width(), 3) for b in bars})
+    assert ends[-2:] == pytest.approx([80.0, 85.899], abs=1e-3)
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert "78.56 GB" in texts and "2 requests" in texts and "4 requests" in texts
+    assert "GB" in ax.get_xlabel()
+    _close(fig)
+
+
+def test_explorer_snapshot():
+    fig = figs.explorer_snapshot_figure()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == len(figs.EXPLORER_SETTINGS) == 4
+    for ax, (hw, bw, b) in zip(axes, figs.EXPLORER_SETTINGS):
+        st = ic.decode_step(S.J07_PARAMS, bw, hw, batch=b)
+        bars = _bars(ax)
+        assert len(bars) == 3
+        assert bars[0].get_x() + bars[0].get_width() == pytest.approx(st.t_read * 1e3)
+        assert bars[2].get_x() + bars[2].get_width() == pytest.approx(st.t_step * 1e3)
+        assert hw in ax.get_title()
+    assert "memory-bound, 47.9 tokens/s" in axes[0].get_title()
+    _close(fig)
+
+
+def test_md_table():
+    assert figs.md_table(["a"], [[1], [2]]).splitlines() == ["| a |", "|---|", "| 1 |", "| 2 |"]
+
+
+# --------------------------------------------------------------------------- widget
+def test_decode_step_explorer_updates_in_place():
+    from infra_calc.widgets import decode_step_explorer
+
+    box = decode_step_explorer()
+    fig, bars = box.fig, box.artists["bars"]
+    assert "read 20.896 ms" in box.readout.value and "memory-bound" in box.readout.value
+    assert "47.9 tokens/s" in box.readout.value
+    def end(patch):
+        return patch.get_x() + patch.get_width()
+
+    compute_before = end(bars[1])
+
+    box.controls["batch"].value = 8
+    assert box.fig is fig and box.artists["bars"] is bars      # no new figure, same artists
+    assert end(bars[1]) == pytest.approx(8 * compute_before, rel=1e-9)
+    assert "382.9 tokens/s" in box.readout.value
+    assert "B = 8" in box.artists["title"].get_text()
+
+    box.controls["batch"].value = 256
+    assert "compute-bound" in box.readout.value
+    assert box.state().bound == "compute"
+
+    box.controls["hw"].value = "A100 80GB"
+    box.controls["batch"].value = 1
+    assert "read 34.331 ms" in box.readout.value
+    assert end(bars[0]) == pytest.approx(34.3306, rel=1e-4)
+    assert box.artists["labels"][0].get_text() == "34.33 ms"
+
+    box.controls["bytes_per_param"].value = 0.5
+    box.controls["params"].value = 8.0
+    st = box.state()
+    assert st.bytes_read == pytest.approx(4e9) and st.hw == "A100 80GB"
+    assert box.fig is fig
+    _close(fig)
+
+
+def test_explorer_options():
+    from infra_calc.widgets import decode
+
+    assert decode.BATCH_OPTIONS[0] == 1 and decode.BATCH_OPTIONS[-1] == 512
+    assert [v for _, v in decode.BYTES_OPTIONS] == [2.0, 1.0, 0.5]
+    box = decode.decode_step_explorer()
+    assert list(box.controls["hw"].options) == ic.accelerator_names()
+    _close(box.fig)
+
+
+# --------------------------------------------------------------------------- exercises
+def test_source_exercises_match_source_answers():
+    assert round(E.expected("j07-1"), 1) == E.get("j07-1").source_answer == 34.3
+    assert round(E.expected("j07-2"), 2) == E.get("j07-2").source_answer == 10.45
+    assert round(E.expected("j07-3"), 2) == E.get("j07-3").source_answer == 0.65
+    assert E.expected("j07-4") == E.get("j07-4").source_answer == 2
+
+
+NEW = {
+    "j07-n1": (14.5833, "ms"),
+    "j07-n2": (8.75, "ms"),
+    "j07-n3": (123.34, "requests"),
+    "j07-n4": (17.165, "ms"),
+    "j07-n5": (104, "requests"),
+    "j07-n6": (548.57, "tokens/s"),
+    "j07-n7": (4, "requests"),
+}
+
+
+def test_new_exercises_registered():
+    ids = E.exercise_ids("j07")
+    assert [i for i in ids if i.startswith("j07-n")] == list(NEW)
+    assert len(ids) == 4 + len(NEW)
+
+
+@pytest.mark.parametrize("eid", list(NEW))
+def test_new_exercise_answers(eid):
+    value, unit = NEW[eid]
+    ex = E.get(eid)
+    assert ex.unit == unit and ex.source_answer is None
+    assert E.expected(eid) == pytest.approx(value, rel=1e-3)
+    assert E.check(eid, value).correct
+    assert not E.check(eid, value * 1.2).correct
+    assert ex.solution()
+
+
+def test_new_exercise_checks_are_exact_for_counts():
+    assert E.check("j07-n5", 104).correct and not E.check("j07-n5", 103).correct
+    assert E.check("j07-n7", 4).correct and not E.check("j07-n7", 2).correct
+    # the physical reading fits more than the source's reading
+    assert E.expected("j07-n7") > E.expected("j07-4")
+
+
+def test_new_exercise_logic():
+    h200 = ic.accelerator("H200 SXM")
+    assert ic.decode_step(70e9, 1, h200, batch=104).bound == "compute"
+    assert ic.decode_step(70e9, 1, h200, batch=103).bound == "memory"
+    assert E.expected("j07-n2") * 1e-3 < S.J07_TARGET_STEP < E.expected("j07-n1") * 1e-3
+
+
+# --------------------------------------------------------------------------- notebooks
+def test_six_notebooks():
+    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_executed_without_errors(path):
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    h1 = [c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# ")]
+    assert len(h1) == 1
+    assert "clxhxhhr.top/posts/5534" in "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        assert cell.execution_count is not None, f"unexecuted cell in {path.name}: {cell.source[:60]}"
+        for out in cell.outputs:
+            assert out.output_type != "error", f"error output in {path.name}"
+            assert out.get("name") != "stderr", f"stderr output in {path.name}: {out.get('text', '')[:200]}"
+            data = out.get("data", {})
+            assert "image/svg+xml" not in data
+
+
+def test_glued_figures_are_png():
+    found = {}
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            for out in cell.get("outputs", []):
+                name = out.get("metadata", {}).get("scrapbook", {}).get("name", "")
+                if name in ("j07-fixes", "j07-batch-sweep", "j07-capacity", "j07-explorer"):
+                    found[name] = "application/papermill.record/image/png" in out.get("data", {})
+    assert found == {"j07-fixes": True, "j07-batch-sweep": True, "j07-capacity": True,
+                     "j07-explorer": True}
