@@ -5,7 +5,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 JB     := $(BIN)/jupyter-book
 NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -not -path '*/_build/*' | sort)
-# OFFLINE=1 vendors MathJax (and the widget renderer) so the built site needs no network.
+# OFFLINE=1 vendors MathJax 3 from the npm registry into vendor/mathjax (needs npm)
+# so the built site needs no network; the browser tests run against that build.
+# `make test OFFLINE=1` builds the book offline before testing.
 OFFLINE ?=
 
 .PHONY: all install book test test-fast lab figures execute bench pdf clean help
@@ -19,7 +21,7 @@ help:
 	@echo "make figures   regenerate book/figures (PNG + SVG + figures.json)"
 	@echo "make execute   re-execute every notebook in place (deterministic)"
 	@echo "make bench     print the speed benchmarks as ratios"
-	@echo "make pdf       build a PDF of the whole book"
+	@echo "make pdf       build a PDF of the whole book (_build/pdf/book.pdf; needs npm + chromium)"
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,7 +35,7 @@ book: $(STAMP)
 	$(BIN)/python tools/build_book.py $(if $(OFFLINE),--offline,)
 
 test: $(STAMP)
-	$(MAKE) book
+	$(MAKE) book OFFLINE=$(OFFLINE)
 	$(BIN)/python -m pytest
 
 test-fast: $(STAMP)

@@ -1,0 +1,198 @@
+"""Speed benchmarks of the book's machinery, printed as ratios (``make bench``).
+
+Not tests: nothing here asserts.  Each line prints the measured seconds and the
+ratio that matters.  Run on a quiet machine for stable numbers; see README.md.
+
+1. cold book build: ``jupyter-book build . --all`` into an empty temporary folder;
+2. no-change rebuild: the same command without ``--all`` into the same folder,
+   as a fraction of the cold build;
+3. nbval over the notebooks (``pytest <notebooks>``, the repository's addopts:
+   --nbval ...) vs a bare execution of the same notebooks
+   (``jupyter nbconvert --to notebook --execute`` into a temporary folder);
+4. ``import infra_calc`` vs ``import numpy``, in fresh interpreters, median of N;
+5. a slider update of the decode-step explorer (recompute + update the artists
+   + redraw) vs a bare ``fig.canvas.draw()`` of the same figure;
+6. ``make figures``: ``python -m infra_calc figures --out <temporary folder>``.
+
+Options: ``--only NAME`` (repeatable: build, nbval, import, slider, figures),
+``--repeat N`` for the import and slider medians, ``--json PATH`` to save.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import pathlib
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+BIN = pathlib.Path(sys.executable).parent
+RESULTS: dict[str, dict] = {}
+
+
+def _run(cmd, **kw) -> tuple[float, int]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+    return time.perf_counter() - t0, proc.returncode
+
+
+def _say(name: str, text: str, **data) -> None:
+    RESULTS[name] = data
+    print(f"{name:<22} {text}", flush=True)
+
+
+def machine() -> dict:
+    cpu = platform.processor() or ""
+    with contextlib.suppress(OSError):
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem = ""
+    with contextlib.suppress(OSError):
+        kb = int(pathlib.Path("/proc/meminfo").read_text().split()[1])
+        mem = f"{kb / 1024**2:.1f} GiB"
+    return {"nproc": os.cpu_count(), "cpu": cpu, "ram": mem,
+            "python": platform.python_version(), "platform": platform.platform()}
+
+
+def notebooks() -> list[pathlib.Path]:
+    return sorted(p for p in (ROOT / "book").rglob("*.ipynb")
+                  if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts)
+
+
+# -- 1, 2: the book build -------------------------------------------------------------
+def bench_build() -> None:
+    import build_book
+
+    with tempfile.TemporaryDirectory(prefix="bench-book-") as out:
+        cold_cmd = build_book.build_command(offline=False, path_output=out, strict=False)
+        cold, rc = _run(cold_cmd)
+        _say("cold build", f"{cold:7.1f} s   (jupyter-book build . --all, empty output folder; rc={rc})",
+             seconds=cold, rc=rc)
+        warm_cmd = build_book.build_command(offline=False, path_output=out, strict=False, all_=False)
+        warm, rc2 = _run(warm_cmd)
+        _say("no-change rebuild", f"{warm:7.1f} s = {warm / cold:.2f} x the cold build "
+             f"(no --all, same folder; rc={rc2})", seconds=warm, ratio=warm / cold, rc=rc2)
+
+
+# -- 3: nbval vs bare execution --------------------------------------------------------
+def bench_nbval() -> None:
+    nbs = notebooks()
+    if not nbs:
+        _say("nbval vs execute", "skipped: no notebooks under book/")
+        return
+    rel = [str(p.relative_to(ROOT)) for p in nbs]
+    t_nbval, rc = _run([str(BIN / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *rel])
+    with tempfile.TemporaryDirectory(prefix="bench-nb-") as out:
+        t_bare, rc2 = _run([str(BIN / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
+                            "--NotebookClient.record_timing=False",
+                            "--ExecutePreprocessor.timeout=600", "--output-dir", out, *rel])
+    _say("nbval vs execute", f"{t_nbval:7.1f} s nbval / {t_bare:.1f} s nbconvert --execute = "
+         f"{t_nbval / t_bare:.2f} x  ({len(nbs)} notebooks; rc={rc}/{rc2})",
+         nbval=t_nbval, execute=t_bare, ratio=t_nbval / t_bare, notebooks=len(nbs), rc=[rc, rc2])
+
+
+# -- 4: import time ------------------------------------------------------------------
+_IMPORT = "import time; t = time.perf_counter(); import {mod}; print(time.perf_counter() - t)"
+
+
+def _import_time(mod: str) -> float:
+    out = subprocess.run([sys.executable, "-c", _IMPORT.format(mod=mod)], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def bench_import(repeat: int) -> None:
+    _import_time("infra_calc"), _import_time("numpy")  # warm the OS file cache
+    ic = statistics.median(_import_time("infra_calc") for _ in range(repeat))
+    np_ = statistics.median(_import_time("numpy") for _ in range(repeat))
+    _say("import infra_calc", f"{ic * 1e3:7.1f} ms vs import numpy {np_ * 1e3:.1f} ms = "
+         f"{ic / np_:.2f} x  (fresh interpreters, median of {repeat})",
+         infra_calc=ic, numpy=np_, ratio=ic / np_, repeat=repeat)
+
+
+# -- 5: slider update ------------------------------------------------------------------
+def bench_slider(repeat: int) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from infra_calc.widgets import decode_step_explorer
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            box = decode_step_explorer()
+        fig, slider = box.fig, box.controls["batch"]
+        options = list(slider.options)
+    except Exception as exc:  # the explorer is written by another engineer
+        _say("slider update", f"skipped: decode_step_explorer unavailable ({type(exc).__name__}: {exc})")
+        return
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    t_update, t_set, t_draw = [], [], []
+    sink = io.StringIO()
+    for i in range(repeat):
+        value = options[(options.index(slider.value) + 1 + i) % len(options)]
+        t0 = time.perf_counter()
+        with contextlib.redirect_stdout(sink):  # display() outside a kernel prints a repr
+            slider.value = value  # observe -> update(): decode_step + artists in place
+        t1 = time.perf_counter()
+        fig.canvas.draw()
+        t2 = time.perf_counter()
+        t_set.append(t1 - t0)
+        t_update.append(t2 - t0)
+        sink.seek(0), sink.truncate()
+        t0 = time.perf_counter()
+        fig.canvas.draw()
+        t_draw.append(time.perf_counter() - t0)
+    up, st, dr = (statistics.median(x) for x in (t_update, t_set, t_draw))
+    _say("slider update", f"{up * 1e3:7.1f} ms vs bare fig.canvas.draw() {dr * 1e3:.1f} ms = "
+         f"{up / dr:.2f} x  (of which recompute + artist updates {st * 1e3:.1f} ms; "
+         f"decode_step_explorer, batch slider, Agg, median of {repeat})",
+         update=up, recompute=st, draw=dr, ratio=up / dr, repeat=repeat)
+
+
+# -- 6: make figures ---------------------------------------------------------------------
+def bench_figures() -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-fig-") as out:
+        t, rc = _run([str(BIN / "python"), "-m", "infra_calc", "figures", "--out", out])
+        n = len(list(pathlib.Path(out).glob("*.png")))
+    _say("make figures", f"{t:7.1f} s  ({n} PNG; python -m infra_calc figures --out <tmp>; rc={rc})",
+         seconds=t, png=n, rc=rc)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", action="append",
+                   choices=["build", "nbval", "import", "slider", "figures"])
+    p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--json", type=pathlib.Path)
+    args = p.parse_args(argv)
+    todo = args.only or ["build", "nbval", "import", "slider", "figures"]
+    m = machine()
+    print(f"machine: {m['nproc']} CPUs, {m['cpu']}, {m['ram']} RAM, Python {m['python']}")
+    t0 = time.perf_counter()
+    for name in todo:
+        {"build": bench_build, "nbval": bench_nbval, "figures": bench_figures,
+         "import": lambda: bench_import(args.repeat),
+         "slider": lambda: bench_slider(args.repeat)}[name]()
+    print(f"total {time.perf_counter() - t0:.0f} s")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"machine": m, "results": RESULTS}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

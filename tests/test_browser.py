@@ -1,0 +1,151 @@
+"""The built book as a reader sees it: every page of _toc.yml in headless Chromium.
+
+Runs against the OFFLINE build in ``_build/html`` (``make book OFFLINE=1``; override
+the folder with ``BOOK_HTML_DIR``), served from 127.0.0.1; every request that
+leaves the local server is blocked and counted as a failure.  Screenshots go to
+``artifacts/screenshots/``.  Skips, with the reason, when Chromium
+(``/usr/bin/chromium`` or ``$CHROMIUM``), the Playwright package or the offline
+build is missing.
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+import e2e_helpers as e2e
+
+PAGES = e2e.toc_pages()
+_SOLUTION_RE = re.compile(r'class="solution[ "]')
+_EXPLORER_RE = re.compile(
+    r'id="(?:%s)"|<img[^>]*alt="[^"]*explorer|<figcaption[^>]*>(?:(?!</figcaption>).)*explorer'
+    % "|".join(map(re.escape, e2e.EXPLORER_FIGURE_IDS)), re.I | re.S)
+
+
+def _pages_with(pattern: re.Pattern) -> list[str]:
+    """The built pages whose HTML matches ``pattern`` (every page while nothing is built)."""
+    hits = [p for p in PAGES if e2e.html_path(p).is_file()
+            and pattern.search(e2e.html_path(p).read_text(encoding="utf-8", errors="replace"))]
+    return hits or PAGES
+
+
+def _skip_reason() -> str | None:
+    if not pathlib.Path(e2e.CHROMIUM).is_file():
+        return (f"Chromium not found at {e2e.CHROMIUM} "
+                "(apt-get install -y chromium, or set CHROMIUM=/path/to/chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (pip install -r requirements.txt)"
+    if not (e2e.HTML_DIR / e2e.OFFLINE_MARKER).is_file():
+        return (f"no offline build in {e2e.HTML_DIR} (run `make book OFFLINE=1`; "
+                "the default build loads MathJax from a CDN)")
+    return None
+
+
+@pytest.fixture(scope="module")
+def reader():
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with e2e.Reader() as r:
+        yield r
+
+
+# -- without a browser ---------------------------------------------------------------
+def test_toc_pages_listed():
+    """The TOC parser sees the root, the front matter, the appendices and the globs."""
+    assert PAGES[0] == "book/intro"
+    for page in ("book/front/how_to_use", "book/j07/index", "book/j13/index",
+                 "book/appendix/glossary"):
+        assert page in PAGES
+    assert len(PAGES) == len(set(PAGES))
+    for page in PAGES:
+        assert any((e2e.ROOT / f"{page}{s}").is_file() for s in e2e.SOURCE_SUFFIXES), page
+    # each glob in _toc.yml expands to the numbered pages of its folder
+    for chapter in ("j07", "j13", "lab"):
+        numbered = sorted(p.with_suffix("").relative_to(e2e.ROOT).as_posix()
+                          for s in e2e.SOURCE_SUFFIXES
+                          for p in (e2e.ROOT / "book" / chapter).glob(f"[0-9]*{s}"))
+        assert [p for p in PAGES if p.startswith(f"book/{chapter}/") and p in numbered] == \
+            sorted(set(numbered))
+
+
+def test_check_link_detects_missing_targets(tmp_path):
+    (tmp_path / "a.html").write_text('<p id="here">x</p><a name="old">y</a>')
+    base = "http://127.0.0.1:1"
+    assert e2e.check_link(f"{base}/a.html#here", base, tmp_path) is None
+    assert e2e.check_link(f"{base}/a.html#old", base, tmp_path) is None
+    assert "no id" in e2e.check_link(f"{base}/a.html#gone", base, tmp_path)
+    assert "no file" in e2e.check_link(f"{base}/b.html", base, tmp_path)
+
+
+# -- in the browser ------------------------------------------------------------------
+@pytest.mark.parametrize("page", PAGES)
+def test_page_loads_cleanly(reader, page):
+    assert e2e.html_path(page).is_file(), f"{page} is in _toc.yml but was not built"
+    v = reader.visit(page)
+    assert v.status == 200
+    assert v.screenshot is not None and v.screenshot.stat().st_size > 0
+    assert not v.page_errors, f"uncaught JavaScript errors: {v.page_errors}"
+    assert not v.console_errors, f"console errors: {v.console_errors}"
+    assert not v.failed_requests, f"failed or off-site requests: {v.failed_requests}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_widget_views(reader, page):
+    """Widget cells carry tag remove-cell: no dead controls on the web page."""
+    assert reader.visit(page).info["widget_views"] == 0
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_math_typeset(reader, page):
+    info = reader.visit(page).info
+    assert not info["raw_tex"], f"raw TeX delimiters left in the visible text: {info['raw_tex']}"
+    if info["math_count"] == 0:
+        return
+    assert info["mathjax_version"] and info["mathjax_version"].startswith("3."), info["mathjax_version"]
+    assert info["mathjax_src"] and all(s.startswith(reader.base + "/") for s in info["mathjax_src"]), \
+        f"MathJax not loaded from the vendored copy: {info['mathjax_src']}"
+    assert not info["math_untypeset"], f"math MathJax did not typeset: {info['math_untypeset']}"
+    assert info["mjx_containers"] >= info["math_count"]
+    assert not info["mjx_errors"], f"TeX errors: {info['mjx_errors']}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_images_loaded(reader, page):
+    images = reader.visit(page).info["images"]
+    broken = [i["src"] for i in images if not (i["complete"] and i["natural_width"] > 0)]
+    assert not broken, f"images that did not load: {broken}"
+
+
+@pytest.mark.parametrize("page", _pages_with(_SOLUTION_RE))
+def test_solutions_hidden_until_clicked(reader, page):
+    v = reader.visit(page)
+    if not v.solutions:
+        pytest.skip("no exercise solutions on this page")
+    shown_early = [s["id"] for s in v.solutions if s["visible_before"]]
+    not_opened = [s["id"] for s in v.solutions if not s["visible_after"]]
+    assert not shown_early, f"solutions visible before a click (no `:class: dropdown`?): {shown_early}"
+    assert not not_opened, f"solutions still hidden after a click: {not_opened}"
+
+
+@pytest.mark.parametrize("page", _pages_with(_EXPLORER_RE))
+def test_explorer_fallback_visible(reader, page):
+    info = reader.visit(page).info
+    assert not info["explorer_ids_without_image"], \
+        f"explorer figure ids with no image: {info['explorer_ids_without_image']}"
+    if not info["explorers"]:
+        pytest.skip("no explorer figure on this page")
+    hidden = [e for e in info["explorers"] if not (e["visible"] and e["natural_width"] > 0)]
+    assert not hidden, f"explorer fallback figures not visible: {hidden}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_internal_links_resolve(reader, page):
+    v = reader.visit(page)
+    local = [h for h in v.info["links"] if h.startswith(reader.base + "/")]
+    assert local, "a book page always links to other pages (navigation)"
+    bad = sorted({why for h in local if (why := e2e.check_link(h, reader.base)) is not None})
+    assert not bad, f"{len(bad)} broken internal links: {bad}"

@@ -1,0 +1,241 @@
+"""Build ``_build/pdf/book.pdf``: the whole book as one HTML page, printed by Chromium.
+
+1. ``jupyter-book build . --all --builder singlehtml`` into ``_build/singlehtml`` with the
+   offline configuration of ``tools/build_book.py`` (MathJax vendored from npm, so
+   the math renders without network) plus this file loaded as a small Sphinx
+   extension (see ``setup`` below).
+2. ``_build/singlehtml`` is served from ``http.server`` on 127.0.0.1 (a free port),
+   opened in headless Chromium (``/usr/bin/chromium`` or ``$CHROMIUM``) through the
+   Playwright Python package; the script waits for ``MathJax.startup.promise`` and
+   the web fonts, opens the exercise-solution dropdowns (a PDF reader cannot click)
+   and calls ``Page.printToPDF`` (A4, page numbers in the footer, bookmarks from
+   the headings, tagged).
+   Without the Playwright package it falls back to
+   ``chromium --headless --print-to-pdf --virtual-time-budget=20000``.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import http.server
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import build_book  # noqa: E402
+
+ROOT = build_book.ROOT
+SINGLEHTML = ROOT / "_build" / "singlehtml"
+PDF = ROOT / "_build" / "pdf" / "book.pdf"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+# Paper cannot scroll: wrap long code lines instead of clipping them.
+PRINT_CSS = """
+@media print {
+  pre, div.highlight pre, .cell_output pre { white-space: pre-wrap !important;
+                                             overflow-wrap: anywhere; }
+  div.highlight, .cell_output, div.math { overflow: visible !important; }
+}
+"""
+FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555">'
+          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+
+
+# -- Sphinx extension -----------------------------------------------------------
+# sphinx-exercise registers node visitors for the ``singlehtml`` builder, so Sphinx
+# no longer falls back to the ``html`` visitors for that builder, and myst-nb's
+# HideCodeCellNode (hide-input cells) has none: "departing unknown node type".
+# Copy every html visitor that singlehtml lacks.
+def _share_html_visitors(app, config) -> None:
+    handlers = app.registry.translation_handlers
+    if "singlehtml" in handlers:
+        for node, fns in handlers.get("html", {}).items():
+            handlers["singlehtml"].setdefault(node, fns)
+
+
+def setup(app):
+    app.connect("config-inited", _share_html_visitors)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# -- build ----------------------------------------------------------------------
+def build_singlehtml(path_output: pathlib.Path | None = None) -> pathlib.Path:
+    build_book.vendor_mathjax()
+    cfg = build_book.write_offline_config(ROOT / "_build" / "pdf_config.yml",
+                                          extra_extensions=("build_pdf",))
+    # Not -W: the HTML build (`make book`) is the zero-warning gate; the PDF is
+    # printed from whatever builds.
+    cmd = build_book.build_command(offline=True, builder="singlehtml", config=cfg, strict=False,
+                                   path_output=path_output)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(pathlib.Path(__file__).resolve().parent)] + [p for p in [env.get("PYTHONPATH")] if p])
+    print("pdf: " + " ".join(cmd[1:]), flush=True)
+    rc = subprocess.call(cmd, cwd=ROOT, env=env)
+    if rc != 0:
+        raise SystemExit(f"pdf: the singlehtml build failed (exit {rc})")
+    return (path_output / "_build" / "singlehtml") if path_output else SINGLEHTML
+
+
+def main_page(folder: pathlib.Path) -> str:
+    """The singlehtml document, as a file at the top of ``folder``.
+
+    With a root document in a subfolder (``book/intro``) Sphinx writes the single
+    page to ``book/intro.html`` but computes its links as if it sat at the top
+    (``_static/...``), and ``index.html`` is a redirect stub: copy the page to
+    ``book.html`` so the links resolve.
+    """
+    import re
+
+    index = folder / "index.html"
+    text = index.read_text(encoding="utf-8", errors="replace") if index.exists() else ""
+    m = re.search(r'http-equiv="Refresh" content="0; url=([^"]+)"', text, re.I)
+    if not m:
+        return "index.html"
+    target = m.group(1).split("#")[0]
+    if "/" in target:
+        shutil.copyfile(folder / target, folder / "book.html")
+        return "book.html"
+    return target
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the console readable
+        pass
+
+
+@contextlib.contextmanager
+def serve(folder: pathlib.Path):
+    """Serve ``folder`` on 127.0.0.1 at a free port; yield the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+WAIT_JS = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  if (document.fonts) { await document.fonts.ready; }
+  await Promise.all([...document.images].map(i => i.complete ? null :
+      new Promise(r => { i.onload = i.onerror = r; })));
+  return {
+    math: document.querySelectorAll('span.math, div.math').length,
+    typeset: document.querySelectorAll('mjx-container').length,
+  };
+}"""
+
+OPEN_SOLUTIONS_JS = """() => {
+  let n = 0;
+  for (const b of document.querySelectorAll('.toggle-hidden .toggle-button, button.toggle-button-hidden')) {
+    b.click(); n += 1;
+  }
+  return n;
+}"""
+
+
+def print_playwright(url: str, out: pathlib.Path) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(url, wait_until="networkidle", timeout=120_000)
+            info = page.evaluate(WAIT_JS)
+            info["solutions_opened"] = page.evaluate(OPEN_SOLUTIONS_JS)
+            page.wait_for_timeout(300)
+            page.add_style_tag(content=PRINT_CSS)
+            page.emulate_media(media="print")
+            page.pdf(path=str(out), format="A4", print_background=True,
+                     margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"},
+                     display_header_footer=True, header_template="<span></span>",
+                     footer_template=FOOTER, outline=True, tagged=True)
+        finally:
+            browser.close()
+    return info
+
+
+def print_cli(url: str, out: pathlib.Path) -> dict:
+    with tempfile.TemporaryDirectory(prefix="pdf-chromium-") as profile:
+        cmd = [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+               "--run-all-compositor-stages-before-draw", "--virtual-time-budget=20000",
+               "--no-pdf-header-footer", "--generate-pdf-document-outline",
+               f"--print-to-pdf={out}", url]
+        subprocess.run(cmd, check=True, timeout=300,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return {}
+
+
+def _has_cjk_font() -> bool | None:
+    if not shutil.which("fc-list"):
+        return None
+    out = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout
+    return bool(out.strip())
+
+
+def print_pdf(folder: pathlib.Path, out: pathlib.Path = PDF) -> dict:
+    if not pathlib.Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        raise SystemExit(f"pdf: Chromium not found at {CHROMIUM}: install it "
+                         "(apt-get install -y chromium) or set CHROMIUM=/path/to/chromium")
+    if _has_cjk_font() is False:
+        print("pdf: warning: no CJK font installed; the Chinese terms will print as empty "
+              "boxes (apt-get install -y fonts-noto-cjk)", file=sys.stderr, flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".pdf.part")
+    with serve(folder) as base:
+        url = f"{base}/{main_page(folder)}"
+        try:
+            import playwright  # noqa: F401
+            info = print_playwright(url, tmp)
+        except ImportError:
+            info = print_cli(url, tmp)
+    tmp.replace(out)
+    return info
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--no-build", action="store_true",
+                   help="print the existing _build/singlehtml without rebuilding it")
+    p.add_argument("--path-output", type=pathlib.Path, default=None,
+                   help="build into PATH/_build/singlehtml and PATH/_build/pdf/book.pdf")
+    p.add_argument("--out", type=pathlib.Path, default=None, help=f"the PDF (default {PDF})")
+    args = p.parse_args(argv)
+    base = args.path_output.resolve() if args.path_output else None
+    if args.out is None:
+        args.out = (base / "_build" / "pdf" / "book.pdf") if base else PDF
+    t0 = time.perf_counter()
+    folder = ((base / "_build" / "singlehtml") if base else SINGLEHTML) if args.no_build \
+        else build_singlehtml(base)
+    info = print_pdf(folder, args.out)
+    pages = ""
+    try:
+        from pypdf import PdfReader
+        pages = f", {len(PdfReader(str(args.out)).pages)} pages"
+    except ImportError:
+        pass
+    extra = "".join(f", {k}={v}" for k, v in info.items())
+    print(f"pdf: wrote {args.out}{pages}{extra} in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
