@@ -50,6 +50,7 @@ figures: $(STAMP)
 execute: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --NotebookClient.record_timing=False --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
+	$(BIN)/python tools/strip_widget_state.py $(NOTEBOOKS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
