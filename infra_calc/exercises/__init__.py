@@ -88,6 +88,20 @@ class CheckResult:
         return self.message
 
 
+def tflops(hw) -> str:
+    """Dense peak of a catalog accelerator as question text, e.g. ``'989.4'`` (TFLOP/s)."""
+    from ..hardware import resolve_hw
+
+    return f"{resolve_hw(hw).peak_flops / 1e12:,g}"
+
+
+def tbs(hw) -> str:
+    """Memory bandwidth of a catalog accelerator as question text, e.g. ``'3.35'`` (TB/s)."""
+    from ..hardware import resolve_hw
+
+    return f"{resolve_hw(hw).mem_bandwidth / 1e12:g}"
+
+
 def register(ex: Exercise) -> Exercise:
     """Add an exercise to the registry (ids must be unique)."""
     if ex.id in EXERCISES:

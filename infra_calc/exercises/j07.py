@@ -7,8 +7,8 @@ from __future__ import annotations
 from .. import source as S
 from ..capacity import max_batch
 from ..step import decode_step, read_time
-from ..units import GB
-from . import Exercise, register
+from ..units import GB, GiB
+from . import Exercise, register, tbs, tflops
 
 
 def _a100_read():
@@ -17,7 +17,7 @@ def _a100_read():
 
 register(Exercise(
     "j07-1",
-    "Swap the H100 for an A100 80GB (2.039 TB/s, 312 TFLOP/s). What is the read lower bound "
+    f"Swap the H100 for an A100 80GB ({tbs('A100 80GB')} TB/s, {tflops('A100 80GB')} TFLOP/s). What is the read lower bound "
     "for the same model, in ms? Is 10 ms per token reachable?",
     "ms", _a100_read,
     lambda: (f"T_read = b_W·N / β = {S.J07_PARAMS * S.J07_BYTES_PER_PARAM / GB:.0f} GB / "
@@ -90,8 +90,8 @@ def _hw(name):
 
 register(Exercise(
     "j07-n1",
-    "Same 70B model at 1 byte per parameter, one request, on an H200 SXM (4.8 TB/s, same "
-    "989.4 TFLOP/s as the H100). What is the read lower bound, in ms? Is 10 ms reachable?",
+    f"Same 70B model at 1 byte per parameter, one request, on an H200 SXM ({tbs('H200 SXM')} TB/s, same "
+    f"{tflops('H200 SXM')} TFLOP/s as the H100). What is the read lower bound, in ms? Is 10 ms reachable?",
     "ms", lambda: _read_ms("H200 SXM"),
     lambda: (f"T_read = {S.J07_PARAMS / GB:.0f} GB / {_hw('H200 SXM').mem_bandwidth / GB:.0f} GB/s = "
              f"{_read_ms('H200 SXM'):.2f} ms > {S.J07_TARGET_STEP * 1e3:.0f} ms: still no, although "
@@ -101,7 +101,7 @@ register(Exercise(
 
 register(Exercise(
     "j07-n2",
-    "And on one B200 (8 TB/s)? Give the read lower bound in ms and say whether 10 ms per token "
+    f"And on one B200 ({tbs('B200')} TB/s)? Give the read lower bound in ms and say whether 10 ms per token "
     "is within reach for one request.",
     "ms", lambda: _read_ms("B200"),
     lambda: (f"T_read = {S.J07_PARAMS / GB:.0f} GB / {_hw('B200').mem_bandwidth / GB:.0f} GB/s = "
@@ -120,7 +120,7 @@ def _mi300x_bstar():
 
 register(Exercise(
     "j07-n3",
-    "On an AMD MI300X (1,307.4 TFLOP/s dense BF16, 5.3 TB/s), where is the batch turning "
+    f"On an AMD MI300X ({tflops('MI300X')} TFLOP/s dense BF16, {tbs('MI300X')} TB/s), where is the batch turning "
     "point B* for 1-byte weights?",
     "requests", _mi300x_bstar,
     lambda: (f"B* = b_W·Π / (2β) = 1 × {_hw('MI300X').peak_flops / 1e12:.1f}e12 / "
@@ -204,8 +204,8 @@ def _fit_8k_physical():
 
 register(Exercise(
     "j07-n7",
-    "Read the H100's memory physically, 80 GiB = 85.9e9 bytes. How many 8K-token requests fit "
-    "beside the 73.73 GB of weights (workspace not counted, as in the source)?",
+    f"Read the H100's memory physically, 80 GiB = {80 * GiB / 1e9:.1f}e9 bytes. How many 8K-token requests fit "
+    f"beside the {S.J07_WEIGHTS_8BIT / GB:.2f} GB of weights (workspace not counted, as in the source)?",
     "requests", _fit_8k_physical,
     lambda: (f"({_hw('H100 SXM').mem_capacity / GB:.2f} − {S.J07_WEIGHTS_8BIT / GB:.2f}) GB / "
              f"{S.J07_CONTEXT * __import__('infra_calc').model(S.J07_MODEL).kv_bytes_per_token(2) / GB:.2f} GB "

@@ -8,7 +8,8 @@ from .. import source as S
 from ..capacity import max_batch
 from ..roofline import arithmetic_intensity
 from ..shape import padded_rows, route_tokens
-from . import Exercise, register
+from . import Exercise, register, tbs, tflops
+from ..units import GiB
 
 
 def _i64():
@@ -38,7 +39,7 @@ register(Exercise(
     "j13-2",
     "What is the H100's ridge point I* (FLOP/byte)? Why is M = 256 still on the bandwidth side?",
     "FLOP/byte", _ridge,
-    lambda: (f"I* = 989.4e12 / 3.35e12 = {_ridge():.1f} FLOP/byte; I(256) = {_i256():.1f} is "
+    lambda: (f"I* = {tflops(S.j13_h100())}e12 / {tbs(S.j13_h100())}e12 = {_ridge():.1f} FLOP/byte; I(256) = {_i256():.1f} is "
              f"{(1 - _i256() / _ridge()) * 100:.2f}% short of it ("
              f"{(1 - round(_i256(), 1) / round(_ridge(), 1)) * 100:.1f}% from the rounded "
              f"{_i256():.1f} and {_ridge():.1f}). The weight read still dominates the bytes."),
@@ -78,7 +79,7 @@ register(Exercise(
     "Qwen3-8B in BF16 on an RTX 4090 (source reading: 24 GB = 24e9 bytes), 2 GiB workspace, "
     "8K context: how many concurrent requests at most?",
     "requests", _b4090,
-    lambda: (f"B_max = floor((24e9 − weights − 2 GiB) / (8192 × 144 KiB)) = {_b4090()}."),
+    lambda: (f"B_max = floor(({S.j13_rtx4090().mem_capacity / 1e9:g}e9 − weights − 2 GiB) / ({S.J13_CONTEXTS[0]} × 144 KiB)) = {_b4090()}."),
     rel_tol=0.0, source_answer=4,
 ))
 
@@ -99,10 +100,10 @@ def _ridge_of(name):
 
 register(Exercise(
     "j13-n1",
-    "Same 4096×4096 BF16 Q projection on an A100 80GB (312 TFLOP/s dense BF16, 2.039 TB/s): how many "
+    f"Same 4096×4096 BF16 Q projection on an A100 80GB ({tflops('A100 80GB')} TFLOP/s dense BF16, {tbs('A100 80GB')} TB/s): how many "
     "rows M* does it need to reach the A100's ridge point? More or fewer than on the H100?",
     "rows", lambda: _m_star("A100 80GB"),
-    lambda: (f"I* = 312e12 / 2.039e12 = {_ridge_of('A100 80GB'):.1f} FLOP/byte. Solving "
+    lambda: (f"I* = {tflops('A100 80GB')}e12 / {tbs('A100 80GB')}e12 = {_ridge_of('A100 80GB'):.1f} FLOP/byte. Solving "
              f"M·K·N / (M·K + K·N + M·N) = I* for M gives M* = {_m_star('A100 80GB'):.1f} rows, "
              f"about half the H100's {_m_star('H100 SXM'):.1f}: the A100 has less compute per byte "
              f"of bandwidth, so it is fed with a smaller batch."),
@@ -111,10 +112,10 @@ register(Exercise(
 
 register(Exercise(
     "j13-n2",
-    "What is the ridge point I* of an AMD MI300X (1,307.4 TFLOP/s dense BF16, 5.3 TB/s), in FLOP/byte? "
+    f"What is the ridge point I* of an AMD MI300X ({tflops('MI300X')} TFLOP/s dense BF16, {tbs('MI300X')} TB/s), in FLOP/byte? "
     "Is a decode step (M = 1, I ≈ 1) on it compute- or bandwidth-bound?",
     "FLOP/byte", lambda: _ridge_of("MI300X"),
-    lambda: (f"I* = 1307.4e12 / 5.3e12 = {_ridge_of('MI300X'):.1f} FLOP/byte, below the H100's "
+    lambda: (f"I* = {tflops('MI300X').replace(',', '')}e12 / {tbs('MI300X')}e12 = {_ridge_of('MI300X'):.1f} FLOP/byte, below the H100's "
              f"{_ridge_of('H100 SXM'):.1f}; at I ≈ 1 decode is still bandwidth-bound by a factor of "
              f"about {_ridge_of('MI300X'):.0f}."),
     rel_tol=0.01, tags=("roofline",),
@@ -180,7 +181,7 @@ def _one_8k():
 register(Exercise(
     "j13-n4",
     "Redo the source's RTX 4090 question (Qwen3-8B, BF16, 2 GiB workspace, 8K context) with the "
-    "memory the card physically has, 24 GiB = 25.77e9 bytes. How many requests fit now?",
+    f"memory the card physically has, 24 GiB = {24 * GiB / 1e9:.2f}e9 bytes. How many requests fit now?",
     "requests", _b4090_physical,
     lambda: (f"24 GiB − weights − 2 GiB leaves {_physical_left() / 1e9:.2f} GB for KV; each 8K request "
              f"needs {_one_8k() / 1e9:.2f} GB, so B_max = {_b4090_physical()}, one more than the source's "
@@ -195,11 +196,12 @@ def _skew_half():
 
 register(Exercise(
     "j13-n5",
-    "The 64 tokens × 8 experts = 512 dispatches are spread as evenly as possible over 45 of the 256 "
-    "experts (half-way skew, route_tokens(..., skew=0.5)), rows padded to 16. How many rows are "
-    "executed, and how many times the useful 512 is that?",
+    f"The {S.MOE_TOKENS} tokens × {S.MOE_TOP_K} experts = {S.MOE_TOKENS * S.MOE_TOP_K} dispatches are "
+    f"spread as evenly as possible over {_skew_half().active_experts} of the {S.MOE_EXPERTS} "
+    f"experts (half-way skew, route_tokens(..., skew=0.5)), rows padded to {S.MOE_TILE_ROWS}. How many rows are "
+    f"executed, and how many times the useful {_skew_half().useful} is that?",
     "rows", lambda: _skew_half().executed,
-    lambda: (f"512 / {_skew_half().active_experts} = 11.4, so every active expert gets 11 or 12 rows, "
+    lambda: (f"{_skew_half().useful} / {_skew_half().active_experts} = {_skew_half().useful / _skew_half().active_experts:.1f}, so every active expert gets 11 or 12 rows, "
              f"each padded to one 16-row tile: {_skew_half().active_experts} × 16 = "
              f"{_skew_half().executed} rows executed for {_skew_half().useful} useful "
              f"({_skew_half().waste_ratio:.2f}×), between the uniform 8× and the concentrated 1×."),
