@@ -16,11 +16,10 @@ import dataclasses
 import fnmatch
 import functools
 import html.parser
-import http.server
 import os
 import pathlib
 import re
-import threading
+import sys
 import urllib.parse
 
 ROOT = pathlib.Path(os.environ.get("BOOK_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[1])
@@ -140,24 +139,9 @@ def check_link(href: str, base: str, html_dir: pathlib.Path = HTML_DIR) -> str |
     return None
 
 
-# -- local server ------------------------------------------------------------------------
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def serve(folder: pathlib.Path):
-    """Serve ``folder`` on 127.0.0.1 at a free port; yield the base URL (no slash)."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+# -- local server: shared with tools/build_pdf.py -----------------------------------------
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+from localserve import serve  # noqa: E402,F401
 
 
 # -- the browser ------------------------------------------------------------------------

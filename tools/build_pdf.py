@@ -16,20 +16,17 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
-import http.server
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import build_book  # noqa: E402
+from localserve import serve  # noqa: E402
 
 ROOT = build_book.ROOT
 SINGLEHTML = ROOT / "_build" / "singlehtml"
@@ -109,23 +106,6 @@ def main_page(folder: pathlib.Path) -> str:
     return target
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep the console readable
-        pass
-
-
-@contextlib.contextmanager
-def serve(folder: pathlib.Path):
-    """Serve ``folder`` on 127.0.0.1 at a free port; yield the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 WAIT_JS = """async () => {
