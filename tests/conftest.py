@@ -1,0 +1,164 @@
+"""Shared set-up of the test suite: backend, paths, the book's notebooks, figure closing.
+
+* Matplotlib runs on Agg, whatever the environment sets.
+* pytest-mpl's comparison is switched on (``--mpl``) however pytest is invoked, so the
+  figure tests in ``test_figures.py`` can never pass by comparing nothing.
+* Every test closes the figures it leaves open.
+* Paths (``ROOT``, ``BOOK``, ``HTML_DIR``, ``FIG_DIR``), the list of notebooks and small
+  readers of a notebook's cells, tags, ``{eval}`` roles and stored ``user_expressions``
+  are imported by the test modules (``from conftest import ...``).
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import pathlib
+import re
+
+import matplotlib
+
+matplotlib.use("Agg", force=True)
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+HTML_DIR = pathlib.Path(os.environ.get("BOOK_HTML_DIR") or ROOT / "_build" / "html")
+FIG_DIR = BOOK / "figures"
+
+
+def _is_source(path: pathlib.Path) -> bool:
+    return not ({".ipynb_checkpoints", "_build"} & set(path.parts))
+
+
+NOTEBOOKS = sorted(p for p in BOOK.rglob("*.ipynb") if _is_source(p))
+MARKDOWN_PAGES = sorted(p for p in BOOK.rglob("*.md") if _is_source(p))
+# the chapter pages proper (numbered notebooks of j07, j13 and the lab): the page design
+# puts their numbers into the prose with {eval}
+CHAPTER_NOTEBOOKS = [p for p in NOTEBOOKS if p.parent.name in ("j07", "j13", "lab")
+                     and p.name[:1].isdigit()]
+
+
+def nb_id(path: pathlib.Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def docname(path: pathlib.Path) -> str:
+    return path.relative_to(ROOT).with_suffix("").as_posix()
+
+
+# -- reading a notebook -------------------------------------------------------------------
+def load(path: pathlib.Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def cells(path: pathlib.Path) -> list[dict]:
+    return load(path)["cells"]
+
+
+def source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def tags(cell: dict) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def is_visible_code(cell: dict) -> bool:
+    """A code cell the reader sees on the web page (not tagged remove-cell)."""
+    return cell["cell_type"] == "code" and "remove-cell" not in tags(cell) \
+        and bool(source(cell).strip())
+
+
+def page_text(path: pathlib.Path) -> str:
+    """All markdown of a page: the markdown cells of a notebook, or a .md file."""
+    if path.suffix == ".md":
+        return path.read_text(encoding="utf-8")
+    return "\n\n".join(source(c) for c in cells(path) if c["cell_type"] == "markdown")
+
+
+def python_source(cell: dict) -> str:
+    """A code cell's source with IPython magics and shell escapes blanked out."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                     for line in source(cell).splitlines())
+
+
+def parse(cell: dict) -> ast.Module:
+    return ast.parse(python_source(cell))
+
+
+# -- {eval} roles and their stored results ----------------------------------------------
+EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
+
+
+def eval_expressions(markdown: str) -> list[str]:
+    return EVAL_ROLE.findall(markdown)
+
+
+def stored_expressions(cell: dict) -> dict[str, dict]:
+    """``metadata.user_expressions`` of a markdown cell (jupyterlab-myst format):
+    ``[{"expression": "v.x", "result": {"status": "ok", "data": {"text/plain": ...}}}]``."""
+    stored = cell.get("metadata", {}).get("user_expressions") or []
+    return {e.get("expression"): e.get("result") or {} for e in stored if isinstance(e, dict)}
+
+
+def plain_result(result: dict) -> str | None:
+    """The text a stored result renders as: its text/plain, a Python str repr unquoted."""
+    if result.get("status") != "ok":
+        return None
+    text = (result.get("data") or {}).get("text/plain")
+    if isinstance(text, list):
+        text = "".join(text)
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = None
+        if isinstance(value, str):
+            return value
+    return text
+
+
+def stored_results(path: pathlib.Path) -> list[tuple[str, str]]:
+    """(expression, rendered text) of every {eval} role with a stored result in a notebook."""
+    out = []
+    for c in cells(path):
+        if c["cell_type"] != "markdown":
+            continue
+        stored = stored_expressions(c)
+        for expr in eval_expressions(source(c)):
+            text = plain_result(stored.get(expr, {}))
+            if text is not None:
+                out.append((expr, text))
+    return out
+
+
+NUMBER_NEEDLE = re.compile(r"\d")
+
+
+def is_distinctive(text: str) -> bool:
+    """A number that can only come from the prose: bare short numbers ("8") are not."""
+    text = text.strip()
+    if not NUMBER_NEEDLE.search(text):
+        return False
+    return "." in text or bool(re.search(r"[A-Za-z%/µ]", text)) or len(text) >= 3
+
+
+# -- pytest hooks -----------------------------------------------------------------------
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    # before pytest-mpl's own pytest_configure reads the option: never compare nothing
+    if hasattr(config.option, "mpl"):
+        config.option.mpl = True
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
