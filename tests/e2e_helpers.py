@@ -25,11 +25,6 @@ import urllib.parse
 ROOT = pathlib.Path(os.environ.get("BOOK_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[1])
 HTML_DIR = pathlib.Path(os.environ.get("BOOK_HTML_DIR") or ROOT / "_build" / "html")
 SCREENSHOTS = pathlib.Path(os.environ.get("E2E_SCREENSHOTS") or ROOT / "artifacts" / "screenshots")
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 # Written by `tools/build_book.py --offline` next to the site it built.
 OFFLINE_MARKER = ".offline-build"
 SOURCE_SUFFIXES = (".md", ".ipynb")
@@ -66,19 +61,34 @@ def _source_docnames(root: pathlib.Path) -> list[str]:
     return sorted(set(names))
 
 
-def toc_pages(root: pathlib.Path = ROOT) -> list[str]:
-    """Every docname in ``_toc.yml`` in reading order (``file`` entries and ``glob``s)."""
+def load_toc(root: pathlib.Path = ROOT) -> dict:
+    """``_toc.yml`` as a dict: the one reader of the table of contents for the tests."""
     import yaml
 
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    return yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+
+
+def _strip_suffix(name: str) -> str:
+    for suffix in SOURCE_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def toc_chapters(root: pathlib.Path = ROOT) -> list[str]:
+    """The root page and every chapter-level ``file`` entry of ``_toc.yml``."""
+    toc = load_toc(root)
+    return [_strip_suffix(toc["root"])] + [
+        _strip_suffix(ch["file"]) for part in toc.get("parts", []) or []
+        for ch in part.get("chapters", []) or [] if "file" in ch]
+
+
+def toc_pages(root: pathlib.Path = ROOT) -> list[str]:
+    """Every docname in ``_toc.yml`` in reading order (``file`` entries and ``glob``s)."""
+    toc = load_toc(root)
     docs = _source_docnames(root)
     pages: list[str] = []
-
-    def strip(name: str) -> str:
-        for suffix in SOURCE_SUFFIXES:
-            if name.endswith(suffix):
-                return name[: -len(suffix)]
-        return name
+    strip = _strip_suffix
 
     def add(name: str) -> None:
         if name not in pages:
@@ -139,8 +149,9 @@ def check_link(href: str, base: str, html_dir: pathlib.Path = HTML_DIR) -> str |
     return None
 
 
-# -- local server: shared with tools/build_pdf.py -----------------------------------------
+# -- local server and Chromium flags: shared with tools/build_pdf.py ----------------------
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+from build_pdf import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402,F401  (one flag list)
 from localserve import serve  # noqa: E402,F401
 
 

@@ -1,58 +1,98 @@
-"""The built HTML book holds the source's headline numbers (all computed and glued).
+"""The built HTML book shows, in its prose, every number its notebooks compute for it.
+
+The needles are the stored ``{eval}`` results (``metadata.user_expressions``) of each
+notebook, and they are searched only in the page's prose: code inputs and outputs
+(``div.cell_input``, ``div.cell_output``, ``pre``, ``code``) are removed first, so a
+needle can only be found where the prose rendered it.  Bare short numbers ("8") are
+not needles: they would match "Qwen3-8B".
 
 `make test` builds the book first; run `make book` before running this file alone.
 """
-import html as htmlmod
-import pathlib
+import functools
 import re
 
 import pytest
+from bs4 import BeautifulSoup
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
+import e2e_helpers as e2e
+from conftest import CHAPTER_NOTEBOOKS, HTML_DIR, NOTEBOOKS, ROOT, docname, is_distinctive, nb_id, \
+    stored_results
 
-
-def page_text(folder):
-    pages = sorted((HTML / "book" / folder).glob("*.html"))
-    assert pages, f"no built pages under {HTML / 'book' / folder}: run `make book` first"
-    text = " ".join(re.sub(r"<[^>]+>", " ", p.read_text(encoding="utf-8")) for p in pages)
-    return htmlmod.unescape(re.sub(r"\s+", " ", text))
+CODE_SELECTORS = "div.cell_input, div.cell_output, pre, code, script, style"
 
 
-J07_NUMBERS = ["20.90 ms", "0.1415 ms", "147.7", "148", "99.3", "0.7", "78.56 GB", "73.73",
-               "2.68", "2.15", "6.27", "10.45", "0.0707", "1.13", "2.61", "383", "47.9",
-               "4.53", "20.94", "34.3", "0.449", "0.65"]
-J13_NUMBERS = ["295.3", "227.6", "62.1", "345", "346", "344", "33.6", "8.59", "22.9", "23.0",
-               "4,096", "512", "8", "16.38", "5.47", "1.21", "4.83", "6.04", "2.42", "1.43",
-               "2.5", "55", "37", "30", "25.77", "144 KiB"]
+def prose_of_html(html: str) -> str:
+    """The visible prose of a built page's article: code and outputs removed."""
+    soup = BeautifulSoup(html, "html.parser")
+    body = soup.select_one("article.bd-article") or soup.body or soup
+    for node in body.select(CODE_SELECTORS):
+        node.decompose()
+    for node in body.select("a.headerlink"):
+        node.decompose()
+    return re.sub(r"\s+", " ", body.get_text(" ")).replace("\u00a0", " ")
 
 
-@pytest.mark.parametrize("number", J07_NUMBERS)
-def test_j07_html_holds(number):
-    assert re.search(rf"(?<![\d.,]){re.escape(number)}(?![\d])", page_text("j07")), number
+@functools.lru_cache(maxsize=None)
+def built_prose(doc: str) -> str:
+    page = HTML_DIR / f"{doc}.html"
+    assert page.is_file(), f"no built page {page}: run `make book` first"
+    return prose_of_html(page.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("number", J13_NUMBERS)
-def test_j13_html_holds(number):
-    assert re.search(rf"(?<![\d.,]){re.escape(number)}(?![\d])", page_text("j13")), number
+def needles(path) -> list[str]:
+    return sorted({text for _, text in stored_results(path) if is_distinctive(text)})
+
+
+def contains(prose: str, needle: str) -> bool:
+    return re.search(rf"(?<![\d.,]){re.escape(needle)}(?![\d])", prose) is not None
+
+
+def test_prose_excludes_code_and_outputs():
+    html = ('<article class="bd-article"><p>step 20.90 ms</p>'
+            '<div class="cell_input"><pre>x = 147.7</pre></div>'
+            '<div class="cell_output"><div class="output"><pre>78.56 GB</pre></div></div>'
+            '<p>see <code>Qwen3-8B</code></p></article>')
+    prose = prose_of_html(html)
+    assert contains(prose, "20.90 ms")
+    assert not contains(prose, "147.7") and not contains(prose, "78.56 GB") and "Qwen3" not in prose
+
+
+@pytest.mark.parametrize("text, ok", [("8", False), ("55", False), ("147.7", True),
+                                      ("4,096", True), ("20.90 ms", True), ("345", True),
+                                      ("8 GB", True), ("memory-bound", False)])
+def test_needles_are_distinctive(text, ok):
+    assert is_distinctive(text) is ok
+
+
+@pytest.mark.parametrize("path", CHAPTER_NOTEBOOKS, ids=nb_id)
+def test_chapter_page_computes_its_numbers(path):
+    """The page design: a chapter page's numbers reach its prose through {eval}."""
+    assert needles(path), f"{path.relative_to(ROOT)} stores no {{eval}} result with a number"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=nb_id)
+def test_stored_numbers_are_in_the_built_prose(path):
+    expected = needles(path)
+    if not expected:
+        return  # pages without {eval}; chapter pages must have some (test above)
+    prose = built_prose(docname(path))
+    missing = [n for n in expected if not contains(prose, n)]
+    assert not missing, f"stored {{eval}} results not in the prose of the built page: {missing}"
 
 
 def test_no_unrendered_roles_or_dead_widgets():
-    for page in HTML.rglob("*.html"):
-        if "_static" in page.parts or "_sources" in page.parts:
-            continue
+    pages = [p for p in HTML_DIR.rglob("*.html") if not {"_static", "_sources"} & set(p.parts)]
+    assert pages, f"no built pages under {HTML_DIR}: run `make book` first"
+    for page in pages:
         # literal code samples may show the syntax; rendered prose must not
         text = re.sub(r"<code.*?</code>|<pre.*?</pre>", "", page.read_text(encoding="utf-8"), flags=re.S)
-        assert "{glue:" not in text and "{numref}" not in text, page
+        for role in ("{glue:", "{glue}", "{eval}", "{numref}", "{ref}", "{doc}"):
+            assert role not in text, (page, role)
         assert "jupyter-widgets" not in text or "widget-view" not in text, page
 
 
 def test_every_toc_page_built():
-    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
-    for f in re.findall(r"file:\s*(\S+)", toc):
-        assert (HTML / f"{f}.html").is_file(), f
-    for g in re.findall(r"glob:\s*(\S+)", toc):
-        sources = sorted(ROOT.glob(g))
-        assert sources, g
-        for s in sources:
-            assert (HTML / s.relative_to(ROOT).with_suffix(".html")).is_file(), s
+    pages = e2e.toc_pages()
+    assert len(pages) >= 20, pages
+    missing = [p for p in pages if not (HTML_DIR / f"{p}.html").is_file()]
+    assert not missing, f"pages of _toc.yml not built: {missing}"

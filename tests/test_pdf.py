@@ -12,11 +12,11 @@ import unicodedata
 
 import pytest
 
+import e2e_helpers as e2e
+from conftest import NOTEBOOKS, cells, is_distinctive, source, stored_results
+
 ROOT = pathlib.Path(os.environ.get("BOOK_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[1])
 PDF = pathlib.Path(os.environ.get("BOOK_PDF") or ROOT / "_build" / "pdf" / "book.pdf")
-# Numbers the chapters glue into their prose (J07 §7 and J13); they must survive
-# into the PDF's text layer, i.e. be typeset as text, not lost or rasterised.
-GLUED_NUMBERS = ("20.90", "0.1415", "147.7", "295.3", "78.56")
 
 
 def _squash(text: str) -> str:
@@ -40,18 +40,36 @@ def _title(source: pathlib.Path) -> str | None:
 
 def chapter_titles() -> dict[str, str]:
     """Title of the root page and of every chapter-level entry of _toc.yml."""
-    import yaml
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    files = [toc["root"]] + [ch["file"] for part in toc.get("parts", [])
-                             for ch in part.get("chapters", []) if "file" in ch]
     titles = {}
-    for name in files:
+    for name in e2e.toc_chapters(ROOT):
         for suffix in (".md", ".ipynb"):
             src = ROOT / f"{name}{suffix}"
             if src.is_file() and (title := _title(src)):
                 titles[name] = title
     return titles
+
+
+def _code_text(path: pathlib.Path) -> str:
+    """Everything a notebook shows as code: inputs and stored outputs."""
+    parts = []
+    for c in cells(path):
+        if c["cell_type"] != "code":
+            continue
+        parts.append(source(c))
+        for out in c.get("outputs", []):
+            parts.append("".join(out.get("text", "")))
+            for mime, value in (out.get("data") or {}).items():
+                if mime.startswith("text/"):
+                    parts.append("".join(value) if isinstance(value, list) else str(value))
+    return "\n".join(parts)
+
+
+def prose_numbers() -> list[str]:
+    """Stored {eval} results that no code cell or output of the book shows: in the PDF's
+    text layer they can only come from the typeset prose."""
+    code = _squash("\n".join(_code_text(p) for p in NOTEBOOKS))
+    found = {text for p in NOTEBOOKS for _, text in stored_results(p) if is_distinctive(text)}
+    return sorted(n for n in found if _squash(n) not in code)
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +88,7 @@ def pdf_text(pdf_reader):
 
 def test_chapter_titles_found_in_sources():
     titles = chapter_titles()
+    assert set(titles) == set(e2e.toc_chapters(ROOT)), "a chapter page has no '# ' title"
     assert len(titles) >= 5, titles
     assert "book/j07/index" in titles and "book/j13/index" in titles
 
@@ -86,11 +105,17 @@ def test_pdf_has_chapter_titles(pdf_text):
     assert not missing, f"chapter titles not in the PDF text layer: {missing}"
 
 
-@pytest.mark.parametrize("number", GLUED_NUMBERS)
-def test_pdf_has_glued_number(pdf_text, number):
+def test_book_has_prose_numbers():
+    """Without a PDF too: the book stores numbers that only its prose shows."""
+    assert len(prose_numbers()) >= 20, prose_numbers()
+
+
+def test_pdf_has_prose_numbers(pdf_text):
     _, text = pdf_text
-    found = number in unicodedata.normalize("NFKC", text)
-    assert found, f"{number} not in the PDF text layer"
+    flat = _squash(text)
+    numbers = prose_numbers()
+    missing = [n for n in numbers if _squash(n) not in flat]
+    assert numbers and not missing, f"{len(missing)} of {len(numbers)} prose numbers not in the PDF: {missing}"
 
 
 def test_pdf_outline_has_chapters(pdf_reader):
