@@ -1,30 +1,58 @@
 """Published figures: pytest-mpl compares each figure function with its committed PNG.
 
-`--mpl` is in pytest's addopts (pyproject.toml); without it pytest-mpl compares nothing.
+`--mpl` is forced on by tests/conftest.py (and passed by `make test`), so these
+comparisons run however pytest is started; the first test fails if they would not.
+The files in book/figures/, figures.json and the pages' figure directives must match the
+registry exactly.
 """
 import json
-import pathlib
+import re
 
-import matplotlib
 import pytest
+from pytest_mpl.plugin import ImageComparison
 
-matplotlib.use("Agg")
+from conftest import FIG_DIR, MARKDOWN_PAGES, NOTEBOOKS, ROOT, page_text
+from infra_calc.figures import FIGURES, SAVE_KWARGS, STYLE
 
-from infra_calc import figures  # noqa: E402
-from infra_calc.figures import FIGURES, SAVE_KWARGS, STYLE  # noqa: E402
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-FIG_DIR = ROOT / "book" / "figures"
+FIGURE_DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{figure\}\s+(\S+)\s*\n(.*?)^\1", re.M | re.S)
 
 
 def test_mpl_comparison_is_active(request):
     assert request.config.getoption("--mpl"), "pytest-mpl compares nothing without --mpl"
+    plugins = request.config.pluginmanager.get_plugins()
+    assert any(isinstance(p, ImageComparison) for p in plugins), "pytest-mpl's comparison is not registered"
 
 
-def test_required_figures_registered():
-    assert len(FIGURES) >= 9
+def test_figure_files_match_registry_exactly():
+    for suffix in ("png", "svg"):
+        on_disk = sorted(p.stem for p in FIG_DIR.glob(f"*.{suffix}"))
+        assert on_disk == sorted(FIGURES), f"book/figures/*.{suffix} differ from the registry"
     for spec in FIGURES.values():
         assert spec.caption.strip().endswith(".")
+
+
+def shown_figures() -> dict[str, list[str]]:
+    """{figure id: [pages]} for every ``{figure} ../figures/<id>.svg`` directive."""
+    found: dict[str, list[str]] = {}
+    for page in NOTEBOOKS + MARKDOWN_PAGES:
+        for m in FIGURE_DIRECTIVE.finditer(page_text(page)):
+            target, body = m.group(2), m.group(3)
+            if "figures/" not in target:
+                continue
+            fig_id = target.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            name = re.search(r"^:name:\s*(\S+)", body, re.M)
+            assert target.endswith(".svg"), f"{page.name}: figure {target} should show the SVG"
+            assert name and name.group(1) == fig_id, f"{page.name}: figure {target} needs :name: {fig_id}"
+            found.setdefault(fig_id, []).append(page.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_pages_show_exactly_the_registered_figures():
+    shown = shown_figures()
+    assert sorted(shown) == sorted(FIGURES), \
+        f"not shown: {sorted(set(FIGURES) - set(shown))}; not registered: {sorted(set(shown) - set(FIGURES))}"
+    twice = {k: v for k, v in shown.items() if len(v) > 1}
+    assert not twice, f"figures shown twice (use {{numref}}): {twice}"
 
 
 def test_manifest_matches_registry():
