@@ -38,12 +38,15 @@ def test_estimate_config_path():
     assert json.loads(r.stdout)["params"] == 8_190_735_360
 
 
-def test_estimate_every_model_and_accelerator():
-    # exercised through the library in test_core; here one subprocess per model
-    for name in ic.model_names():
-        for hw in ic.accelerator_names():
-            est = ic.estimate(name, hw)
-            assert est.t_step > 0
+@pytest.mark.parametrize("hw", ic.accelerator_names())
+@pytest.mark.parametrize("model", ic.model_names())
+def test_estimate_every_model_and_accelerator(model, hw):
+    """One command-line run per model and accelerator: its JSON is the library's estimate."""
+    r = run("estimate", "--model", model, "--hw", hw, "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data == json.loads(json.dumps(ic.estimate(model, hw).to_dict()))
+    assert data["t_step"] > 0
 
 
 @pytest.mark.parametrize("args, needle", [
