@@ -28,8 +28,52 @@ SCREENSHOTS = pathlib.Path(os.environ.get("E2E_SCREENSHOTS") or ROOT / "artifact
 # Written by `tools/build_book.py --offline` next to the site it built.
 OFFLINE_MARKER = ".offline-build"
 SOURCE_SUFFIXES = (".md", ".ipynb")
-EXPLORER_FIGURE_IDS = ("j07-explorer", "j13-roofline-explorer", "j13-moe-explorer",
-                       "j13-capacity-planner")
+# -- what the sources promise each page shows ---------------------------------------------
+# An explorer (an ipywidgets cell, removed from the web page) comes with a static fallback
+# figure whose registered id names it an explorer or a planner.
+EXPLORER_ID = re.compile(r"explorer|planner")
+WIDGET_CALL = re.compile(r"\b\w+_(?:explorer|planner)\(")
+_FIGURE = re.compile(r"^(`{3,}|:{3,})\{(?:glue:)?figure\}\s+(\S+)", re.M)
+_SOLUTION = re.compile(r"^(?:`{3,}|:{3,})\{solution(?:-start)?\}\s+(\S+)", re.M)
+
+
+def _page_source(docname: str, root: pathlib.Path = ROOT) -> tuple[str, list[str]]:
+    """(markdown, code cell sources) of a page's source file."""
+    import json
+
+    for suffix in SOURCE_SUFFIXES:
+        path = root / f"{docname}{suffix}"
+        if path.is_file():
+            if suffix == ".md":
+                return path.read_text(encoding="utf-8"), []
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            text = lambda c: "".join(c["source"]) if isinstance(c["source"], list) else c["source"]  # noqa: E731
+            return ("\n\n".join(text(c) for c in cells if c["cell_type"] == "markdown"),
+                    [text(c) for c in cells if c["cell_type"] == "code"])
+    raise FileNotFoundError(docname)
+
+
+def source_solutions(docname: str) -> list[str]:
+    """Labels of the {solution} blocks a page's source holds."""
+    return _SOLUTION.findall(_page_source(docname)[0])
+
+
+def source_explorer_figures(docname: str) -> list[str]:
+    """Ids of the explorer fallback figures a page's source shows."""
+    ids = [target.rsplit("/", 1)[-1].rsplit(".", 1)[0] for _, target in _FIGURE.findall(
+        _page_source(docname)[0])]
+    return [i for i in ids if EXPLORER_ID.search(i)]
+
+
+def source_widget_calls(docname: str) -> list[str]:
+    """The explorer/planner calls in a page's code cells."""
+    return [m.group(0)[:-1] for src in _page_source(docname)[1] for line in src.splitlines()
+            if not line.lstrip().startswith(("def ", "from ", "import ", "#"))
+            for m in WIDGET_CALL.finditer(line)]
+
+
+def explorer_figure_ids(pages) -> list[str]:
+    return sorted({i for p in pages for i in source_explorer_figures(p)})
 
 # Console messages that are not the book's doing, each with the reason.
 KNOWN_CONSOLE_NOISE = [
@@ -245,7 +289,9 @@ class Visit:
 class Reader:
     """One headless Chromium; :meth:`visit` opens a page in a fresh context."""
 
-    def __init__(self, html_dir: pathlib.Path = HTML_DIR, screenshots: pathlib.Path = SCREENSHOTS):
+    def __init__(self, html_dir: pathlib.Path = HTML_DIR, screenshots: pathlib.Path = SCREENSHOTS,
+                 explorer_ids: tuple[str, ...] = ()):
+        self.explorer_ids = list(explorer_ids)
         self.html_dir = html_dir
         self.screenshots = screenshots
         self._stack = contextlib.ExitStack()
@@ -313,7 +359,7 @@ class Reader:
             url = f"{self.base}/{docname}.html"
             response = page.goto(url, wait_until="networkidle", timeout=60_000)
             page.evaluate(SETTLE_JS)
-            info = page.evaluate(INSPECT_JS, list(EXPLORER_FIGURE_IDS))
+            info = page.evaluate(INSPECT_JS, self.explorer_ids)
             shot = self.screenshots / (docname.replace("/", "__") + ".png")
             page.screenshot(path=str(shot), full_page=True)
 

@@ -10,24 +10,17 @@ build is missing.
 from __future__ import annotations
 
 import pathlib
-import re
 
 import pytest
 
 import e2e_helpers as e2e
 
 PAGES = e2e.toc_pages()
-_SOLUTION_RE = re.compile(r'class="solution[ "]')
-_EXPLORER_RE = re.compile(
-    r'id="(?:%s)"|<img[^>]*alt="[^"]*explorer|<figcaption[^>]*>(?:(?!</figcaption>).)*explorer'
-    % "|".join(map(re.escape, e2e.EXPLORER_FIGURE_IDS)), re.I | re.S)
-
-
-def _pages_with(pattern: re.Pattern) -> list[str]:
-    """The built pages whose HTML matches ``pattern`` (every page while nothing is built)."""
-    hits = [p for p in PAGES if e2e.html_path(p).is_file()
-            and pattern.search(e2e.html_path(p).read_text(encoding="utf-8", errors="replace"))]
-    return hits or PAGES
+# what the sources promise, page by page: the built pages must hold at least this much
+SOLUTIONS = {p: len(e2e.source_solutions(p)) for p in PAGES}
+EXPLORERS = {p: e2e.source_explorer_figures(p) for p in PAGES}
+WIDGETS = {p: e2e.source_widget_calls(p) for p in PAGES}
+EXPLORER_IDS = e2e.explorer_figure_ids(PAGES)
 
 
 def _skip_reason() -> str | None:
@@ -49,7 +42,7 @@ def reader():
     reason = _skip_reason()
     if reason:
         pytest.skip(reason)
-    with e2e.Reader() as r:
+    with e2e.Reader(explorer_ids=tuple(EXPLORER_IDS)) as r:
         yield r
 
 
@@ -79,6 +72,19 @@ def test_check_link_detects_missing_targets(tmp_path):
     assert e2e.check_link(f"{base}/a.html#old", base, tmp_path) is None
     assert "no id" in e2e.check_link(f"{base}/a.html#gone", base, tmp_path)
     assert "no file" in e2e.check_link(f"{base}/b.html", base, tmp_path)
+
+
+def test_sources_promise_solutions_and_explorers():
+    """The book has exercise solutions and explorers to check (they cannot vanish unseen)."""
+    assert sum(SOLUTIONS.values()) >= 20, SOLUTIONS
+    assert len([p for p in PAGES if WIDGETS[p]]) >= 4, WIDGETS
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if WIDGETS[p]])
+def test_every_explorer_has_a_static_fallback(page):
+    """A web reader cannot run an explorer: each one needs a fallback figure on its page."""
+    assert len(EXPLORERS[page]) >= len(WIDGETS[page]), \
+        f"explorers {WIDGETS[page]} but fallback figures {EXPLORERS[page]}"
 
 
 # -- in the browser ------------------------------------------------------------------
@@ -120,26 +126,26 @@ def test_images_loaded(reader, page):
     assert not broken, f"images that did not load: {broken}"
 
 
-@pytest.mark.parametrize("page", _pages_with(_SOLUTION_RE))
+@pytest.mark.parametrize("page", [p for p in PAGES if SOLUTIONS[p]])
 def test_solutions_hidden_until_clicked(reader, page):
     v = reader.visit(page)
-    if not v.solutions:
-        pytest.skip("no exercise solutions on this page")
+    assert len(v.solutions) >= SOLUTIONS[page], \
+        f"the source has {SOLUTIONS[page]} solutions, the built page {len(v.solutions)}"
     shown_early = [s["id"] for s in v.solutions if s["visible_before"]]
     not_opened = [s["id"] for s in v.solutions if not s["visible_after"]]
     assert not shown_early, f"solutions visible before a click (no `:class: dropdown`?): {shown_early}"
     assert not not_opened, f"solutions still hidden after a click: {not_opened}"
 
 
-@pytest.mark.parametrize("page", _pages_with(_EXPLORER_RE))
+@pytest.mark.parametrize("page", [p for p in PAGES if EXPLORERS[p]])
 def test_explorer_fallback_visible(reader, page):
     info = reader.visit(page).info
     assert not info["explorer_ids_without_image"], \
         f"explorer figure ids with no image: {info['explorer_ids_without_image']}"
-    if not info["explorers"]:
-        pytest.skip("no explorer figure on this page")
-    hidden = [e for e in info["explorers"] if not (e["visible"] and e["natural_width"] > 0)]
-    assert not hidden, f"explorer fallback figures not visible: {hidden}"
+    seen = {e["id"] for e in info["explorers"] if e["visible"] and e["natural_width"] > 0}
+    missing = [i for i in EXPLORERS[page] if i not in seen]
+    assert not missing, f"explorer fallback figures not visible on the built page: {missing} " \
+        f"(found {info['explorers']})"
 
 
 @pytest.mark.parametrize("page", PAGES)
