@@ -9,6 +9,12 @@ NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*
 # so the built site needs no network; the browser tests run against that build.
 # `make test OFFLINE=1` builds the book offline before testing.
 OFFLINE ?=
+# pytest: notebooks and test files spread over worker processes (pytest-xdist), one
+# file per worker at a time; `--mpl` explicit so the figure comparisons always run
+# (tests/conftest.py forces it too).  PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k cli".
+PYTEST_JOBS ?= 2
+PYTEST_ARGS ?=
+PYTEST = $(BIN)/python -m pytest --mpl -n $(PYTEST_JOBS) --dist loadfile
 
 .PHONY: all install book test test-fast lab figures execute bench pdf clean help
 
@@ -34,12 +40,16 @@ install: $(STAMP)
 book: $(STAMP)
 	$(BIN)/python tools/build_book.py $(if $(OFFLINE),--offline,)
 
+# pytest's exit status 5 means "no tests collected" (a PYTEST_ARGS selection that matches
+# nothing): reported, not a failure.
 test: $(STAMP)
 	$(MAKE) book OFFLINE=$(OFFLINE)
-	$(BIN)/python -m pytest
+	@status=0; $(PYTEST) $(PYTEST_ARGS) || status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest: no tests collected (exit status 5)"; status=0; fi; \
+	exit $$status
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests -k "not html and not browser and not pdf"
+	$(PYTEST) tests -k "not html and not browser and not pdf" $(PYTEST_ARGS)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab book
@@ -51,7 +61,7 @@ execute: $(STAMP)
 	$(BIN)/python tools/execute.py $(NOTEBOOKS)
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run.py
+	PYTEST_JOBS=$(PYTEST_JOBS) $(BIN)/python benchmarks/run.py
 
 pdf: $(STAMP)
 	$(BIN)/python tools/build_pdf.py

@@ -6,8 +6,9 @@ ratio that matters.  Run on a quiet machine for stable numbers; see README.md.
 1. cold book build: ``jupyter-book build . --all`` into an empty temporary folder;
 2. no-change rebuild: the same command without ``--all`` into the same folder,
    as a fraction of the cold build;
-3. nbval over the notebooks (``pytest <notebooks>``, the repository's addopts:
-   --nbval ...) vs a bare execution of the same notebooks
+3. nbval over the notebooks (``pytest -n 2 --dist loadfile <notebooks>`` as ``make test``
+   runs it, with the repository's addopts: --nbval ...) vs a bare execution of the same
+   notebooks
    (``jupyter nbconvert --to notebook --execute`` into a temporary folder);
 4. ``import infra_calc`` vs ``import numpy``, in fresh interpreters, median of N;
 5. a slider update of the decode-step explorer (recompute + update the artists
@@ -36,6 +37,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 BIN = pathlib.Path(sys.executable).parent
 RESULTS: dict[str, dict] = {}
+# nbval runs as `make test` runs it: notebooks spread over PYTEST_JOBS workers (pytest-xdist)
+PYTEST_PARALLEL = ["-n", os.environ.get("PYTEST_JOBS", "2"), "--dist", "loadfile"]
 
 
 def _run(cmd, **kw) -> tuple[float, int]:
@@ -91,13 +94,15 @@ def bench_nbval() -> None:
         _say("nbval vs execute", "skipped: no notebooks under book/")
         return
     rel = [str(p.relative_to(ROOT)) for p in nbs]
-    t_nbval, rc = _run([str(BIN / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *rel])
+    t_nbval, rc = _run([str(BIN / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        *PYTEST_PARALLEL, *rel])
     with tempfile.TemporaryDirectory(prefix="bench-nb-") as out:
         t_bare, rc2 = _run([str(BIN / "jupyter"), "nbconvert", "--to", "notebook", "--execute",
                             "--NotebookClient.record_timing=False",
                             "--ExecutePreprocessor.timeout=600", "--output-dir", out, *rel])
     _say("nbval vs execute", f"{t_nbval:7.1f} s nbval / {t_bare:.1f} s nbconvert --execute = "
-         f"{t_nbval / t_bare:.2f} x  ({len(nbs)} notebooks; rc={rc}/{rc2})",
+         f"{t_nbval / t_bare:.2f} x  ({len(nbs)} notebooks, nbval on {PYTEST_PARALLEL[1]} workers; "
+         f"rc={rc}/{rc2})",
          nbval=t_nbval, execute=t_bare, ratio=t_nbval / t_bare, notebooks=len(nbs), rc=[rc, rc2])
 
 
