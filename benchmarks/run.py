@@ -132,6 +132,7 @@ def bench_slider(repeat: int) -> None:
 
         matplotlib.use("Agg")
         from matplotlib.backends.backend_agg import FigureCanvasAgg
+
         from infra_calc.widgets import decode_step_explorer
 
         with contextlib.redirect_stdout(io.StringIO()):

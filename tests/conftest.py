@@ -17,11 +17,9 @@ import pathlib
 import re
 
 import matplotlib
+import pytest
 
 matplotlib.use("Agg", force=True)
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -161,4 +159,6 @@ def pytest_configure(config):
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield
+    import matplotlib.pyplot as plt  # after the backend is set
+
     plt.close("all")

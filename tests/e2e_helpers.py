@@ -16,6 +16,7 @@ import dataclasses
 import fnmatch
 import functools
 import html.parser
+import importlib
 import os
 import pathlib
 import re
@@ -47,9 +48,11 @@ def _page_source(docname: str, root: pathlib.Path = ROOT) -> tuple[str, list[str
             if suffix == ".md":
                 return path.read_text(encoding="utf-8"), []
             cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-            text = lambda c: "".join(c["source"]) if isinstance(c["source"], list) else c["source"]  # noqa: E731
-            return ("\n\n".join(text(c) for c in cells if c["cell_type"] == "markdown"),
-                    [text(c) for c in cells if c["cell_type"] == "code"])
+            for c in cells:
+                if isinstance(c["source"], list):
+                    c["source"] = "".join(c["source"])
+            return ("\n\n".join(c["source"] for c in cells if c["cell_type"] == "markdown"),
+                    [c["source"] for c in cells if c["cell_type"] == "code"])
     raise FileNotFoundError(docname)
 
 
@@ -171,7 +174,7 @@ class _IdCollector(html.parser.HTMLParser):
                 self.ids.add(value)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def ids_in(path: pathlib.Path) -> frozenset[str]:
     parser = _IdCollector()
     parser.feed(path.read_text(encoding="utf-8", errors="replace"))
@@ -186,7 +189,8 @@ def check_link(href: str, base: str, html_dir: pathlib.Path = HTML_DIR) -> str |
     if path.endswith("/") or target.is_dir():
         target = target / "index.html"
     if not target.is_file():
-        return f"{href}: no file {target.relative_to(html_dir) if target.is_relative_to(html_dir) else target}"
+        shown = target.relative_to(html_dir) if target.is_relative_to(html_dir) else target
+        return f"{href}: no file {shown}"
     frag = urllib.parse.unquote(parts.fragment)
     if frag and target.suffix == ".html" and frag not in ids_in(target):
         return f"{href}: no id {frag!r} in {target.relative_to(html_dir)}"
@@ -195,9 +199,10 @@ def check_link(href: str, base: str, html_dir: pathlib.Path = HTML_DIR) -> str |
 
 # -- local server and Chromium flags: shared with tools/build_pdf.py ----------------------
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-from build_pdf import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402,F401  (one flag list)
-from localserve import serve  # noqa: E402,F401
-
+_build_pdf = importlib.import_module("build_pdf")
+CHROMIUM = _build_pdf.CHROMIUM              # the one Chromium path and flag list
+CHROMIUM_FLAGS = _build_pdf.CHROMIUM_FLAGS
+serve = importlib.import_module("localserve").serve
 
 # -- the browser ------------------------------------------------------------------------
 SETTLE_JS = """async () => {

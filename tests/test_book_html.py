@@ -11,12 +11,19 @@ not needles: they would match "Qwen3-8B".
 import functools
 import re
 
+import e2e_helpers as e2e
 import pytest
 from bs4 import BeautifulSoup
-
-import e2e_helpers as e2e
-from conftest import CHAPTER_NOTEBOOKS, HTML_DIR, NOTEBOOKS, ROOT, docname, is_distinctive, nb_id, \
-    stored_results
+from conftest import (
+    CHAPTER_NOTEBOOKS,
+    HTML_DIR,
+    NOTEBOOKS,
+    ROOT,
+    docname,
+    is_distinctive,
+    nb_id,
+    stored_results,
+)
 
 CODE_SELECTORS = "div.cell_input, div.cell_output, pre, code, script, style"
 
@@ -32,7 +39,7 @@ def prose_of_html(html: str) -> str:
     return re.sub(r"\s+", " ", body.get_text(" ")).replace("\u00a0", " ")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def built_prose(doc: str) -> str:
     page = HTML_DIR / f"{doc}.html"
     assert page.is_file(), f"no built page {page}: run `make book` first"

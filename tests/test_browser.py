@@ -9,11 +9,11 @@ build is missing.
 """
 from __future__ import annotations
 
+import importlib.util
 import pathlib
 
-import pytest
-
 import e2e_helpers as e2e
+import pytest
 
 PAGES = e2e.toc_pages()
 # what the sources promise, page by page: the built pages must hold at least this much
@@ -27,9 +27,7 @@ def _skip_reason() -> str | None:
     if not pathlib.Path(e2e.CHROMIUM).is_file():
         return (f"Chromium not found at {e2e.CHROMIUM} "
                 "(apt-get install -y chromium, or set CHROMIUM=/path/to/chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("playwright") is None:
         return "the playwright Python package is not installed (pip install -r requirements.txt)"
     if not (e2e.HTML_DIR / e2e.OFFLINE_MARKER).is_file():
         return (f"no offline build in {e2e.HTML_DIR} (run `make book OFFLINE=1`; "

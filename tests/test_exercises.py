@@ -3,8 +3,8 @@ poses exactly the registered exercises, each with its solution."""
 import re
 
 import pytest
-
 from conftest import NOTEBOOKS, ROOT, page_text
+
 from infra_calc import exercises
 
 EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n(?:[^\n]*\n)*?:label:\s*(\S+)", re.M)

@@ -9,9 +9,9 @@ import json
 import re
 
 import pytest
+from conftest import FIG_DIR, MARKDOWN_PAGES, NOTEBOOKS, ROOT, page_text
 from pytest_mpl.plugin import ImageComparison
 
-from conftest import FIG_DIR, MARKDOWN_PAGES, NOTEBOOKS, ROOT, page_text
 from infra_calc.figures import FIGURES, SAVE_KWARGS, STYLE
 
 FIGURE_DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{figure\}\s+(\S+)\s*\n(.*?)^\1", re.M | re.S)

@@ -4,7 +4,6 @@ import ast
 import re
 
 import pytest
-
 from conftest import MARKDOWN_PAGES, NOTEBOOKS, ROOT, cells, load, nb_id, page_text, parse, source, tags
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"

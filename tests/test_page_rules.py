@@ -12,9 +12,16 @@ import ast
 import re
 
 import pytest
-
-from conftest import NOTEBOOKS, cells, eval_expressions, is_visible_code, nb_id, parse, source, \
-    stored_expressions
+from conftest import (
+    NOTEBOOKS,
+    cells,
+    eval_expressions,
+    is_visible_code,
+    nb_id,
+    parse,
+    source,
+    stored_expressions,
+)
 
 MAX_LINES = 15
 

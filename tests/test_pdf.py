@@ -10,9 +10,8 @@ import pathlib
 import re
 import unicodedata
 
-import pytest
-
 import e2e_helpers as e2e
+import pytest
 from conftest import NOTEBOOKS, cells, is_distinctive, source, stored_results
 
 ROOT = pathlib.Path(os.environ.get("BOOK_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[1])
@@ -115,7 +114,8 @@ def test_pdf_has_prose_numbers(pdf_text):
     flat = _squash(text)
     numbers = prose_numbers()
     missing = [n for n in numbers if _squash(n) not in flat]
-    assert numbers and not missing, f"{len(missing)} of {len(numbers)} prose numbers not in the PDF: {missing}"
+    assert numbers and not missing, \
+        f"{len(missing)} of {len(numbers)} prose numbers not in the PDF: {missing}"
 
 
 def test_pdf_outline_has_chapters(pdf_reader):
