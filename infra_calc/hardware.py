@@ -9,10 +9,10 @@ in binary sizes, so a card sold as "80 GB" holds 80 GiB = 85.9e9 bytes.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ._names import NameIndex
 from ._validate import check_number, is_scalar
 from .units import GiB
 
@@ -55,7 +55,7 @@ class Accelerator:
     memory: str = ""
     source: str = ""
     note: str = ""
-    aliases: tuple = ()
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -142,19 +142,12 @@ CATALOG = MappingProxyType({acc.name: acc for acc in _ENTRIES})
 """Read-only mapping of canonical name to :class:`Accelerator`."""
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[\s\-_.]+", "", name).lower()
-
-
-_LOOKUP = {}
-for _acc in _ENTRIES:
-    for _n in (_acc.name, *_acc.aliases):
-        _LOOKUP[_key(_n)] = _acc
+_INDEX = NameIndex(_ENTRIES)
 
 
 def accelerator_names() -> list[str]:
     """Canonical names of every catalog accelerator, in catalog order."""
-    return list(CATALOG)
+    return _INDEX.names()
 
 
 def accelerator(name: str) -> Accelerator:
@@ -167,12 +160,10 @@ def accelerator(name: str) -> Accelerator:
         return name
     if not isinstance(name, str):
         raise TypeError(f"hw must be an Accelerator or a catalog name (str), got {type(name).__name__}")
-    try:
-        return _LOOKUP[_key(name)]
-    except KeyError:
-        raise ValueError(
-            f"unknown accelerator {name!r}; known names: {', '.join(CATALOG)}"
-        ) from None
+    found = _INDEX.find(name)
+    if found is None:
+        raise ValueError(f"unknown accelerator {name!r}; known names: {', '.join(CATALOG)}")
+    return found
 
 
 def resolve_hw(hw) -> Accelerator:

@@ -2,8 +2,8 @@
 
 Every figure takes the source's case as its default inputs
 (:mod:`infra_calc.source`): a 70e9-parameter dense model stored at 1 byte per
-parameter on an H100 SXM.  The helpers :func:`fix_scenarios` and
-:func:`draw_decode_panel` are shared with the notebooks and with the
+parameter on an H100 SXM.  The §5 cases come from
+:func:`infra_calc.fix_scenarios`; :func:`draw_decode_panel` is shared with the
 decode-step explorer widget (:mod:`infra_calc.widgets.decode`).
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes, max_batch
 from ..hardware import accelerator, resolve_hw
 from ..models import model
-from ..step import batch_turning_point, decode_step
+from ..step import batch_turning_point, decode_step, fix_scenarios
 from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
@@ -32,31 +32,6 @@ READ_COLOUR, COMPUTE_COLOUR, STEP_COLOUR = PALETTE["blue"], PALETTE["vermillion"
 # --------------------------------------------------------------------------
 # §5: the baseline, the three fixes and the batched case
 # --------------------------------------------------------------------------
-def fix_scenarios(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=None,
-                  batch=S.J07_BATCHES[0], four_bit=True):
-    """The §5 cases as ``{label: DecodeStep}``, in table order.
-
-    - baseline: one request, ``b_W`` bytes per parameter;
-    - compute doubled: the same card with ``2Π``;
-    - bandwidth doubled: the same card with ``2β``;
-    - half the weights: half the parameters (``N/2``), which halves bytes *and* FLOPs;
-    - (``four_bit``) 4-bit weights: ``b_W/2`` with ``N`` unchanged, which halves only the bytes;
-    - batch sharing: ``batch`` requests share one read of the weights.
-    """
-    h = resolve_hw(hw if hw is not None else S.j07_h100())
-    cases = {
-        "baseline": decode_step(params, bytes_per_param, h),
-        "compute doubled": decode_step(params, bytes_per_param, h.with_(peak_flops=2 * h.peak_flops)),
-        "bandwidth doubled": decode_step(params, bytes_per_param,
-                                         h.with_(mem_bandwidth=2 * h.mem_bandwidth)),
-        "half the weights (N/2)": decode_step(params / 2, bytes_per_param, h),
-    }
-    if four_bit:
-        cases["4-bit weights (N kept)"] = decode_step(params, bytes_per_param / 2, h)
-    cases[f"batch {batch} shares the read"] = decode_step(params, bytes_per_param, h, batch=batch)
-    return cases
-
-
 @figure("j07-fixes",
         "Decode-step lower bounds, weight read against matrix math, for the 70B model on an "
         "H100: the baseline, the three fixes of §5 and a batch sharing one read (log scale).")
@@ -198,7 +173,7 @@ def _xlim_for(values_ms):
 
 
 def _panel_text(st):
-    return (f"{st.hw}, N = {st.params / 1e9:g}e9, b_W = {st.bytes_per_param:g} B, "
+    return (f"{st.hw.name}, N = {st.params / 1e9:g}e9, b_W = {st.bytes_per_param:g} B, "
             f"B = {st.batch:g}\n{st.bound}-bound, {st.tokens_per_s:,.1f} tokens/s")
 
 
@@ -265,6 +240,9 @@ def explorer_snapshot_figure(params=S.J07_PARAMS, settings=EXPLORER_SETTINGS):
 
 def md_table(header, rows) -> str:
     """A MyST (GitHub-style) markdown table from a header and rows of cells.
+
+    Deprecated: kept only while pages still build tables in code (the page
+    design writes plain markdown tables); remove with the last caller.
 
     >>> print(md_table(["a", "b"], [[1, 2]]))
     | a | b |
