@@ -17,6 +17,7 @@ from . import source, units
 from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
 from .capacity import (READINGS, CapacityCheck, PlannerState, capacity_check, capacity_reading,
                        decimal_reading, kv_cache_bytes, max_batch, planner_state)
+from .display import PageValues, Shown, check_page_values, shown
 from .hardware import CATALOG, Accelerator, accelerator, accelerator_names, resolve_hw
 from .roofline import (RooflinePoint, arithmetic_intensity, attainable_flops, critical_rows,
                        gemm_bytes, gemm_flops, gemm_roofline, intensity_limit, ridge_point)
@@ -47,6 +48,7 @@ __all__ = [
     "shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
     "amdahl_speedup", "amdahl_time", "amdahl_limit",
     "Estimate", "estimate", "source", "units", "__version__",
+    "shown", "Shown", "PageValues", "check_page_values",
 ]
 
 
