@@ -122,18 +122,6 @@ def test_capacity_planner_snapshot_rows():
     _close(fig)
 
 
-def test_planner_state_matches_library():
-    st = figs.planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "decimal GB")
-    assert st.capacity == 24e9 and st.weights == W_BF16 and st.kv == 5 * 8192 * M_KV
-    assert not st.fits and st.b_max == 4
-    assert math.isclose(st.headroom, 24e9 - st.total)
-    st2 = figs.planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "physical GiB")
-    assert st2.capacity == 24 * GiB and st2.fits and st2.b_max == 5
-    assert figs.capacity_reading("H200 SXM", "decimal GB") == 141e9
-    with pytest.raises(ValueError, match="reading"):
-        figs.capacity_reading("RTX 4090", "kilobytes")
-
-
 # --------------------------------------------------------------------------- widget
 def test_capacity_planner_updates_in_place():
     from infra_calc.widgets import capacity_planner
