@@ -3,7 +3,7 @@
 Small pure functions, SI units throughout (seconds, bytes, FLOPs, FLOP/s,
 bytes/s), numpy arrays accepted wherever a scalar is.  Importing the package
 has no side effects and does not import sympy, matplotlib or ipywidgets; the
-model catalog (:mod:`infra_calc.models`, with :func:`estimate`) and the
+model catalog (:mod:`infra_calc.models`) and the
 plotting (:mod:`infra_calc.figures`), widget (:mod:`infra_calc.widgets`) and
 measurement (:mod:`infra_calc.measure`) modules are imported on first use.
 
@@ -15,25 +15,51 @@ import importlib
 
 from . import source, units
 from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
-from .capacity import (READINGS, CapacityCheck, PlannerState, capacity_check, capacity_reading,
-                       decimal_reading, kv_cache_bytes, max_batch, planner_state)
+from .capacity import (
+    READINGS,
+    CapacityCheck,
+    PlannerState,
+    capacity_check,
+    capacity_reading,
+    decimal_reading,
+    kv_cache_bytes,
+    max_batch,
+    planner_state,
+)
 from .display import PageValues, Shown, check_page_values, shown
+from .estimate import Estimate, estimate
 from .hardware import CATALOG, Accelerator, accelerator, accelerator_names, resolve_hw
-from .roofline import (RooflinePoint, arithmetic_intensity, attainable_flops, critical_rows,
-                       gemm_bytes, gemm_flops, gemm_roofline, intensity_limit, ridge_point)
+from .roofline import (
+    RooflinePoint,
+    arithmetic_intensity,
+    attainable_flops,
+    critical_rows,
+    gemm_bytes,
+    gemm_flops,
+    gemm_roofline,
+    intensity_limit,
+    ridge_point,
+)
 from .shape import PaddedRows, pad_to_tile, padded_rows, route_tokens, shape_efficiency
-from .step import (DecodeStep, batch_turning_point, compute_time, decode_step, fix_scenarios,
-                   read_time, step_time)
+from .step import (
+    DecodeStep,
+    batch_turning_point,
+    compute_time,
+    decode_step,
+    fix_scenarios,
+    read_time,
+    step_time,
+)
 
 __version__ = "1.0.0"
 
 #: Public names defined in modules imported on first use: name -> module.
 _LAZY = {
     "MODELS": "models", "ModelSpec": "models", "model": "models", "model_names": "models",
-    "resolve_model": "models", "Estimate": "estimate", "estimate": "estimate",
+    "resolve_model": "models",
 }
 #: Submodules imported on first use.
-_SUBMODULES = ("models", "estimate", "figures", "widgets", "measure", "exercises", "reproduce",
+_SUBMODULES = ("models", "figures", "widgets", "measure", "exercises", "reproduce",
                "cli")
 
 __all__ = [

@@ -72,7 +72,7 @@ class Accelerator:
         """Ridge point :math:`I^* = \\Pi/\\beta`, in FLOP/byte."""
         return self.peak_flops / self.mem_bandwidth
 
-    def with_(self, **changes) -> "Accelerator":
+    def with_(self, **changes) -> Accelerator:
         """Return a copy with some fields changed (e.g. ``mem_capacity=80e9``)."""
         return dataclasses.replace(self, **changes)
 
@@ -96,19 +96,22 @@ _ENTRIES = (
     ),
     Accelerator(
         "RTX 4090", 165.2e12, 1.008e12, 24 * GiB, vendor="NVIDIA", memory="GDDR6X",
-        source="NVIDIA Ada GPU Architecture whitepaper, Table 2: peak BF16 tensor TFLOPS with FP32 accumulate 165.2 (330.4 sparse)",
+        source=("NVIDIA Ada GPU Architecture whitepaper, Table 2: peak BF16 tensor TFLOPS with FP32 "
+                "accumulate 165.2 (330.4 sparse)"),
         note="dense BF16 with FP32 accumulate; sold as 24 GB, built as 24 GiB = 25.77e9 bytes",
         aliases=("4090", "GeForce RTX 4090"),
     ),
     Accelerator(
         "H200 SXM", 989.4e12, 4.8e12, 141 * GiB, vendor="NVIDIA", memory="HBM3e",
-        source="NVIDIA H200 Tensor Core GPU datasheet (SXM): BF16 1,979 TFLOPS with sparsity, 4.8 TB/s, 141 GB",
+        source=("NVIDIA H200 Tensor Core GPU datasheet (SXM): BF16 1,979 TFLOPS with sparsity, 4.8 "
+                "TB/s, 141 GB"),
         note="same compute die as the H100 SXM; dense BF16 = half the sparse headline; 141 GB read as GiB",
         aliases=("H200",),
     ),
     Accelerator(
         "B200", 2.25e15, 8.0e12, 180 * GiB, vendor="NVIDIA", memory="HBM3e",
-        source="NVIDIA DGX B200 / HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOPS with sparsity, 8 TB/s, 180 GB",
+        source=("NVIDIA DGX B200 / HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOPS with sparsity, "
+                "8 TB/s, 180 GB"),
         note="dense BF16 = half the sparse headline; 180 GB read as GiB",
         aliases=("B200 SXM", "HGX B200"),
     ),
@@ -120,7 +123,8 @@ _ENTRIES = (
     ),
     Accelerator(
         "MI300X", 1307.4e12, 5.3e12, 192 * GiB, vendor="AMD", memory="HBM3",
-        source="AMD Instinct MI300X data sheet: peak BF16 1,307.4 TFLOPS dense (2,614.9 with sparsity), 5.3 TB/s, 192 GB",
+        source=("AMD Instinct MI300X data sheet: peak BF16 1,307.4 TFLOPS dense (2,614.9 with "
+                "sparsity), 5.3 TB/s, 192 GB"),
         note="dense BF16; 192 GB read as GiB",
         aliases=("Instinct MI300X", "MI300"),
     ),
@@ -132,8 +136,10 @@ _ENTRIES = (
     ),
     Accelerator(
         "Ascend 910B", 320e12, 1.6e12, 64 * GiB, vendor="Huawei", memory="HBM2e",
-        source="Public Atlas 800T A2 / Ascend 910B listings: about 320 TFLOPS FP16 dense, 1.6 TB/s, 64 GB HBM2e",
-        note="Huawei publishes no per-card whitepaper: FP16 dense figure from public listings, treat as approximate",
+        source=("Public Atlas 800T A2 / Ascend 910B listings: about 320 TFLOPS FP16 dense, 1.6 "
+                "TB/s, 64 GB HBM2e"),
+        note=("Huawei publishes no per-card whitepaper: FP16 dense figure from public listings, "
+              "treat as approximate"),
         aliases=("910B", "Ascend910B"),
     ),
 )

@@ -269,7 +269,7 @@ class ModelSpec:
 
     # ------------------------------------------------------------ from config
     @classmethod
-    def from_hf_config(cls, path_or_dict, name=None, *, source=None) -> "ModelSpec":
+    def from_hf_config(cls, path_or_dict, name=None, *, source=None) -> ModelSpec:
         """Build a spec from a Hugging Face ``config.json``, counting parameters exactly.
 
         Parameters
@@ -613,7 +613,7 @@ _SHIPPED = (
 _INDEX = NameIndex(_SHIPPED)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(entry: _Shipped) -> ModelSpec:
     pkg = __name__.rpartition(".")[0] or "infra_calc"
     res = resources.files(pkg).joinpath("data").joinpath("models").joinpath(entry.filename)

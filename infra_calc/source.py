@@ -12,7 +12,7 @@ from types import MappingProxyType
 
 from .capacity import DECIMAL_CAPACITY_NOTE, decimal_reading
 from .hardware import accelerator
-from .units import GB, GiB, US
+from .units import GB, US, GiB
 
 __all__ = [
     "J07_PARAMS", "J07_BYTES_PER_PARAM", "J07_WEIGHTS_8BIT", "J07_CONTEXT", "J07_WORKSPACE",

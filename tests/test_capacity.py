@@ -1,5 +1,6 @@
 """infra_calc.capacity: the capacity inequality, max batch, two readings, planner state."""
 import math
+
 import pytest
 
 import infra_calc as ic

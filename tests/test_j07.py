@@ -3,21 +3,17 @@ from __future__ import annotations
 
 import pathlib
 
-import matplotlib
+import nbformat
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
-matplotlib.use("Agg")
-
-import nbformat  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
-import infra_calc as ic  # noqa: E402
-from infra_calc import exercises as E  # noqa: E402
-from infra_calc import source as S  # noqa: E402
-from infra_calc.figures import FIGURES  # noqa: E402
-from infra_calc.figures import j07 as figs  # noqa: E402
+import infra_calc as ic
+from infra_calc import exercises as E
+from infra_calc import source as S
+from infra_calc.figures import FIGURES
+from infra_calc.figures import j07 as figs
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "book" / "j07").glob("[0-9]*.ipynb"))
@@ -91,7 +87,7 @@ def test_explorer_snapshot():
     fig = figs.explorer_snapshot_figure()
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert len(axes) == len(figs.EXPLORER_SETTINGS) == 4
-    for ax, (hw, bw, b) in zip(axes, figs.EXPLORER_SETTINGS):
+    for ax, (hw, bw, b) in zip(axes, figs.EXPLORER_SETTINGS, strict=True):
         st = ic.decode_step(S.J07_PARAMS, bw, hw, batch=b)
         bars = _bars(ax)
         assert len(bars) == 3

@@ -6,22 +6,16 @@ import math
 import re
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
-import infra_calc as ic  # noqa: E402
-from infra_calc import exercises  # noqa: E402
-from infra_calc import source as S  # noqa: E402
-from infra_calc.figures import FIGURES  # noqa: E402
-from infra_calc.figures import j13_memory as figs  # noqa: E402
-from infra_calc.units import GB, GiB  # noqa: E402
+import infra_calc as ic
+from infra_calc import exercises
+from infra_calc.figures import FIGURES
+from infra_calc.figures import j13_memory as figs
+from infra_calc.units import GB, GiB
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "book" / "j13").glob("0[5-8]_*.ipynb"))
@@ -101,7 +95,8 @@ def test_amdahl_curves_and_asymptotes():
     assert len(curves) == 3
     x, y = curves[0].get_xdata(), curves[0].get_ydata()
     assert np.allclose(y, 1 / (0.4 + 0.6 / x))
-    flat = sorted(ln.get_ydata()[0] for ln in lines if ln.get_linestyle() == "--" and len(ln.get_xdata()) == 2)
+    flat = sorted(ln.get_ydata()[0] for ln in lines
+                  if ln.get_linestyle() == "--" and len(ln.get_xdata()) == 2)
     assert np.allclose(flat, [2.5, 5.0, 10.0])
     marked = [ln for ln in lines if ln.get_marker() not in (None, "None", "")]
     assert np.allclose(marked[0].get_ydata(), [1 / 0.7, 1 / 0.55])

@@ -253,6 +253,7 @@ def test_example_json_is_consistent():
 
 def test_example_figure():
     import matplotlib.pyplot as plt
+
     from infra_calc.figures import FIGURES, lab
 
     assert "lab-example-run" in FIGURES and lab.EXAMPLE_RUN == EXAMPLE
@@ -269,6 +270,7 @@ def test_example_figure():
 
 def test_figure_takes_path_and_run(tmp_path):
     import matplotlib.pyplot as plt
+
     from infra_calc.figures import lab
 
     run = _fake_run()

@@ -1,7 +1,7 @@
 """infra_calc.units: byte, time and rate units and their formatting."""
 import pytest
 
-from infra_calc.units import GB, GiB
+from infra_calc.units import GiB
 
 
 def test_units():

@@ -7,11 +7,11 @@ import inspect
 import json
 import pathlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 __all__ = ["FigureSpec", "FIGURES", "figure", "STYLE", "PALETTE", "HATCHES", "MARKERS",
-           "style", "render", "render_all", "SAVE_KWARGS", "main"]
+           "style", "render_all", "SAVE_KWARGS", "main"]
 
 STYLE = str(pathlib.Path(__file__).with_name("infra_calc.mplstyle"))
 #: Okabe-Ito colours, safe for colour-blind readers; pair them with HATCHES /
@@ -81,12 +81,6 @@ def _jsonable(v):
     if isinstance(v, dict):
         return {str(k): _jsonable(x) for k, x in v.items()}
     return getattr(v, "name", repr(v))
-
-
-def render(fig_id: str):
-    """Draw one registered figure in the book's style and return it."""
-    with style():
-        return FIGURES[fig_id].func()
 
 
 def render_all(out_dir, formats=("png", "svg"), progress=True) -> list[pathlib.Path]:

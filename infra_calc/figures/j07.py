@@ -50,7 +50,7 @@ def fixes_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=
             label="read weights  $b_W N/\\beta$")
     ax.barh(y + h / 2, tc, height=h, color=COMPUTE_COLOUR, hatch=HATCHES[1], edgecolor="white",
             label="matrix math  $2BN/\\Pi$")
-    for yi, a, b in zip(y, tr, tc):
+    for yi, a, b in zip(y, tr, tc, strict=True):
         ax.text(a * 1.08, yi - h / 2, f"{a:.2f}", va="center", fontsize=8.5)
         ax.text(b * 1.08, yi + h / 2, f"{b:.4f}", va="center", fontsize=8.5)
     ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.4,
@@ -147,7 +147,7 @@ def capacity_figure(context=S.J07_CONTEXT):
                 edgecolor="white" if i < 3 else "grey", label=name)
         left = left + vals
     kv_tok = model(S.J07_MODEL).kv_bytes_per_token(2)
-    for yi, c in zip(y, rows.values()):
+    for yi, c in zip(y, rows.values(), strict=True):
         fit = max_batch(c.capacity, c.weights, 0, context, kv_tok)
         ax.text(1.5, yi, (f"{c.weights / GB:.2f} + {c.kv / GB:.2f} + {c.workspace / GB:.2f} "
                           f"= {c.total / GB:.2f} GB; {c.headroom / GB:.2f} GB free\n"
@@ -187,7 +187,7 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
     vals = [step.t_read * 1e3, step.t_compute * 1e3, step.t_step * 1e3]
     bars = ax.barh([0, 1, 2], [v - _BAR_FLOOR_MS for v in vals], left=_BAR_FLOOR_MS, height=0.6,
                    color=[READ_COLOUR, COMPUTE_COLOUR, STEP_COLOUR], edgecolor="white")
-    for patch, hatch in zip(bars.patches, HATCHES[:3]):
+    for patch, hatch in zip(bars.patches, HATCHES[:3], strict=True):
         patch.set_hatch(hatch)
     ax.set_xscale("log")
     ax.set_yticks([0, 1, 2], ["read", "compute", "step"])
@@ -206,7 +206,7 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
 def update_decode_panel(artists, step):
     """Move the bars, labels and title of a panel made by :func:`draw_decode_panel`."""
     vals = [step.t_read * 1e3, step.t_compute * 1e3, step.t_step * 1e3]
-    for patch, label, v in zip(artists["bars"], artists["labels"], vals):
+    for patch, label, v in zip(artists["bars"], artists["labels"], vals, strict=True):
         patch.set_width(v - _BAR_FLOOR_MS)
         label.set_position((v * 1.1, label.get_position()[1]))
         label.set_text(f"{v:.4g} ms")
@@ -230,7 +230,7 @@ def explorer_snapshot_figure(params=S.J07_PARAMS, settings=EXPLORER_SETTINGS):
     nrows = math.ceil(n / ncols)
     fig = Figure(figsize=(9.0, 2.6 * nrows + 0.4))
     axes = np.atleast_1d(fig.subplots(nrows, ncols)).ravel()
-    for ax, (hw, bw, b) in zip(axes, settings):
+    for ax, (hw, bw, b) in zip(axes, settings, strict=False):
         draw_decode_panel(ax, decode_step(params, bw, hw, batch=b))
     for ax in axes[n:]:
         ax.set_visible(False)

@@ -61,7 +61,7 @@ def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MO
               for b in batches]
     x = np.arange(len(states))
     width = 0.5
-    for xi, st in zip(x, states):
+    for xi, st in zip(x, states, strict=True):
         ax.bar(xi, st.weights / GB, width, color=SEGMENT_COLOURS["weights"], hatch=SEGMENT_HATCHES["weights"],
                edgecolor="white")
         bottom = st.weights
@@ -129,7 +129,7 @@ def tpu_area(source_shares=None, paper_shares=None) -> Figure:
              "other": (PALETTE["purple"], HATCHES[5])}
     fig = Figure(figsize=(7.0, 3.2))
     ax = fig.add_subplot()
-    for y, (name, shares) in enumerate(rows):
+    for y, (_name, shares) in enumerate(rows):
         left = 0.0
         for part, share in shares.items():
             col, hatch = style[kind(part)]
@@ -221,16 +221,17 @@ def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.
         left = 0.0
         for key, val in (("weights", st.weights), ("workspace", st.workspace), ("kv", st.kv)):
             w = val / st.capacity * 100
-            ax.barh(y, w, left=left, color=SEGMENT_COLOURS[key], hatch=SEGMENT_HATCHES[key], edgecolor="white",
-                    height=0.6)
+            ax.barh(y, w, left=left, color=SEGMENT_COLOURS[key], hatch=SEGMENT_HATCHES[key],
+                    edgecolor="white", height=0.6)
             left += w
         ax.plot([100, 100], [y - 0.38, y + 0.38], color=PALETTE["black"], linewidth=2.2, linestyle="-")
         verdict = "fits" if st.fits else "exceeds"
         ax.text(max(left, 100) + 2, y, f"{st.total / GB:.2f} / {st.capacity / GB:.2f} GB\n"
                 f"{verdict}; B_max = {st.b_max}", va="center", fontsize=8.5)
     ax.set_yticks(range(len(states)), [
-        f"{st.accelerator}, {st.model.replace('DeepSeek-R1-Distill-', 'R1-Distill-')}\n{st.bytes_per_param:g} B/param, "
-        f"{st.batch} × {st.context // 1024}K, {st.reading}" for st in states], fontsize=8.5)
+        f"{st.accelerator}, {st.model.replace('DeepSeek-R1-Distill-', 'R1-Distill-')}\n"
+        f"{st.bytes_per_param:g} B/param, {st.batch} × {st.context // 1024}K, {st.reading}"
+        for st in states], fontsize=8.5)
     ax.invert_yaxis()
     ax.set_xlim(0, 150)
     ax.set_xlabel("share of the card's capacity (%)")

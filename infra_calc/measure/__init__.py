@@ -42,11 +42,24 @@ injectable clock), :mod:`.backends` (NumPy, PyTorch/CUDA), :mod:`.machine`
 (prediction, measured ``M*``, overlap models), :mod:`.results` (result types
 and their JSON), :mod:`.progress` (``tqdm`` bar) and :mod:`.cli`.
 """
-from .arithmetic import (achieved_flops, measured_critical_rows, model_rows_at_fraction,
-                         no_overlap_flops, roofline_prediction)
+from .arithmetic import (
+                         achieved_flops,
+                         measured_critical_rows,
+                         model_rows_at_fraction,
+                         no_overlap_flops,
+                         roofline_prediction,
+)
 from .backends import cuda_available, gpu_note
-from .bench import (DEFAULT_M, gemm_seconds, gemm_sweep, matmul_peak, measure_roofline, run,
-                    triad_bandwidth, triad_bytes)
+from .bench import (
+                         DEFAULT_M,
+                         gemm_seconds,
+                         gemm_sweep,
+                         matmul_peak,
+                         measure_roofline,
+                         run,
+                         triad_bandwidth,
+                         triad_bytes,
+)
 from .cli import main
 from .machine import machine_description
 from .progress import ProgressBar

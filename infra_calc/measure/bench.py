@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 
 import numpy as np
 
@@ -130,7 +131,7 @@ def matmul_peak(sizes=(1024, 2048), dtype="float32", repeats=3, warmup=1, device
     for size in sizes:
         size = int(size)
         x, w, out = be.full((size, size), 1.0), be.weight(size, size), be.empty((size, size))
-        sec = median_seconds(lambda: be.matmul(x, w, out), be.sync, repeats, warmup,
+        sec = median_seconds(functools.partial(be.matmul, x, w, out), be.sync, repeats, warmup,
                              tick=progress, clock=clock)
         best = max(best, 2.0 * size ** 3 / sec)
         del x, w, out

@@ -18,8 +18,14 @@ import numpy as np
 from .._validate import check_number
 from ..hardware import Accelerator
 from ..roofline import arithmetic_intensity
-from .arithmetic import (achieved_flops, check_m_values, measured_critical_rows, model_rows_at_fraction,
-                         no_overlap_flops, roofline_prediction)
+from .arithmetic import (
+    achieved_flops,
+    check_m_values,
+    measured_critical_rows,
+    model_rows_at_fraction,
+    no_overlap_flops,
+    roofline_prediction,
+)
 from .machine import short_description
 
 __all__ = ["FORMAT", "MachineRoofline", "GemmSweep", "LabRun", "sweep_from_seconds"]
@@ -71,7 +77,7 @@ class MachineRoofline:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, d) -> "MachineRoofline":
+    def from_dict(cls, d) -> MachineRoofline:
         d = dict(d)
         ridge = d.pop("ridge_point", None)
         out = cls(**d)
@@ -83,7 +89,7 @@ class MachineRoofline:
         _write(path, {"format": FORMAT, "roofline": self.to_dict()})
 
     @classmethod
-    def from_json(cls, path) -> "MachineRoofline":
+    def from_json(cls, path) -> MachineRoofline:
         return cls.from_dict(_read(path)["roofline"])
 
 
@@ -119,7 +125,8 @@ class GemmSweep:
         for name, unit in (("seconds", "s"), ("flops_per_second", "FLOP/s"), ("predicted", "FLOP/s")):
             v = np.atleast_1d(check_number(getattr(self, name), name, unit))
             if v.size != len(m):
-                raise ValueError(f"{name} ({unit}) must have one value per M: {v.size} values for {len(m)} rows")
+                raise ValueError(f"{name} ({unit}) must have one value per M: {v.size} values "
+                                 f"for {len(m)} rows")
             object.__setattr__(self, name, tuple(float(x) for x in v))
         object.__setattr__(self, "m", m)
         object.__setattr__(self, "predicted_critical_rows",
@@ -181,14 +188,14 @@ class GemmSweep:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in d.items()}
 
     @classmethod
-    def from_dict(cls, d) -> "GemmSweep":
+    def from_dict(cls, d) -> GemmSweep:
         return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
 
     def to_json(self, path):
         _write(path, {"format": FORMAT, "sweep": self.to_dict()})
 
     @classmethod
-    def from_json(cls, path) -> "GemmSweep":
+    def from_json(cls, path) -> GemmSweep:
         return cls.from_dict(_read(path)["sweep"])
 
 
@@ -205,7 +212,7 @@ class LabRun:
         return {"format": FORMAT, "roofline": self.roofline.to_dict(), "sweep": self.sweep.to_dict()}
 
     @classmethod
-    def from_dict(cls, d) -> "LabRun":
+    def from_dict(cls, d) -> LabRun:
         if d.get("format") != FORMAT:
             raise ValueError(f"format must be {FORMAT!r}, got {d.get('format')!r}")
         return cls(MachineRoofline.from_dict(d["roofline"]), GemmSweep.from_dict(d["sweep"]))
@@ -214,7 +221,7 @@ class LabRun:
         _write(path, self.to_dict())
 
     @classmethod
-    def from_json(cls, path) -> "LabRun":
+    def from_json(cls, path) -> LabRun:
         return cls.from_dict(_read(path))
 
     def report(self) -> list:
@@ -235,7 +242,7 @@ class LabRun:
             f"{'M':>6} {'I (FLOP/B)':>11} {'time (ms)':>10} {'measured GFLOP/s':>17} "
             f"{'predicted GFLOP/s':>18} {'meas./pred.':>12}",
         ]
-        for m, i, t, f, p in zip(s.m, s.intensity, s.seconds, s.flops_per_second, s.predicted):
+        for m, i, t, f, p in zip(s.m, s.intensity, s.seconds, s.flops_per_second, s.predicted, strict=True):
             lines.append(f"{m:>6} {i:>11.2f} {t * 1e3:>10.3f} {f / 1e9:>17.1f} {p / 1e9:>18.1f} "
                          f"{f / p:>12.2f}")
         lines += [
