@@ -12,6 +12,7 @@ import json
 import math
 import pathlib
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -34,8 +35,33 @@ __all__ = ["FORMAT", "MachineRoofline", "GemmSweep", "LabRun", "sweep_from_secon
 FORMAT = "infra_calc.measure/1"
 
 
+class _JsonFile:
+    """``to_json`` / ``from_json`` for a result kept under ``_json_key`` of a :data:`FORMAT` file.
+
+    ``_json_key = None`` means the result is the whole file (:class:`LabRun`);
+    :class:`LabRun` files also load as either of their parts.
+    """
+
+    _json_key: ClassVar[str | None] = None
+
+    def to_json(self, path):
+        """Write ``path`` (UTF-8 JSON, tagged with :data:`FORMAT`)."""
+        d = self.to_dict()
+        data = d if self._json_key is None else {"format": FORMAT, self._json_key: d}
+        path = pathlib.Path(path)
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, path):
+        """Read a file written by ``to_json`` (or a whole :class:`LabRun` file)."""
+        data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            raise ValueError(f"{path}: format must be {FORMAT!r}, got {data.get('format')!r}")
+        return cls.from_dict(data if cls._json_key is None else data[cls._json_key])
+
+
 @dataclass(frozen=True)
-class MachineRoofline:
+class MachineRoofline(_JsonFile):
     """This machine's measured roofline (SI units)."""
 
     #: Matmul peak Π, FLOP/s.
@@ -54,6 +80,8 @@ class MachineRoofline:
     date: str = field(default="", repr=False, compare=False)
     #: Ridge point ``I* = Π/β``, FLOP/byte (derived).
     ridge_point: float = field(init=False)
+
+    _json_key: ClassVar[str | None] = "roofline"
 
     def __post_init__(self):
         object.__setattr__(self, "peak_flops", check_number(self.peak_flops, "peak_flops", "FLOP/s"))
@@ -85,16 +113,10 @@ class MachineRoofline:
             raise ValueError(f"ridge_point (FLOP/byte) {ridge} disagrees with peak_flops / mem_bandwidth")
         return out
 
-    def to_json(self, path):
-        _write(path, {"format": FORMAT, "roofline": self.to_dict()})
-
-    @classmethod
-    def from_json(cls, path) -> MachineRoofline:
-        return cls.from_dict(_read(path)["roofline"])
 
 
 @dataclass(frozen=True)
-class GemmSweep:
+class GemmSweep(_JsonFile):
     """Timed ``[M, k] @ [k, n]`` GEMMs with the roofline's prediction for each ``M``."""
 
     #: Rows ``M`` of each GEMM, strictly increasing.
@@ -119,6 +141,8 @@ class GemmSweep:
     bytes_per_element: float = 4.0
     #: Share of the plateau that defines the measured ``M*``.
     fraction: float = 0.9
+
+    _json_key: ClassVar[str | None] = "sweep"
 
     def __post_init__(self):
         m = check_m_values(self.m)
@@ -191,16 +215,10 @@ class GemmSweep:
     def from_dict(cls, d) -> GemmSweep:
         return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
 
-    def to_json(self, path):
-        _write(path, {"format": FORMAT, "sweep": self.to_dict()})
-
-    @classmethod
-    def from_json(cls, path) -> GemmSweep:
-        return cls.from_dict(_read(path)["sweep"])
 
 
 @dataclass(frozen=True)
-class LabRun:
+class LabRun(_JsonFile):
     """One lab measurement: the machine's roofline and the GEMM sweep."""
 
     #: The measured roofline (Π, β).
@@ -209,6 +227,7 @@ class LabRun:
     sweep: GemmSweep
 
     def to_dict(self) -> dict:
+        """Plain-``dict`` form (JSON-ready), tagged with :data:`FORMAT`."""
         return {"format": FORMAT, "roofline": self.roofline.to_dict(), "sweep": self.sweep.to_dict()}
 
     @classmethod
@@ -217,12 +236,6 @@ class LabRun:
             raise ValueError(f"format must be {FORMAT!r}, got {d.get('format')!r}")
         return cls(MachineRoofline.from_dict(d["roofline"]), GemmSweep.from_dict(d["sweep"]))
 
-    def to_json(self, path):
-        _write(path, self.to_dict())
-
-    @classmethod
-    def from_json(cls, path) -> LabRun:
-        return cls.from_dict(_read(path))
 
     def report(self) -> list:
         """The printout of ``python -m infra_calc measure`` (no date), as lines."""
@@ -256,18 +269,6 @@ class LabRun:
             f"{s.model_rows(True):,.1f}, no overlap (t = F/peak + V/bandwidth) {s.model_rows(False):,.1f}",
         ]
         return lines
-
-
-def _write(path, data):
-    path = pathlib.Path(path)
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def _read(path):
-    data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
-    if data.get("format") != FORMAT:
-        raise ValueError(f"{path}: format must be {FORMAT!r}, got {data.get('format')!r}")
-    return data
 
 
 def sweep_from_seconds(roofline: MachineRoofline, m_values, seconds, k=4096, n=4096,
