@@ -100,6 +100,18 @@ def test_model_rows_overlap_and_no_overlap():
         ic.critical_rows(4096, 4096, hw, 4))
 
 
+def test_prediction_is_the_roofline_and_achieved_is_flops_over_seconds():
+    hw = ic.Accelerator("x", 100e9, 20e9, 1.0)
+    m = (1, 16, 256, 4096)
+    predicted, m_star = measure.roofline_prediction(m, 512, 512, hw, 4)
+    i = ic.arithmetic_intensity(np.array(m, float), 512, 512, 4)
+    assert np.allclose(predicted, np.minimum(100e9, i * 20e9))
+    assert predicted[-1] == 100e9 and predicted[0] == pytest.approx(i[0] * 20e9)
+    assert m_star == ic.critical_rows(512, 512, hw, 4)
+    assert np.allclose(measure.achieved_flops(m, (1.0, 2.0, 4.0, 8.0), 512, 512),
+                       [2 * x * 512 * 512 / t for x, t in zip(m, (1.0, 2.0, 4.0, 8.0), strict=True)])
+
+
 def test_sweep_properties():
     run = _fake_run()
     s = run.sweep
