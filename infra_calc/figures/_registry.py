@@ -28,16 +28,21 @@ SAVE_KWARGS = {"metadata": {"Software": None}}
 class FigureSpec:
     """A published figure: id (file stem), caption and the function drawing it."""
 
+    #: File stem and MyST ``:name:`` of the figure, e.g. ``"j07-fixes"``.
     id: str
+    #: The caption the book prints under it.
     caption: str
+    #: Draws the figure in the book's style and returns it.
     func: Callable
 
     @property
     def function(self) -> str:
+        """Dotted path of the drawing function."""
         return f"{self.func.__module__}.{self.func.__qualname__}"
 
     @property
     def inputs(self) -> dict:
+        """The function's keyword defaults (the source's case), JSON-ready."""
         sig = inspect.signature(self.func)
         return {k: _jsonable(p.default) for k, p in sig.parameters.items()
                 if p.default is not inspect.Parameter.empty}
