@@ -209,8 +209,8 @@ def _glossary_rows() -> dict[str, str]:
 def test_glossary_marks_every_term():
     rows = _glossary_rows()
     assert len(rows) >= 40
-    table_lines = [l for l in GLOSSARY.read_text(encoding="utf-8").splitlines()
-                   if l.startswith("| ") and not l.startswith("| term")]
+    table_lines = [line for line in GLOSSARY.read_text(encoding="utf-8").splitlines()
+                   if line.startswith("| ") and not line.startswith("| term")]
     assert len(table_lines) == len(rows), "a glossary row without a source/book mark"
 
 

@@ -139,7 +139,7 @@ def prepare_print_page(folder: pathlib.Path, page: str) -> str:
     head and every short code block (cell, cell input or output, literal block)
     marked ``print-keep``.  Both printers (Playwright and the Chromium command line)
     print this file, so they paginate alike."""
-    from bs4 import BeautifulSoup        # a dependency of pydata-sphinx-theme
+    from bs4 import BeautifulSoup  # a dependency of pydata-sphinx-theme
 
     soup = BeautifulSoup((folder / page).read_text(encoding="utf-8"), "html.parser")
     kept = 0
