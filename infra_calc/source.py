@@ -19,7 +19,8 @@ __all__ = [
     "J07_TARGET_STEP", "J07_BATCHES", "J07_MODEL", "j07_h100", "j07_a100",
     "J13_K", "J13_N", "J13_BYTES_PER_ELEMENT", "J13_ROWS", "J13_MODEL", "J13_WORKSPACE",
     "J13_CONTEXTS", "j13_h100", "j13_rtx4090", "MOE_TOKENS", "MOE_TOP_K", "MOE_EXPERTS",
-    "MOE_TILE_ROWS", "TPU_V1_AREA_SOURCE", "TPU_V1_AREA_PAPER", "AMDAHL_F", "AMDAHL_S",
+    "MOE_TILE_ROWS", "TPU_V1_AREA_SOURCE", "TPU_V1_AREA_PAPER",
+    "TPU_V1_PAPER_UB_ALONE", "TPU_V1_PAPER_MMU_ALONE", "AMDAHL_F", "AMDAHL_S",
     "AMDAHL_T_TOTAL", "SOURCE_CAPACITY_NOTE",
 ]
 
@@ -86,6 +87,12 @@ TPU_V1_AREA_PAPER = MappingProxyType({
     "I/O": 0.10,
     "Control": 0.02,
 })
+
+# Jouppi et al., ISCA 2017, section 2 (the text beside Figure 2): the 24 MiB
+# Unified Buffer alone is "almost a third" of the die (so 1/3 is an upper
+# bound) and the Matrix Multiply Unit alone "a quarter".
+TPU_V1_PAPER_UB_ALONE = 1 / 3
+TPU_V1_PAPER_MMU_ALONE = 1 / 4
 
 # Amdahl example: 60% of a 100 us step is matrix work, sped up 2x then 4x.
 AMDAHL_F = 0.6
