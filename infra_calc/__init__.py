@@ -20,6 +20,11 @@ from .roofline import (RooflinePoint, arithmetic_intensity, attainable_flops, cr
 from .shape import PaddedRows, pad_to_tile, padded_rows, route_tokens, shape_efficiency
 from .step import (DecodeStep, batch_turning_point, compute_time, decode_step, read_time,
                    step_time)
+from .kv import (ModelDecodeStep, critical_context, decode_region, kv_weight_batch,
+                 model_decode_step)
+from .prefill import PrefillStep, prefill_step
+from .generation import GenerationTime, generation_time
+from .parallel import TensorParallelStep, ring_allreduce_time, tensor_parallel_step
 from . import source, units
 
 __version__ = "1.0.0"
@@ -33,6 +38,9 @@ __all__ = [
     "CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes",
     "shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
     "amdahl_speedup", "amdahl_time", "amdahl_limit",
+    "critical_context", "kv_weight_batch", "decode_region", "ModelDecodeStep", "model_decode_step",
+    "PrefillStep", "prefill_step", "GenerationTime", "generation_time",
+    "TensorParallelStep", "tensor_parallel_step", "ring_allreduce_time",
     "Estimate", "estimate", "source", "units", "__version__",
 ]
 
