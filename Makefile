@@ -48,9 +48,7 @@ figures: $(STAMP)
 	$(BIN)/python -m infra_calc figures --out book/figures
 
 execute: $(STAMP)
-	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	  --NotebookClient.record_timing=False --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
-	$(BIN)/python tools/strip_widget_state.py $(NOTEBOOKS)
+	$(BIN)/python tools/execute.py $(NOTEBOOKS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

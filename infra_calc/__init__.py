@@ -12,6 +12,7 @@ measurement (:mod:`infra_calc.measure`) modules are imported on demand.
 """
 from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
 from .capacity import CapacityCheck, capacity_check, kv_cache_bytes, max_batch
+from .display import PageValues, Shown, check_page_values, shown
 from .estimate import Estimate, estimate
 from .hardware import CATALOG, Accelerator, accelerator, accelerator_names, resolve_hw
 from .models import MODELS, ModelSpec, model, model_names, resolve_model
@@ -42,6 +43,7 @@ __all__ = [
     "PrefillStep", "prefill_step", "GenerationTime", "generation_time",
     "TensorParallelStep", "tensor_parallel_step", "ring_allreduce_time",
     "Estimate", "estimate", "source", "units", "__version__",
+    "shown", "Shown", "PageValues", "check_page_values",
 ]
 
 
