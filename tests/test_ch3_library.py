@@ -259,3 +259,22 @@ def test_context_limit_refused_not_warned():
     with pytest.raises(ValueError, match="4,096"):
         ic.model_decode_step("Llama-2-70B", "H100", context=8192)
     ic.model_decode_step("Llama-2-70B", "H100", context=4096)   # the limit itself is fine
+
+
+# ------------------------------------------------------------ widget
+def test_kv_explorer_updates_in_place():
+    pytest.importorskip("ipywidgets")
+    from infra_calc.widgets import kv_explorer
+
+    box = kv_explorer()
+    bars = list(box.artists["bars"])
+    st = box.state()
+    assert bars[1].get_width() == pytest.approx(st.t_kv * 1e3)
+    box.controls["context"].value = 16384
+    st2 = box.state()
+    assert st2.t_kv > st.t_kv
+    assert list(box.artists["bars"]) == bars            # same artists, updated
+    assert bars[1].get_width() == pytest.approx(st2.t_kv * 1e3)
+    assert "kv-read" in box.readout.value or "compute" in box.readout.value
+    box.controls["model"].value = "Llama-2-7B"          # context is clipped to its 4,096
+    assert box.state().context == 4096

@@ -8,7 +8,7 @@ same functions, so the page and the published file cannot drift apart.
 from ._registry import (FIGURES, HATCHES, MARKERS, PALETTE, SAVE_KWARGS, STYLE, FigureSpec,
                         figure, main, render, render_all, style)
 
-_MODULES = ("j07", "j13", "j13_memory", "catalog", "lab")
+_MODULES = ("j07", "j13", "j13_memory", "catalog", "lab", "ch3")
 
 
 def _load_all():
