@@ -5,18 +5,14 @@ import json
 import math
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import infra_calc as ic  # noqa: E402
-from infra_calc import source as S  # noqa: E402
-from infra_calc.figures import FIGURES  # noqa: E402
-from infra_calc.figures.catalog import catalog_ridge_points  # noqa: E402
+import infra_calc as ic
+from infra_calc import source as S
+from infra_calc.figures import FIGURES
+from infra_calc.figures.catalog import catalog_ridge_points
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = [

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import pathlib
 import shutil
@@ -24,9 +25,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import build_book  # noqa: E402
-from localserve import serve  # noqa: E402
+import build_book  # tools/ is on sys.path: this file runs as a script
+from localserve import serve
 
 ROOT = build_book.ROOT
 SINGLEHTML = ROOT / "_build" / "singlehtml"
@@ -181,10 +181,9 @@ def print_pdf(folder: pathlib.Path, out: pathlib.Path = PDF) -> dict:
     tmp = out.with_suffix(".pdf.part")
     with serve(folder) as base:
         url = f"{base}/{main_page(folder)}"
-        try:
-            import playwright  # noqa: F401
+        if importlib.util.find_spec("playwright") is not None:
             info = print_playwright(url, tmp)
-        except ImportError:
+        else:
             info = print_cli(url, tmp)
     tmp.replace(out)
     return info

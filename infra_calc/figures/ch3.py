@@ -64,7 +64,7 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=2, kv_bytes
         if s_max < 8192:
             ax.axhline(s_max, color=PALETTE["purple"], ls=ls, lw=1.2,
                        label=f"$S_{{max}}$ = {s_max:,.0f} tokens{suffix}")
-    for r, (x, y) in zip(REGIONS, ((1.3, 7500), (700, 5000), (1300, 550))):
+    for r, (x, y) in zip(REGIONS, ((1.3, 7500), (700, 5000), (1300, 550)), strict=True):
         ax.text(x, y, r.replace("-", " ") + " bound", fontsize=10, weight="bold")
     ax.set_xscale("log")
     ax.set_xlim(1, 1e4)
@@ -88,7 +88,7 @@ def prefill_figure(models=(SMALL, BIG), hw="H100 SXM", bytes_per_param=2):
     fig = Figure(figsize=(7.2, 4.2))
     ax = fig.add_subplot()
     colours = (PALETTE["blue"], PALETTE["vermillion"])
-    for name, c, mk in zip(models, colours, MARKERS):
+    for name, c in zip(models, colours, strict=False):
         st = prefill_step(name, acc, p, bytes_per_param)
         short = f"{model(name).params / 1e9:.0f}B"
         ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
@@ -116,7 +116,7 @@ def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), conte
     cards = np.array([1, 2, 4, 8])
     fig = Figure(figsize=(7.2, 3.8))
     axes = fig.subplots(1, len(batches), sharey=False)
-    for ax, b in zip(np.atleast_1d(axes), batches):
+    for ax, b in zip(np.atleast_1d(axes), batches, strict=False):
         st = tensor_parallel_step(model_name, hw, cards, batch=b, context=context)
         work = np.maximum(st.t_read, st.t_compute) * 1e3
         comm = st.t_comm * 1e3
@@ -127,7 +127,7 @@ def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), conte
                label="all-reduces")
         ideal = work[0] / cards
         ax.plot(x, ideal, "k--", marker=MARKERS[0], ms=4, lw=1, label="ideal 1/n")
-        for xi, t in zip(x, st.t_step * 1e3):
+        for xi, t in zip(x, st.t_step * 1e3, strict=False):
             ax.text(xi, t * 1.02, f"{t:.2f}", ha="center", va="bottom", fontsize=8)
         ax.set_xticks(x, [str(c) for c in cards])
         ax.set_xlabel("cards n")
@@ -188,7 +188,7 @@ def reality_figure():
     kinds = {"memory": (PALETTE["blue"], HATCHES[0]), "compute": (PALETTE["vermillion"], HATCHES[1]),
              "communication": (PALETTE["orange"], HATCHES[2])}
     seen = set()
-    for yi, r in zip(y, rows):
+    for yi, r in zip(y, rows, strict=False):
         c, h = kinds[r.bound_kind]
         label = None if r.bound_kind in seen else f"{r.bound_kind}-bound"
         seen.add(r.bound_kind)
@@ -223,7 +223,7 @@ def draw_kv_panel(ax, st):
     vals = _bar_values_ms(st)
     colours = (REGION_COLOURS["weight-read"], REGION_COLOURS["kv-read"], REGION_COLOURS["compute"])
     bars = ax.barh(np.arange(3), vals, color=colours, edgecolor="black")
-    for bar, h in zip(bars, HATCHES):
+    for bar, h in zip(bars, HATCHES, strict=False):
         bar.set_hatch(h)
     ax.set_yticks(np.arange(3), _BAR_LABELS)
     ax.invert_yaxis()
@@ -239,7 +239,7 @@ def draw_kv_panel(ax, st):
 def update_kv_panel(artists, st):
     """Update the bars, the read line, the title and the axis limit in place."""
     vals = _bar_values_ms(st)
-    for bar, v in zip(artists["bars"], vals):
+    for bar, v in zip(artists["bars"], vals, strict=False):
         bar.set_width(v)
     artists["read_line"].set_xdata([vals[0] + vals[1]] * 2)
     artists["title"].set_text(_panel_title(st))

@@ -45,7 +45,7 @@ def _readout(st, bytes_per_param, kv_bytes) -> str:
 def kv_explorer(model_name=KV_EXPLORER_SETTINGS["model"], hw=KV_EXPLORER_SETTINGS["hw"],
                 batch=KV_EXPLORER_SETTINGS["batch"], context=KV_EXPLORER_SETTINGS["context"],
                 kv_bytes_per_element=KV_EXPLORER_SETTINGS["kv_bytes_per_element"],
-                bytes_per_param=KV_EXPLORER_SETTINGS["bytes_per_param"]) -> "w.VBox":
+                bytes_per_param=KV_EXPLORER_SETTINGS["bytes_per_param"]) -> w.VBox:
     """Build the explorer.
 
     Returns an ``ipywidgets.VBox`` exposing ``.controls`` (dict of widgets),
