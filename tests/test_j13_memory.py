@@ -13,6 +13,7 @@ from matplotlib.patches import Rectangle
 
 import infra_calc as ic
 from infra_calc import exercises
+from infra_calc.display import eval_expressions
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j13_memory as figs
 from infra_calc.units import GB, GiB
@@ -224,22 +225,21 @@ def test_notebook_executed_without_errors(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_glue_keys_and_structure(path):
+def test_notebook_values_and_structure(path):
     nb = _nb(path)
     md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert len(re.findall(r"^# ", md, flags=re.M)) == 1
     assert "CC BY-NC-SA 4.0" in md and "S23-J13" in md
-    used = set(re.findall(r"\{glue:(?:text|md)\}`([\w-]+)", md))
-    used |= set(re.findall(r"```\{glue:(?:figure|md)\} ([\w-]+)", md))
-    glued = set()
+    used, stored = set(), set()
     for c in nb["cells"]:
-        if c["cell_type"] != "code":
+        if c["cell_type"] != "markdown":
             continue
-        for o in c["outputs"]:
-            key = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if key:
-                glued.add(key)
-    assert used and used <= glued, used - glued
+        used |= set(eval_expressions("".join(c["source"])))
+        stored |= {e["expression"] for e in c["metadata"].get("user_expressions", [])
+                   if e["result"]["status"] == "ok"}
+    assert used and used <= stored, used - stored
+    for fig in re.findall(r"```\{figure\} \.\./figures/([\w.-]+)", md):
+        assert (path.parents[1] / "figures" / fig).is_file(), fig
     for c in nb["cells"]:
         src = "".join(c["source"])
         if c["cell_type"] == "code" and "widgets import" in src:
