@@ -9,10 +9,10 @@ in binary sizes, so a card sold as "80 GB" holds 80 GiB = 85.9e9 bytes.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ._names import NameIndex
 from ._validate import check_number, is_scalar
 from .units import GiB
 
@@ -41,6 +41,17 @@ class Accelerator:
         Anything a reader should know about the figures.
     aliases : tuple of str
         Extra names accepted by :func:`accelerator`.
+    link_bandwidth : float, optional
+        Chip-to-chip bandwidth *per direction*, in bytes/s (0 = unknown).
+        Datasheets print the bidirectional sum (e.g. NVLink "900 GB/s" on
+        the H100 SXM); the catalog stores half of it, what one card can
+        send while it receives as much.
+    link_latency : float, optional
+        Time one ring step of a collective costs regardless of size, in
+        seconds (0 = unknown).  No datasheet prints it: the catalog uses an
+        assumed 1 µs, stated in ``link_source``.
+    link_source : str, optional
+        Where the link figures come from.
 
     Notes
     -----
@@ -55,7 +66,10 @@ class Accelerator:
     memory: str = ""
     source: str = ""
     note: str = ""
-    aliases: tuple = ()
+    aliases: tuple[str, ...] = ()
+    link_bandwidth: float = 0.0
+    link_latency: float = 0.0
+    link_source: str = ""
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -66,13 +80,18 @@ class Accelerator:
             if not is_scalar(value):
                 raise TypeError(f"{field} ({unit}) must be a single number, not an array")
             object.__setattr__(self, field, value)
+        for field, unit in (("link_bandwidth", "bytes/s"), ("link_latency", "s")):
+            value = check_number(getattr(self, field), field, unit, allow_zero=True)
+            if not is_scalar(value):
+                raise TypeError(f"{field} ({unit}) must be a single number, not an array")
+            object.__setattr__(self, field, value)
 
     @property
     def ridge_point(self) -> float:
         """Ridge point :math:`I^* = \\Pi/\\beta`, in FLOP/byte."""
         return self.peak_flops / self.mem_bandwidth
 
-    def with_(self, **changes) -> "Accelerator":
+    def with_(self, **changes) -> Accelerator:
         """Return a copy with some fields changed (e.g. ``mem_capacity=80e9``)."""
         return dataclasses.replace(self, **changes)
 
@@ -87,53 +106,92 @@ _ENTRIES = (
         source="NVIDIA H100 Tensor Core GPU datasheet (SXM5): BF16 1,979 TFLOPS with sparsity",
         note="dense BF16 = half the sparse 1,979 TFLOPS headline; sold as 80 GB, built as 80 GiB",
         aliases=("H100", "H100 SXM5"),
+        link_bandwidth=450e9, link_latency=1e-6,
+        link_source=("NVIDIA H100 datasheet (SXM): NVLink 900 GB/s, the bidirectional sum"
+                     "; 450 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "A100 80GB", 312e12, 2.039e12, 80 * GiB, vendor="NVIDIA", memory="HBM2e",
         source="NVIDIA A100 Tensor Core GPU datasheet (80GB SXM): BF16 312 TFLOPS (624 with sparsity)",
         note="dense BF16; sold as 80 GB, built as 80 GiB",
         aliases=("A100", "A100 SXM", "A100 80G"),
+        link_bandwidth=300e9, link_latency=1e-6,
+        link_source=("NVIDIA A100 datasheet (SXM): NVLink 600 GB/s, the bidirectional sum"
+                     "; 300 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "RTX 4090", 165.2e12, 1.008e12, 24 * GiB, vendor="NVIDIA", memory="GDDR6X",
-        source="NVIDIA Ada GPU Architecture whitepaper, Table 2: peak BF16 tensor TFLOPS with FP32 accumulate 165.2 (330.4 sparse)",
+        source=("NVIDIA Ada GPU Architecture whitepaper, Table 2: peak BF16 tensor TFLOPS with FP32 "
+                "accumulate 165.2 (330.4 sparse)"),
         note="dense BF16 with FP32 accumulate; sold as 24 GB, built as 24 GiB = 25.77e9 bytes",
         aliases=("4090", "GeForce RTX 4090"),
+        link_bandwidth=32e9, link_latency=1e-6,
+        link_source=("No NVLink: PCIe Gen4 x16, 64 GB/s bidirectional (PCI-SIG)"
+                     "; 32 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "H200 SXM", 989.4e12, 4.8e12, 141 * GiB, vendor="NVIDIA", memory="HBM3e",
-        source="NVIDIA H200 Tensor Core GPU datasheet (SXM): BF16 1,979 TFLOPS with sparsity, 4.8 TB/s, 141 GB",
+        source=("NVIDIA H200 Tensor Core GPU datasheet (SXM): BF16 1,979 TFLOPS with sparsity, 4.8 "
+                "TB/s, 141 GB"),
         note="same compute die as the H100 SXM; dense BF16 = half the sparse headline; 141 GB read as GiB",
         aliases=("H200",),
+        link_bandwidth=450e9, link_latency=1e-6,
+        link_source=("NVIDIA H200 datasheet (SXM): NVLink 900 GB/s, the bidirectional sum"
+                     "; 450 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "B200", 2.25e15, 8.0e12, 180 * GiB, vendor="NVIDIA", memory="HBM3e",
-        source="NVIDIA DGX B200 / HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOPS with sparsity, 8 TB/s, 180 GB",
+        source=("NVIDIA DGX B200 / HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOPS with sparsity, "
+                "8 TB/s, 180 GB"),
         note="dense BF16 = half the sparse headline; 180 GB read as GiB",
         aliases=("B200 SXM", "HGX B200"),
+        link_bandwidth=900e9, link_latency=1e-6,
+        link_source=("NVIDIA HGX B200 datasheet: NVLink 1.8 TB/s per GPU, the bidirectional sum"
+                     "; 900 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "L40S", 362.05e12, 0.864e12, 48 * GiB, vendor="NVIDIA", memory="GDDR6",
         source="NVIDIA L40S datasheet: BF16 tensor 362.05 TFLOPS (733 with sparsity), 864 GB/s, 48 GB",
         note="dense BF16; sold as 48 GB, built as 48 GiB",
         aliases=("L40 S",),
+        link_bandwidth=32e9, link_latency=1e-6,
+        link_source=("NVIDIA L40S datasheet: PCIe Gen4 x16, 64 GB/s bidirectional, no NVLink"
+                     "; 32 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "MI300X", 1307.4e12, 5.3e12, 192 * GiB, vendor="AMD", memory="HBM3",
-        source="AMD Instinct MI300X data sheet: peak BF16 1,307.4 TFLOPS dense (2,614.9 with sparsity), 5.3 TB/s, 192 GB",
+        source=("AMD Instinct MI300X data sheet: peak BF16 1,307.4 TFLOPS dense (2,614.9 with "
+                "sparsity), 5.3 TB/s, 192 GB"),
         note="dense BF16; 192 GB read as GiB",
         aliases=("Instinct MI300X", "MI300"),
+        link_bandwidth=448e9, link_latency=1e-6,
+        link_source=("AMD MI300X data sheet: peak aggregate Infinity Fabric 896 GB/s (bidirectional sum)"
+                     "; 448 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "TPU v5e", 197e12, 0.819e12, 16 * GiB, vendor="Google", memory="HBM2",
         source="Google Cloud TPU v5e documentation: 197 TFLOP/s BF16, 819 GB/s, 16 GB HBM per chip",
         note="per chip; TPUs publish dense figures",
         aliases=("v5e", "TPUv5e", "TPU v5 lite", "v5litepod"),
+        link_bandwidth=100e9, link_latency=1e-6,
+        link_source=("Google Cloud TPU v5e documentation: interchip interconnect 1,600 Gbps"
+                     " = 200 GB/s per chip, read as the bidirectional sum"
+                     "; 100 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "Ascend 910B", 320e12, 1.6e12, 64 * GiB, vendor="Huawei", memory="HBM2e",
-        source="Public Atlas 800T A2 / Ascend 910B listings: about 320 TFLOPS FP16 dense, 1.6 TB/s, 64 GB HBM2e",
-        note="Huawei publishes no per-card whitepaper: FP16 dense figure from public listings, treat as approximate",
+        source=("Public Atlas 800T A2 / Ascend 910B listings: about 320 TFLOPS FP16 dense, 1.6 "
+                "TB/s, 64 GB HBM2e"),
+        note=("Huawei publishes no per-card whitepaper: FP16 dense figure from public listings, "
+              "treat as approximate"),
         aliases=("910B", "Ascend910B"),
     ),
 )
@@ -142,19 +200,12 @@ CATALOG = MappingProxyType({acc.name: acc for acc in _ENTRIES})
 """Read-only mapping of canonical name to :class:`Accelerator`."""
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[\s\-_.]+", "", name).lower()
-
-
-_LOOKUP = {}
-for _acc in _ENTRIES:
-    for _n in (_acc.name, *_acc.aliases):
-        _LOOKUP[_key(_n)] = _acc
+_INDEX = NameIndex(_ENTRIES)
 
 
 def accelerator_names() -> list[str]:
     """Canonical names of every catalog accelerator, in catalog order."""
-    return list(CATALOG)
+    return _INDEX.names()
 
 
 def accelerator(name: str) -> Accelerator:
@@ -167,12 +218,10 @@ def accelerator(name: str) -> Accelerator:
         return name
     if not isinstance(name, str):
         raise TypeError(f"hw must be an Accelerator or a catalog name (str), got {type(name).__name__}")
-    try:
-        return _LOOKUP[_key(name)]
-    except KeyError:
-        raise ValueError(
-            f"unknown accelerator {name!r}; known names: {', '.join(CATALOG)}"
-        ) from None
+    found = _INDEX.find(name)
+    if found is None:
+        raise ValueError(f"unknown accelerator {name!r}; known names: {', '.join(CATALOG)}")
+    return found
 
 
 def resolve_hw(hw) -> Accelerator:

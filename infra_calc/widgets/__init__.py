@@ -9,6 +9,7 @@ from .decode import decode_step_explorer
 from .roofline import roofline_explorer
 from .capacity import capacity_planner
 from .moe import moe_padding_explorer
+from .kv import kv_explorer
 
 __all__ = ["answer_checker", "decode_step_explorer", "roofline_explorer", "capacity_planner",
-           "moe_padding_explorer"]
+           "moe_padding_explorer", "kv_explorer"]
