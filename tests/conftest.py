@@ -33,10 +33,9 @@ def _is_source(path: pathlib.Path) -> bool:
 
 NOTEBOOKS = sorted(p for p in BOOK.rglob("*.ipynb") if _is_source(p))
 MARKDOWN_PAGES = sorted(p for p in BOOK.rglob("*.md") if _is_source(p))
-# the chapter pages proper (numbered notebooks of j07, j13 and the lab): the page design
-# puts their numbers into the prose with {eval}
-CHAPTER_NOTEBOOKS = [p for p in NOTEBOOKS if p.parent.name in ("j07", "j13", "lab")
-                     and p.name[:1].isdigit()]
+# the chapter pages proper (the numbered notebooks of every chapter folder): the page
+# design puts their numbers into the prose with {eval}
+CHAPTER_NOTEBOOKS = [p for p in NOTEBOOKS if p.name[:1].isdigit()]
 
 
 def nb_id(path: pathlib.Path) -> str:

@@ -3,12 +3,13 @@ poses exactly the registered exercises, each with its solution."""
 import re
 
 import pytest
-from conftest import NOTEBOOKS, ROOT, page_text
+from conftest import NOTEBOOKS, ROOT, cells, page_text, source
 
 from infra_calc import exercises
 
 EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n(?:[^\n]*\n)*?:label:\s*(\S+)", re.M)
 SOLUTION = re.compile(r"^(?:`{3,}|:{3,})\{solution(?:-start)?\}\s+(\S+)", re.M)
+REGISTRY_ID = re.compile(r"[\"']([a-z]+\d*-[a-z]?\d+)[\"']")
 
 
 def decimals(x):
@@ -16,24 +17,23 @@ def decimals(x):
     return len(s.split(".")[1]) if "." in s else 0
 
 
-def registry_id(label: str) -> str:
-    """The registry id of an exercise label: "j07-ex-n1" and "j13-selftest-2" -> "j07-n1", "j13-2"."""
-    parts = label.split("-")
-    return f"{parts[0]}-{parts[-1]}"
+def registered_ids_used(path) -> list[str]:
+    """Registry ids a page's code refers to (``exercises.get("j07-1")`` and the like)."""
+    ids = set(exercises.exercise_ids())
+    code = "\n".join(source(c) for c in cells(path) if c["cell_type"] == "code")
+    return sorted({m for m in REGISTRY_ID.findall(code) if m in ids})
 
 
 def book_exercises() -> dict[str, dict]:
-    """{registry id: {"page", "label", "solutions"}} for every {exercise} in the book."""
+    """Per page with exercises: its exercise labels, solution labels and registry ids used."""
     found = {}
     for path in NOTEBOOKS:
         text = page_text(path)
-        solutions = SOLUTION.findall(text)
-        for m in EXERCISE.finditer(text):
-            label = m.group(2)
-            ex_id = registry_id(label)
-            assert ex_id not in found, f"exercise {ex_id} posed twice ({found.get(ex_id)}, {path.name})"
-            found[ex_id] = {"page": path.relative_to(ROOT).as_posix(), "label": label,
-                            "solutions": solutions.count(label)}
+        labels = [m.group(2) for m in EXERCISE.finditer(text)]
+        if labels:
+            found[path.relative_to(ROOT).as_posix()] = {
+                "exercises": labels, "solutions": SOLUTION.findall(text),
+                "registry": registered_ids_used(path)}
     return found
 
 
@@ -53,15 +53,27 @@ def test_source_answers(ex_id):
     assert exercises.check(ex_id, ex.source_answer).correct
 
 
-def test_book_poses_exactly_the_registered_exercises():
-    posed = book_exercises()
-    assert sorted(posed) == sorted(exercises.exercise_ids()), \
-        (f"registered but not in the book: {sorted(set(exercises.exercise_ids()) - set(posed))}; "
-         f"in the book but not registered: {sorted(set(posed) - set(exercises.exercise_ids()))}")
+def test_book_uses_exactly_the_registered_exercises():
+    """Every registered answer is used by the page that poses it, and nothing else is."""
+    pages = book_exercises()
+    used = sorted(i for e in pages.values() for i in e["registry"])
+    assert sorted(set(used)) == sorted(exercises.exercise_ids()), \
+        f"registered but used by no page: {sorted(set(exercises.exercise_ids()) - set(used))}"
+    assert len(used) == len(set(used)), f"a registered exercise is used on two pages: {used}"
+    for page, e in pages.items():
+        assert len(e["exercises"]) >= len(e["registry"]), \
+            f"{page}: {len(e['registry'])} registered answers but {len(e['exercises'])} exercises"
 
 
 def test_every_exercise_has_one_solution():
-    bad = {i: e for i, e in book_exercises().items() if e["solutions"] != 1}
+    bad = {}
+    for page, e in book_exercises().items():
+        labels = e["exercises"]
+        assert len(labels) == len(set(labels)), f"{page}: duplicate exercise labels {labels}"
+        wrong = {lab: e["solutions"].count(lab) for lab in labels if e["solutions"].count(lab) != 1}
+        orphans = sorted(set(e["solutions"]) - set(labels))
+        if wrong or orphans:
+            bad[page] = {"solutions per exercise": wrong, "solutions without exercise": orphans}
     assert not bad, f"exercises without exactly one solution block: {bad}"
 
 

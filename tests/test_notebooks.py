@@ -114,7 +114,8 @@ def test_notebook_hygiene(path):
 
 
 # -- hand-typed numbers ------------------------------------------------------------------
-DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
+# a decimal number, not part of a name such as "Llama-3.1-8B" or "Qwen2.5"
+DECIMAL = re.compile(r"(?<![\w.])(?<!\w-)\d+\.\d+(?![\w.])(?!-\w)")
 # names, not quantities: the licence's version and section numbers of the source
 NAMES = re.compile(r"CC BY-NC-SA \d\.\d|§\s?\d+(?:\.\d+)*")
 FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)
@@ -149,6 +150,7 @@ def prose(markdown: str) -> str:
     ("see [the table](../j07/02.ipynb#t-1.2) and CC BY-NC-SA 4.0 and §5.3", []),
     ("```{note}\nthe card says 3.35 TB/s\n```", ["3.35"]),
     ("```python\nic.shown(0.5)\n```", []),
+    ("Llama-3.1-8B and Qwen2.5-7B, a gap of -3.5 points", ["3.5"]),
 ])
 def test_prose_filter(md, typed):
     assert DECIMAL.findall(prose(md)) == typed

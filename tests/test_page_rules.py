@@ -69,18 +69,35 @@ def used_names(tree: ast.Module) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+PYTHON_FENCE = re.compile(r"^(`{3,})(?:python|py|ipython3?)[ \t]*\n(.*?)^\1[ \t]*$", re.M | re.S)
+
+
+def typed_code(markdown: str) -> list[str]:
+    """The ```python literal blocks of a markdown cell: calls the reader is shown to type."""
+    return [m.group(2) for m in PYTHON_FENCE.finditer(markdown)]
+
+
 def unused_first_cell_imports(nb_cells) -> list[str]:
+    """Names the first code cell imports that no visible code uses.  Visible code is
+    every code cell not tagged remove-cell and every ```python block of the prose.  A
+    hidden first cell imports for the hidden cells, like any hidden cell."""
     code = [c for c in nb_cells if c["cell_type"] == "code" and source(c).strip()]
-    if not code:
+    if not code or not is_visible_code(code[0]):
         return []
-    first = code[0]
-    names = imported_names(parse(first))
+    names = imported_names(parse(code[0]))
     if "*" in names:
         return ["*"]
     used = set()
     for c in code:
         if is_visible_code(c):
             used |= used_names(parse(c))
+    for c in nb_cells:
+        if c["cell_type"] == "markdown":
+            for block in typed_code(source(c)):
+                try:
+                    used |= used_names(ast.parse(block))
+                except SyntaxError:
+                    used |= set(re.findall(r"[A-Za-z_]\w*", block))
     return sorted(n for n in names if n not in used)
 
 
@@ -88,9 +105,11 @@ def unused_first_cell_imports(nb_cells) -> list[str]:
     ("import numpy as np\nimport infra_calc as ic", "ic.estimate('x', 'y')", ["np"]),
     ("import infra_calc as ic\nfrom IPython.display import Math, display", "display(Math(ic.x))", []),
     ("from myst_nb import glue", "x = 1", ["glue"]),
+    ("import infra_calc as ic\nimport numpy as np", "x = 1", ["np"]),
 ])
 def test_unused_import_detector(first, later, unused):
     nb = [{"cell_type": "code", "source": first}, {"cell_type": "code", "source": later},
+          {"cell_type": "markdown", "source": "Type this:\n\n```python\nic.estimate('a', 'b')\n```\n"},
           {"cell_type": "code", "source": "import numpy as np\nnp.ones(1)",
            "metadata": {"tags": ["remove-cell"]}}]
     assert unused_first_cell_imports(nb) == unused
