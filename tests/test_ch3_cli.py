@@ -46,7 +46,7 @@ def test_plain_json_unchanged_without_new_options():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--cards", "0"], "cards (cards)"),
+    (["--cards", "0"], "cards must be >= 1"),
     (["--prompt", "-5"], "prompt_tokens (tokens)"),
     (["--prompt", "100", "--output-tokens", "0"], "output_tokens (tokens)"),
     (["--output-tokens", "10"], "needs prompt"),
