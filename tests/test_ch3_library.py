@@ -1,4 +1,5 @@
 """Chapter 3 library: KV-aware turning point, prefill, generation, tensor parallel, MoE bytes."""
+import dataclasses
 import math
 
 import numpy as np
@@ -278,3 +279,28 @@ def test_kv_explorer_updates_in_place():
     assert "kv-read" in box.readout.value or "compute" in box.readout.value
     box.controls["model"].value = "Llama-2-7B"          # context is clipped to its 4,096
     assert box.state().context == 4096
+
+
+# ------------------------------------- results keep the objects they ran on
+def test_changed_accelerator_and_model_keep_their_figures():
+    """A card changed with ``with_`` (still named "H100 SXM") and a changed model
+    (still named "Llama-3.1-8B") stay in every chapter-3 result: a later look-up
+    by name would silently revert to the catalog's figures."""
+    h = ic.accelerator("H100 SXM")
+    fast = h.with_(peak_flops=2 * h.peak_flops, link_bandwidth=2 * h.link_bandwidth)
+    assert fast.name == "H100 SXM"
+    spec = dataclasses.replace(ic.model("Llama-3.1-8B"), source="a changed copy")
+    results = {
+        "model_decode_step": ic.model_decode_step(spec, fast, batch=8, context=1024),
+        "prefill_step": ic.prefill_step(spec, fast, 2000),
+        "tensor_parallel_step": ic.tensor_parallel_step(spec, fast, 2, batch=8, context=1024),
+        "generation_time": ic.generation_time(spec, fast, 2000, 16, cards=2),
+    }
+    results["generation_time.prefill"] = results["generation_time"].prefill
+    for what, res in results.items():
+        assert res.hw == fast, what
+        assert res.hw.peak_flops == 2 * h.peak_flops, what
+        assert res.hw.link_bandwidth == 2 * h.link_bandwidth, what
+        assert res.model == spec and res.model.source == "a changed copy", what
+    st = results["model_decode_step"]
+    assert ic.batch_turning_point(st.hw, 1) == 2 * ic.batch_turning_point(h, 1)
