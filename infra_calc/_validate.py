@@ -115,9 +115,15 @@ def check_number(
     return arr
 
 
-def check_int(value, name: str, unit: str = "", *, minimum: int = 1):
-    """Validate a whole number (or array of whole numbers) >= ``minimum``."""
+def check_int(value, name: str, unit: str = "", *, minimum: int = 1, scalar: bool = False):
+    """Validate a whole number (or array of whole numbers) >= ``minimum``.
+
+    With ``scalar=True`` an array is refused (``TypeError``): the parameter
+    takes one whole number.
+    """
     label = f"{name}{_describe(unit, name)}"
+    if scalar and np.ndim(value) != 0:
+        raise TypeError(f"{label} must be a single whole number, got an array")
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{label} must be a whole number, got a bool ({value!r})")
     if isinstance(value, (str, bytes)) or value is None:

@@ -6,6 +6,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int
+from .hardware import Accelerator
+from .models import ModelSpec, resolve_model
+from .parallel import tensor_parallel_step
+from .prefill import PrefillStep, prefill_step
 
 __all__ = ["GenerationTime", "generation_time"]
 
@@ -14,20 +18,35 @@ __all__ = ["GenerationTime", "generation_time"]
 class GenerationTime:
     """Result of :func:`generation_time` (seconds, tokens/s)."""
 
-    model: str
-    hw: str
+    #: The model, exactly as given (a changed copy keeps its shape).
+    model: ModelSpec
+    #: The accelerator of every card, exactly as given (a changed copy keeps its figures).
+    hw: Accelerator
+    #: Prompt tokens per request, ``P``.
     prompt_tokens: int
+    #: Output tokens per request, ``O`` (the first comes from prefill).
     output_tokens: int
+    #: Requests served together, ``B``.
     batch: int
+    #: Tensor-parallel cards ``n``.
     cards: int
-    prefill: object
+    #: The prefill pass that yields the first output token.
+    prefill: PrefillStep
+    #: Time of each decode step ``j = 1 … O-1`` (context ``P + j``), seconds.
     step_times: np.ndarray
+    #: Time to first token, the prefill's ``t_step``, seconds.
     ttft: float
+    #: Sum of the decode steps, seconds.
     decode_time: float
+    #: ``ttft + decode_time``, seconds.
     total: float
+    #: Mean time per output token over the decode steps, seconds (0 when ``O = 1``).
     tpot_mean: float
+    #: Time of the last decode step, seconds (0 when ``O = 1``).
     tpot_last: float
+    #: Output tokens per second of one request, ``O / total``.
     tokens_per_s_request: float
+    #: Output tokens per second of the whole batch, ``B O / total``.
     tokens_per_s_total: float
 
 
@@ -68,21 +87,15 @@ def generation_time(model, hw, prompt_tokens, output_tokens, bytes_per_param=2, 
         Decode weight bytes (see :func:`infra_calc.kv.model_decode_step`).
     overlap_comm : bool, keyword-only
     """
-    from .models import resolve_model
-    from .parallel import tensor_parallel_step
-    from .prefill import prefill_step
-
     spec = resolve_model(model)
-    p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
-    o = check_int(output_tokens, "output_tokens", "tokens", minimum=1)
-    if np.ndim(p) or np.ndim(o):
-        raise TypeError("prompt_tokens and output_tokens (tokens) must be single whole numbers")
+    p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
+    o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
     spec.check_context(p + o, "prompt_tokens + output_tokens")
     pre = prefill_step(spec, hw, p, bytes_per_param, batch=batch,
                        kv_bytes_per_element=kv_bytes_per_element, cards=cards)
     if o > 1:
         ctx = p + np.arange(1, o)
-        steps = tensor_parallel_step(spec, hw, cards, batch=batch, context=ctx,
+        steps = tensor_parallel_step(spec, pre.hw, cards, batch=batch, context=ctx,
                                      bytes_per_param=bytes_per_param,
                                      kv_bytes_per_element=kv_bytes_per_element,
                                      overlap_comm=overlap_comm, weights=weights)
@@ -92,7 +105,7 @@ def generation_time(model, hw, prompt_tokens, output_tokens, bytes_per_param=2, 
     decode = float(times.sum())
     total = pre.t_step + decode
     return GenerationTime(
-        model=spec.name, hw=pre.hw, prompt_tokens=p, output_tokens=o, batch=pre.batch,
+        model=spec, hw=pre.hw, prompt_tokens=p, output_tokens=o, batch=pre.batch,
         cards=pre.cards, prefill=pre, step_times=times, ttft=pre.t_step, decode_time=decode,
         total=total, tpot_mean=float(times.mean()) if times.size else 0.0,
         tpot_last=float(times[-1]) if times.size else 0.0,

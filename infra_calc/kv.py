@@ -19,18 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_number
-from .hardware import resolve_hw
+from ._validate import check_int, check_number, unwrap
+from .hardware import Accelerator, resolve_hw
+from .models import ModelSpec, resolve_model
 
 __all__ = ["critical_context", "kv_weight_batch", "decode_region", "ModelDecodeStep",
            "model_decode_step", "REGIONS"]
 
 #: names of the three regions of the (batch, context) plane, in plotting order
 REGIONS = ("weight-read", "kv-read", "compute")
-
-
-def _out(x):
-    return float(x) if np.ndim(x) == 0 else x
 
 
 def critical_context(params, hw, kv_bytes_per_token):
@@ -64,7 +61,7 @@ def critical_context(params, hw, kv_bytes_per_token):
     acc = resolve_hw(hw)
     n = check_number(params, "params", "parameters")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes")
-    return _out(2.0 * n * acc.mem_bandwidth / (acc.peak_flops * m))
+    return unwrap(2.0 * n * acc.mem_bandwidth / (acc.peak_flops * m))
 
 
 def kv_weight_batch(params, bytes_per_param, context, kv_bytes_per_token):
@@ -88,7 +85,7 @@ def kv_weight_batch(params, bytes_per_param, context, kv_bytes_per_token):
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
     s = check_number(context, "context", "tokens")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes")
-    return _out(n * bw / (s * m))
+    return unwrap(n * bw / (s * m))
 
 
 def decode_region(params, bytes_per_param, hw, batch, context, kv_bytes_per_token):
@@ -112,29 +109,48 @@ def decode_region(params, bytes_per_param, hw, batch, context, kv_bytes_per_toke
     kv = b * s * m
     compute = 2.0 * b * n / acc.peak_flops > (w + kv) / acc.mem_bandwidth
     out = np.where(compute, "compute", np.where(w >= kv, "weight-read", "kv-read"))
-    return str(out) if np.ndim(out) == 0 else out
+    return unwrap(out, str)
 
 
 @dataclass(frozen=True)
 class ModelDecodeStep:
-    """Result of :func:`model_decode_step` (SI units: seconds, bytes, FLOPs)."""
+    """Result of :func:`model_decode_step` (SI units: seconds, bytes, FLOPs).
 
-    model: str
-    hw: str
-    batch: object
-    context: object
-    weight_bytes: object
-    kv_bytes: object
-    bytes_read: object
-    flops: object
-    t_weights: object
-    t_kv: object
-    t_read: object
-    t_compute: object
-    t_step: object
-    bound: object
-    region: object
-    tokens_per_s: object
+    Each number is a float for scalar inputs and an array for array inputs.
+    """
+
+    #: The model, exactly as given (a changed copy keeps its shape).
+    model: ModelSpec
+    #: The accelerator, exactly as given (a changed copy keeps its figures).
+    hw: Accelerator
+    #: Requests decoded together, ``B``.
+    batch: int | np.ndarray
+    #: KV-cache tokens per request, ``S``.
+    context: int | np.ndarray
+    #: Weight bytes read, ``R_W`` (``N_active b_W`` or the bytes really touched).
+    weight_bytes: float | np.ndarray
+    #: KV-cache bytes read by the whole batch, ``B S m_kv``.
+    kv_bytes: float | np.ndarray
+    #: Bytes read this step, ``R = R_W + B S m_kv``.
+    bytes_read: float | np.ndarray
+    #: FLOPs this step, ``F = 2 B N_active``.
+    flops: float | np.ndarray
+    #: Time to read the weights, ``R_W / β``, seconds.
+    t_weights: float | np.ndarray
+    #: Time to read the KV cache, ``B S m_kv / β``, seconds.
+    t_kv: float | np.ndarray
+    #: Read lower bound ``R / β``, seconds.
+    t_read: float | np.ndarray
+    #: Compute lower bound ``F / Π``, seconds.
+    t_compute: float | np.ndarray
+    #: Step time, the larger of the two bounds, seconds.
+    t_step: float | np.ndarray
+    #: ``"memory"`` where the read bound decides, ``"compute"`` otherwise.
+    bound: str | np.ndarray
+    #: ``"weight-read"``, ``"kv-read"`` or ``"compute"`` (see :data:`REGIONS`).
+    region: str | np.ndarray
+    #: Throughput ``B / T_step``, tokens per second.
+    tokens_per_s: float | np.ndarray
 
 
 def _weights(spec, bytes_per_param, batch, weights):
@@ -176,8 +192,6 @@ def model_decode_step(model, hw, batch=1, context=0, bytes_per_param=2, kv_bytes
     -------
     ModelDecodeStep
     """
-    from .models import resolve_model
-
     spec = resolve_model(model)
     acc = resolve_hw(hw)
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
@@ -196,10 +210,9 @@ def model_decode_step(model, hw, batch=1, context=0, bytes_per_param=2, kv_bytes
     region = np.where(tc > tr, "compute", np.where(w >= kv, "weight-read", "kv-read"))
     w = w + 0.0 * kv
     return ModelDecodeStep(
-        model=spec.name, hw=acc.name, batch=b, context=s, weight_bytes=_out(w), kv_bytes=_out(kv),
-        bytes_read=_out(r), flops=_out(f + 0.0 * r), t_weights=_out(w / acc.mem_bandwidth),
-        t_kv=_out(kv / acc.mem_bandwidth), t_read=_out(tr), t_compute=_out(tc + 0.0 * tr),
-        t_step=_out(ts), bound=str(bound) if np.ndim(bound) == 0 else bound,
-        region=str(region) if np.ndim(region) == 0 else region,
-        tokens_per_s=_out(b / ts),
+        model=spec, hw=acc, batch=b, context=s, weight_bytes=unwrap(w), kv_bytes=unwrap(kv),
+        bytes_read=unwrap(r), flops=unwrap(f + 0.0 * r), t_weights=unwrap(w / acc.mem_bandwidth),
+        t_kv=unwrap(kv / acc.mem_bandwidth), t_read=unwrap(tr), t_compute=unwrap(tc + 0.0 * tr),
+        t_step=unwrap(ts), bound=unwrap(bound, str), region=unwrap(region, str),
+        tokens_per_s=unwrap(b / ts),
     )

@@ -12,18 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_number
-from .hardware import resolve_hw
+from ._validate import check_int, check_number, unwrap
+from .hardware import Accelerator, resolve_hw
+from .kv import model_decode_step
+from .models import ModelSpec, resolve_model
 
 __all__ = ["ring_allreduce_time", "TensorParallelStep", "tensor_parallel_step",
            "ACTIVATION_BYTES"]
 
 #: bytes per activation element sent in the all-reduces (BF16)
 ACTIVATION_BYTES = 2
-
-
-def _out(x):
-    return float(x) if np.ndim(x) == 0 else x
 
 
 def _check_link(acc, cards):
@@ -59,27 +57,61 @@ def ring_allreduce_time(nbytes, cards, hw):
     n = np.asarray(n, dtype=float)
     bw = acc.link_bandwidth if acc.link_bandwidth > 0 else np.inf
     t = 2.0 * (n - 1.0) / n * m / bw + 2.0 * (n - 1.0) * acc.link_latency
-    return _out(t)
+    return unwrap(t)
+
+
+def _layer_comm(spec, tokens, cards, acc):
+    """Message per all-reduce ``M = 2 T h`` bytes and the step's ``2 L T_AR(M)``, seconds.
+
+    ``T`` tokens' activations (``B`` at decode, ``B P`` at prefill) are summed
+    across the cards twice per layer (after attention and after the MLP).
+    """
+    msg = ACTIVATION_BYTES * np.asarray(tokens, dtype=float) * spec.hidden
+    return msg, 2.0 * spec.layers * np.asarray(ring_allreduce_time(msg, cards, acc))
+
+
+def _bound(t_read, t_compute, t_comm):
+    """``"communication"`` where the all-reduces are the largest part, else
+    ``"memory"`` or ``"compute"``, whichever bound decides."""
+    return unwrap(np.where(t_comm > np.maximum(t_read, t_compute), "communication",
+                           np.where(t_read >= t_compute, "memory", "compute")), str)
 
 
 @dataclass(frozen=True)
 class TensorParallelStep:
-    """Result of :func:`tensor_parallel_step` (per card; SI units)."""
+    """Result of :func:`tensor_parallel_step` (per card; SI units: seconds, bytes, FLOPs).
 
-    model: str
-    hw: str
-    cards: object
-    batch: object
-    context: object
-    bytes_read: object
-    flops: object
-    comm_bytes: object
-    t_read: object
-    t_compute: object
-    t_comm: object
-    t_step: object
-    bound: object
-    tokens_per_s: object
+    Each number is a float for scalar inputs and an array for array inputs.
+    """
+
+    #: The model, exactly as given (a changed copy keeps its shape).
+    model: ModelSpec
+    #: The accelerator of every card, exactly as given (a changed copy keeps its figures).
+    hw: Accelerator
+    #: Tensor-parallel cards ``n``.
+    cards: int | np.ndarray
+    #: Requests decoded together, ``B``.
+    batch: int | np.ndarray
+    #: KV-cache tokens per request, ``S``.
+    context: int | np.ndarray
+    #: Bytes each card reads, ``(R_W + B S m_kv) / n``.
+    bytes_read: float | np.ndarray
+    #: FLOPs each card does, ``2 B N_active / n``.
+    flops: float | np.ndarray
+    #: Message of one all-reduce, ``M = 2 B h`` bytes.
+    comm_bytes: float | np.ndarray
+    #: Read lower bound per card, ``bytes_read / β``, seconds.
+    t_read: float | np.ndarray
+    #: Compute lower bound per card, ``flops / Π``, seconds.
+    t_compute: float | np.ndarray
+    #: Two ring all-reduces per layer, ``2 L T_AR(M)``, seconds (0 on one card).
+    t_comm: float | np.ndarray
+    #: Step time: ``max(t_read, t_compute) + t_comm``, or the max of all three when overlapped.
+    t_step: float | np.ndarray
+    #: ``"communication"``, ``"memory"`` or ``"compute"``: the largest part.
+    bound: str | np.ndarray
+    #: Throughput ``B / T_step``, tokens per second.
+    tokens_per_s: float | np.ndarray
 
 
 def tensor_parallel_step(model, hw, cards, batch=1, context=0, bytes_per_param=2,
@@ -126,33 +158,27 @@ def tensor_parallel_step(model, hw, cards, batch=1, context=0, bytes_per_param=2
         ``bound`` is ``"communication"`` when ``T_comm`` is the largest
         part, else ``"memory"`` or ``"compute"``.
     """
-    from .kv import model_decode_step
-
     if not isinstance(overlap_comm, (bool, np.bool_)):
         raise TypeError(f"overlap_comm must be True or False, got {overlap_comm!r}")
+    spec = resolve_model(model)
     acc = resolve_hw(hw)
     n = check_int(cards, "cards", "cards", minimum=1)
     _check_link(acc, n)
-    one = model_decode_step(model, acc, batch=batch, context=context,
+    one = model_decode_step(spec, acc, batch=batch, context=context,
                             bytes_per_param=bytes_per_param,
                             kv_bytes_per_element=kv_bytes_per_element, weights=weights)
-    from .models import resolve_model
-
-    spec = resolve_model(model)
     nf = np.asarray(n, dtype=float)
     r = np.asarray(one.bytes_read) / nf
     f = np.asarray(one.flops) / nf
     tr = r / acc.mem_bandwidth
     tc = f / acc.peak_flops
-    msg = ACTIVATION_BYTES * np.asarray(one.batch, dtype=float) * spec.hidden
-    tcomm = 2.0 * spec.layers * np.asarray(ring_allreduce_time(msg, n, acc))
+    msg, tcomm = _layer_comm(spec, one.batch, n, acc)
     work = np.maximum(tr, tc)
     ts = np.maximum(work, tcomm) if overlap_comm else work + tcomm
-    bound = np.where(tcomm > work, "communication", np.where(tr >= tc, "memory", "compute"))
     return TensorParallelStep(
-        model=one.model, hw=acc.name, cards=n, batch=one.batch, context=one.context,
-        bytes_read=_out(r), flops=_out(f), comm_bytes=_out(msg + 0.0 * nf),
-        t_read=_out(tr), t_compute=_out(tc), t_comm=_out(tcomm + 0.0 * tr), t_step=_out(ts),
-        bound=str(bound) if np.ndim(bound) == 0 else bound,
-        tokens_per_s=_out(np.asarray(one.batch) / ts),
+        model=spec, hw=acc, cards=n, batch=one.batch, context=one.context,
+        bytes_read=unwrap(r), flops=unwrap(f), comm_bytes=unwrap(msg + 0.0 * nf),
+        t_read=unwrap(tr), t_compute=unwrap(tc), t_comm=unwrap(tcomm + 0.0 * tr),
+        t_step=unwrap(ts), bound=_bound(tr, tc, tcomm),
+        tokens_per_s=unwrap(np.asarray(one.batch) / ts),
     )

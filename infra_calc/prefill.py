@@ -12,41 +12,58 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_number
-from .hardware import resolve_hw
+from ._validate import check_int, check_number, unwrap
+from .hardware import Accelerator, resolve_hw
+from .models import ModelSpec, resolve_model
+from .parallel import _bound, _layer_comm
 
 __all__ = ["PrefillStep", "prefill_step"]
 
 
-def _out(x):
-    return float(x) if np.ndim(x) == 0 else x
-
-
 @dataclass(frozen=True)
 class PrefillStep:
-    """Result of :func:`prefill_step` (SI units; per card when ``cards > 1``)."""
+    """Result of :func:`prefill_step` (SI units: seconds, bytes, FLOPs; per card when ``cards > 1``).
 
-    model: str
-    hw: str
-    prompt_tokens: object
+    Each number is a float for a scalar ``prompt_tokens`` and an array for an array.
+    """
+
+    #: The model, exactly as given (a changed copy keeps its shape).
+    model: ModelSpec
+    #: The accelerator of every card, exactly as given (a changed copy keeps its figures).
+    hw: Accelerator
+    #: Prompt tokens per request, ``P``.
+    prompt_tokens: int | np.ndarray
+    #: Prompts prefilled together, ``B``.
     batch: int
+    #: Tensor-parallel cards ``n``.
     cards: int
-    flops_linear: object
-    flops_attention: object
-    flops: object
-    weight_bytes: object
-    kv_bytes_written: object
-    bytes_read: object
-    t_read: object
-    t_compute: object
-    t_comm: object
-    t_step: object
-    bound: object
+    #: FLOPs of the linear layers, ``2 B P N_active`` (all cards together).
+    flops_linear: float | np.ndarray
+    #: FLOPs of causal attention, ``2 B L P^2 H d_head`` (all cards together).
+    flops_attention: float | np.ndarray
+    #: FLOPs each card does, ``(flops_linear + flops_attention) / n``.
+    flops: float | np.ndarray
+    #: Weight bytes read once for the ``B P`` tokens (all cards together).
+    weight_bytes: float | np.ndarray
+    #: KV-cache bytes written, ``B P m_kv`` (all cards together).
+    kv_bytes_written: float | np.ndarray
+    #: Bytes each card moves, ``(weight_bytes + kv_bytes_written) / n``.
+    bytes_read: float | np.ndarray
+    #: Read lower bound ``bytes_read / β``, seconds.
+    t_read: float | np.ndarray
+    #: Compute lower bound ``flops / Π``, seconds.
+    t_compute: float | np.ndarray
+    #: Two ring all-reduces per layer of ``2 B P h`` bytes, seconds (0 on one card).
+    t_comm: float | np.ndarray
+    #: ``max(t_read, t_compute) + t_comm``, seconds: the time to first token.
+    t_step: float | np.ndarray
+    #: ``"memory"``, ``"compute"`` or ``"communication"``: the largest part.
+    bound: str | np.ndarray
 
     @property
     def intensity(self):
         """FLOPs per byte of the pass, FLOP/byte."""
-        return _out(np.asarray(self.flops) / np.asarray(self.bytes_read))
+        return unwrap(np.asarray(self.flops) / np.asarray(self.bytes_read))
 
 
 def prefill_step(model, hw, prompt_tokens, bytes_per_param=2, batch=1, kv_bytes_per_element=2,
@@ -85,20 +102,13 @@ def prefill_step(model, hw, prompt_tokens, bytes_per_param=2, batch=1, kv_bytes_
         ``bound`` (``"memory"`` or ``"compute"``; ``"communication"`` when
         the all-reduces are the largest part), among others.
     """
-    from .models import resolve_model
-    from .parallel import ACTIVATION_BYTES, ring_allreduce_time
-
     spec = resolve_model(model)
     acc = resolve_hw(hw)
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
     spec.check_context(p, "prompt_tokens")
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    b = check_int(batch, "batch", "requests", minimum=1)
-    if np.ndim(b) != 0:
-        raise TypeError("batch (requests) must be a single whole number")
-    n = check_int(cards, "cards", "cards", minimum=1)
-    if np.ndim(n) != 0:
-        raise TypeError("cards (cards) must be a single whole number")
+    b = check_int(batch, "batch", "requests", minimum=1, scalar=True)
+    n = check_int(cards, "cards", "cards", minimum=1, scalar=True)
     m = spec.kv_bytes_per_token(kv_bytes_per_element)
     pf = np.asarray(p, dtype=float)
     f_lin = 2.0 * b * pf * spec.active_params
@@ -109,15 +119,12 @@ def prefill_step(model, hw, prompt_tokens, bytes_per_param=2, batch=1, kv_bytes_
     r = (w + kvw) / n
     tr = r / acc.mem_bandwidth
     tc = f / acc.peak_flops
-    tcomm = 2.0 * spec.layers * np.asarray(
-        ring_allreduce_time(ACTIVATION_BYTES * b * pf * spec.hidden, n, acc))
-    work = np.maximum(tr, tc)
-    ts = work + tcomm
-    bound = np.where(tcomm > work, "communication", np.where(tr >= tc, "memory", "compute"))
+    _, tcomm = _layer_comm(spec, b * pf, n, acc)
+    ts = np.maximum(tr, tc) + tcomm
     return PrefillStep(
-        model=spec.name, hw=acc.name, prompt_tokens=p, batch=b, cards=n,
-        flops_linear=_out(f_lin), flops_attention=_out(f_att), flops=_out(f),
-        weight_bytes=_out(w), kv_bytes_written=_out(kvw), bytes_read=_out(r),
-        t_read=_out(tr), t_compute=_out(tc), t_comm=_out(tcomm + 0.0 * tr), t_step=_out(ts),
-        bound=str(bound) if np.ndim(bound) == 0 else bound,
+        model=spec, hw=acc, prompt_tokens=p, batch=b, cards=n,
+        flops_linear=unwrap(f_lin), flops_attention=unwrap(f_att), flops=unwrap(f),
+        weight_bytes=unwrap(w), kv_bytes_written=unwrap(kvw), bytes_read=unwrap(r),
+        t_read=unwrap(tr), t_compute=unwrap(tc), t_comm=unwrap(tcomm + 0.0 * tr),
+        t_step=unwrap(ts), bound=_bound(tr, tc, tcomm),
     )

@@ -214,7 +214,7 @@ def _bar_values_ms(st):
 
 
 def _panel_title(st):
-    return (f"{st.model}, {st.hw}: B = {st.batch}, S = {st.context:,} → step "
+    return (f"{st.model.name}, {st.hw.name}: B = {st.batch}, S = {st.context:,} → step "
             f"{st.t_step * 1e3:.2f} ms, {st.region} bound")
 
 

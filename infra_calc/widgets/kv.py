@@ -35,7 +35,7 @@ def _readout(st, bytes_per_param, kv_bytes) -> str:
     b_star = batch_turning_point(st.hw, bytes_per_param, params=m.active_params,
                                  context=st.context, kv_bytes_per_token=mkv)
     b_text = "none (S ≥ S_max)" if b_star == float("inf") else f"{b_star:,.1f}"
-    return (f"<b>{html.escape(st.model)}</b> on <b>{html.escape(st.hw)}</b>: weights "
+    return (f"<b>{html.escape(st.model.name)}</b> on <b>{html.escape(st.hw.name)}</b>: weights "
             f"{st.t_weights * 1e3:.2f} ms + KV {st.t_kv * 1e3:.2f} ms = read "
             f"{st.t_read * 1e3:.2f} ms; compute {st.t_compute * 1e3:.3f} ms "
             f"(<b>{st.region} bound</b>)<br>{st.tokens_per_s:,.0f} tokens/s; "
