@@ -6,8 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int
-from .hardware import Accelerator
-from .models import ModelSpec, resolve_model
+from .kv import ModelOnCard
 from .parallel import tensor_parallel_step
 from .prefill import PrefillStep, prefill_step
 
@@ -15,13 +14,9 @@ __all__ = ["GenerationTime", "generation_time"]
 
 
 @dataclass(frozen=True)
-class GenerationTime:
+class GenerationTime(ModelOnCard):
     """Result of :func:`generation_time` (seconds, tokens/s)."""
 
-    #: The model, exactly as given (a changed copy keeps its shape).
-    model: ModelSpec
-    #: The accelerator of every card, exactly as given (a changed copy keeps its figures).
-    hw: Accelerator
     #: Prompt tokens per request, ``P``.
     prompt_tokens: int
     #: Output tokens per request, ``O`` (the first comes from prefill).
@@ -87,6 +82,8 @@ def generation_time(model, hw, prompt_tokens, output_tokens, bytes_per_param=2, 
         Decode weight bytes (see :func:`infra_calc.kv.model_decode_step`).
     overlap_comm : bool, keyword-only
     """
+    from .models import resolve_model
+
     spec = resolve_model(model)
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
     o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)

@@ -16,14 +16,17 @@ and above which no batch gets there is :func:`critical_context`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
 from .hardware import Accelerator, resolve_hw
-from .models import ModelSpec, resolve_model
 
-__all__ = ["critical_context", "kv_weight_batch", "decode_region", "ModelDecodeStep",
+if TYPE_CHECKING:                      # infra_calc.models loads on first use
+    from .models import ModelSpec
+
+__all__ = ["critical_context", "kv_weight_batch", "decode_region", "ModelOnCard", "ModelDecodeStep",
            "model_decode_step", "REGIONS"]
 
 #: names of the three regions of the (batch, context) plane, in plotting order
@@ -113,16 +116,27 @@ def decode_region(params, bytes_per_param, hw, batch, context, kv_bytes_per_toke
 
 
 @dataclass(frozen=True)
-class ModelDecodeStep:
+class ModelOnCard:
+    """What a chapter-3 result was computed for, kept as the objects given.
+
+    Not their names: a model or accelerator changed with
+    ``dataclasses.replace`` or :meth:`Accelerator.with_` keeps its own
+    figures, where a look-up by name would return the catalog's.
+    """
+
+    #: The model, exactly as given.
+    model: ModelSpec
+    #: The accelerator (of every card, with tensor parallelism), exactly as given.
+    hw: Accelerator
+
+
+@dataclass(frozen=True)
+class ModelDecodeStep(ModelOnCard):
     """Result of :func:`model_decode_step` (SI units: seconds, bytes, FLOPs).
 
     Each number is a float for scalar inputs and an array for array inputs.
     """
 
-    #: The model, exactly as given (a changed copy keeps its shape).
-    model: ModelSpec
-    #: The accelerator, exactly as given (a changed copy keeps its figures).
-    hw: Accelerator
     #: Requests decoded together, ``B``.
     batch: int | np.ndarray
     #: KV-cache tokens per request, ``S``.
@@ -192,6 +206,8 @@ def model_decode_step(model, hw, batch=1, context=0, bytes_per_param=2, kv_bytes
     -------
     ModelDecodeStep
     """
+    from .models import resolve_model
+
     spec = resolve_model(model)
     acc = resolve_hw(hw)
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")

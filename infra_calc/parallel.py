@@ -13,9 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
-from .hardware import Accelerator, resolve_hw
-from .kv import model_decode_step
-from .models import ModelSpec, resolve_model
+from .hardware import resolve_hw
+from .kv import ModelOnCard, model_decode_step
 
 __all__ = ["ring_allreduce_time", "TensorParallelStep", "tensor_parallel_step",
            "ACTIVATION_BYTES"]
@@ -78,16 +77,12 @@ def _bound(t_read, t_compute, t_comm):
 
 
 @dataclass(frozen=True)
-class TensorParallelStep:
+class TensorParallelStep(ModelOnCard):
     """Result of :func:`tensor_parallel_step` (per card; SI units: seconds, bytes, FLOPs).
 
     Each number is a float for scalar inputs and an array for array inputs.
     """
 
-    #: The model, exactly as given (a changed copy keeps its shape).
-    model: ModelSpec
-    #: The accelerator of every card, exactly as given (a changed copy keeps its figures).
-    hw: Accelerator
     #: Tensor-parallel cards ``n``.
     cards: int | np.ndarray
     #: Requests decoded together, ``B``.
@@ -158,6 +153,8 @@ def tensor_parallel_step(model, hw, cards, batch=1, context=0, bytes_per_param=2
         ``bound`` is ``"communication"`` when ``T_comm`` is the largest
         part, else ``"memory"`` or ``"compute"``.
     """
+    from .models import resolve_model
+
     if not isinstance(overlap_comm, (bool, np.bool_)):
         raise TypeError(f"overlap_comm must be True or False, got {overlap_comm!r}")
     spec = resolve_model(model)

@@ -13,24 +13,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
-from .hardware import Accelerator, resolve_hw
-from .models import ModelSpec, resolve_model
+from .hardware import resolve_hw
+from .kv import ModelOnCard
 from .parallel import _bound, _layer_comm
 
 __all__ = ["PrefillStep", "prefill_step"]
 
 
 @dataclass(frozen=True)
-class PrefillStep:
+class PrefillStep(ModelOnCard):
     """Result of :func:`prefill_step` (SI units: seconds, bytes, FLOPs; per card when ``cards > 1``).
 
     Each number is a float for a scalar ``prompt_tokens`` and an array for an array.
     """
 
-    #: The model, exactly as given (a changed copy keeps its shape).
-    model: ModelSpec
-    #: The accelerator of every card, exactly as given (a changed copy keeps its figures).
-    hw: Accelerator
     #: Prompt tokens per request, ``P``.
     prompt_tokens: int | np.ndarray
     #: Prompts prefilled together, ``B``.
@@ -102,6 +98,8 @@ def prefill_step(model, hw, prompt_tokens, bytes_per_param=2, batch=1, kv_bytes_
         ``bound`` (``"memory"`` or ``"compute"``; ``"communication"`` when
         the all-reduces are the largest part), among others.
     """
+    from .models import resolve_model
+
     spec = resolve_model(model)
     acc = resolve_hw(hw)
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)

@@ -35,6 +35,11 @@ import functools
 from dataclasses import dataclass
 from importlib import resources
 
+from .generation import generation_time
+from .hardware import Accelerator, accelerator
+from .parallel import tensor_parallel_step
+from .prefill import prefill_step
+
 __all__ = ["Measurement", "RealityRow", "measurements", "lower_bound", "reality_check",
            "accelerator_for", "METRICS"]
 
@@ -49,24 +54,43 @@ _PRECISION_BYTES = {"fp8": 1.0, "fp16": 2.0, "bf16": 2.0}
 class Measurement:
     """One row of ``measurements.csv`` (strings as printed; numbers parsed)."""
 
+    #: Row id, unique in the file.
     id: str
+    #: The publication the figure is copied from, by name.
     source: str
+    #: Where it is published.
     url: str
+    #: Publication date as printed ("" when the source gives none).
     date: str
+    #: Serving engine, e.g. "vLLM" or "TensorRT-LLM".
     engine: str
+    #: Engine version as printed ("" when not stated).
     engine_version: str
+    #: Model name as the source prints it.
     model_as_printed: str
+    #: Catalog model name it maps onto (see :data:`infra_calc.MODELS`).
     model: str
+    #: Hardware as the source prints it.
     hardware_as_printed: str
+    #: Catalog accelerator name it maps onto.
     accelerator: str
+    #: Cards serving the model (tensor parallel).
     cards: int
+    #: Weight precision as printed, e.g. "FP8" ("" when not stated).
     precision: str
+    #: Concurrent requests.
     batch: int
+    #: Prompt tokens per request (None when not stated).
     prompt_tokens: int | None
+    #: Output tokens per request (None when not stated).
     output_tokens: int | None
+    #: What was measured, one of :data:`METRICS`.
     metric: str
+    #: The measured figure, in ``unit``.
     value: float
+    #: Unit of ``value`` as printed: "ms", "s" or "out tok/s/GPU".
     unit: str
+    #: How the row was read from the source, and what it leaves unsaid.
     note: str
 
     @property
@@ -80,13 +104,13 @@ class Measurement:
         return _PRECISION_BYTES.get(self.precision.strip().lower(), 2.0)
 
 
-def _int_or_none(text: str):
+def _int_or_none(text: str) -> int | None:
     text = text.strip()
     return int(text) if text else None
 
 
 @functools.lru_cache(maxsize=1)
-def measurements() -> tuple:
+def measurements() -> tuple[Measurement, ...]:
     """All rows of the packaged ``measurements.csv``, in file order."""
     pkg = __name__.rpartition(".")[0] or "infra_calc"
     text = resources.files(pkg).joinpath("data").joinpath("measurements.csv").read_text("utf-8")
@@ -111,12 +135,19 @@ def measurements() -> tuple:
 class RealityRow:
     """A measurement next to the book's bound (SI units)."""
 
+    #: The published measurement.
     measurement: Measurement
+    #: The book's lower bound on the same figure (seconds; tokens/s per card for a rate).
     bound: float
+    #: Which term sets the bound: "memory", "compute" or "communication".
     bound_kind: str
+    #: Fraction of the bound reached: ``bound / measured`` (time), ``measured / bound`` (rate).
     fraction: float
+    #: Read lower bound of the step behind the bound, seconds.
     t_read: float
+    #: Compute lower bound of that step, seconds.
     t_compute: float
+    #: Communication time of that step, seconds.
     t_comm: float
 
     @property
@@ -125,15 +156,13 @@ class RealityRow:
         return 1.0 / self.fraction
 
 
-def accelerator_for(m: Measurement):
+def accelerator_for(m: Measurement) -> Accelerator:
     """The catalog accelerator of a row, with FP8 math at twice the BF16 rate for FP8 rows.
 
     Every catalog card that runs FP8 (H100, H200, B200, L40S, MI300X) prints
     an FP8 tensor peak twice its BF16 one (e.g. H100 SXM: 3,958 TFLOPS FP8
     with sparsity against 1,979 BF16), so an FP8 row's bound uses ``2Π``.
     """
-    from .hardware import accelerator
-
     acc = accelerator(m.accelerator)
     if m.precision.strip().lower() == "fp8":
         acc = acc.with_(peak_flops=2.0 * acc.peak_flops)
@@ -148,10 +177,6 @@ def lower_bound(m: Measurement) -> RealityRow:
     ``"communication"``.  For a decode metric it is the kind of the step at
     the mean context.
     """
-    from .generation import generation_time
-    from .parallel import tensor_parallel_step
-    from .prefill import prefill_step
-
     acc = accelerator_for(m)
     bpp = kvb = m.bytes_per_param
     p, o = m.prompt_tokens or 0, m.output_tokens or 0
@@ -182,6 +207,6 @@ def lower_bound(m: Measurement) -> RealityRow:
                       float(st.t_compute), float(st.t_comm))
 
 
-def reality_check() -> list:
+def reality_check() -> list[RealityRow]:
     """:func:`lower_bound` of every packaged measurement, in file order."""
     return [lower_bound(m) for m in measurements()]

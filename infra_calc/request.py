@@ -8,6 +8,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ._validate import check_int
+from .generation import generation_time
+from .hardware import resolve_hw
+from .kv import critical_context
+from .parallel import tensor_parallel_step
+from .step import batch_turning_point
 
 __all__ = ["RequestEstimate", "request_estimate"]
 
@@ -16,21 +21,37 @@ __all__ = ["RequestEstimate", "request_estimate"]
 class RequestEstimate:
     """Chapter-3 figures for one model on one accelerator (SI units)."""
 
+    #: Tensor-parallel cards ``n``.
     cards: int
+    #: Batch where compute catches up with the weight and KV read at ``context``, ``B*(S)``.
     batch_turning_point_kv: float
+    #: Context at and above which no batch is compute-bound, ``S_max``, tokens.
     critical_context: float
+    #: Read lower bound of the decode step per card, seconds.
     tp_t_read: float
+    #: Compute lower bound of the decode step per card, seconds.
     tp_t_compute: float
+    #: All-reduce time of the decode step, seconds (0 on one card).
     tp_t_comm: float
+    #: The decode step on ``cards`` cards, seconds.
     tp_t_step: float
+    #: "memory", "compute" or "communication": what bounds that step.
     tp_bound: str
+    #: Prompt tokens per request (None: no request asked for).
     prompt: int | None = None
+    #: Output tokens per request (None without ``prompt``).
     output_tokens: int | None = None
+    #: Time to first token, the prefill pass, seconds.
     ttft: float | None = None
+    #: "memory", "compute" or "communication": what bounds the prefill.
     prefill_bound: str | None = None
+    #: Mean time per output token over the decode steps, seconds.
     tpot_mean: float | None = None
+    #: The whole request, prefill plus decode, seconds.
     total: float | None = None
+    #: Output tokens per second of one request.
     tokens_per_s_request: float | None = None
+    #: Output tokens per second of the whole batch.
     tokens_per_s_total: float | None = None
 
     def to_dict(self) -> dict:
@@ -82,12 +103,7 @@ def request_estimate(model, hw, bytes_per_param=2.0, batch=1, context=8192, card
     output_tokens : int, optional
         Output tokens of the request (default 256 when ``prompt`` is given).
     """
-    from .generation import generation_time
-    from .hardware import resolve_hw
-    from .kv import critical_context
     from .models import resolve_model
-    from .parallel import tensor_parallel_step
-    from .step import batch_turning_point
 
     spec = resolve_model(model)
     acc = resolve_hw(hw)
