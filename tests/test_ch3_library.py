@@ -250,6 +250,10 @@ def test_link_bandwidth_is_per_direction_half_the_datasheet_sum():
     (lambda: ic.model_decode_step("Llama-2-7B", "H100", context=4097), "context"),
     (lambda: ic.critical_context(70e9, "H100", 0), "kv_bytes_per_token"),
     (lambda: ic.model_decode_step("Llama-2-7B", "H100", weights="all"), "weights"),
+    (lambda: ic.prefill_step("llama-70b", "H100", 100, batch=[1, 2]), "batch .* single"),
+    (lambda: ic.prefill_step("llama-70b", "H100", 100, cards=[1, 2]), "cards .* single"),
+    (lambda: ic.generation_time("llama-70b", "H100", [100, 200], 10), "prompt_tokens .* single"),
+    (lambda: ic.generation_time("llama-70b", "H100", 100, [1, 2]), "output_tokens .* single"),
 ])
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
