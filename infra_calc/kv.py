@@ -26,7 +26,7 @@ from .hardware import Accelerator, resolve_hw
 if TYPE_CHECKING:                      # infra_calc.models loads on first use
     from .models import ModelSpec
 
-__all__ = ["critical_context", "kv_weight_batch", "decode_region", "ModelOnCard", "ModelDecodeStep",
+__all__ = ["critical_context", "kv_weight_batch", "decode_region", "ModelDecodeStep",
            "model_decode_step", "REGIONS"]
 
 #: names of the three regions of the (batch, context) plane, in plotting order
