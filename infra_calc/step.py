@@ -207,8 +207,11 @@ def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
     - baseline: one request, ``b_W`` bytes per parameter;
     - compute doubled: the same card with ``2Π``;
     - bandwidth doubled: the same card with ``2β``;
-    - half the weights: half the parameters (``N/2``), which halves bytes *and* FLOPs;
+    - half the parameters (``N/2``, a model half the size), which halves bytes *and* FLOPs;
     - (``four_bit``) 4-bit weights: ``b_W/2`` with ``N`` unchanged, which halves only the bytes;
+
+    The two "halve the weights" readings are labelled with the model size they
+    describe, e.g. ``"half the parameters (35B)"`` and ``"4-bit weights (70B)"``.
     - batch sharing: ``batch`` requests share one read of the weights.
     """
     from . import source as S
@@ -222,9 +225,9 @@ def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
         "compute doubled": decode_step(params, bytes_per_param, h.with_(peak_flops=2 * h.peak_flops)),
         "bandwidth doubled": decode_step(params, bytes_per_param,
                                          h.with_(mem_bandwidth=2 * h.mem_bandwidth)),
-        "half the weights (N/2)": decode_step(params / 2, bytes_per_param, h),
+        f"half the parameters ({params / 2e9:.0f}B)": decode_step(params / 2, bytes_per_param, h),
     }
     if four_bit:
-        cases["4-bit weights (N kept)"] = decode_step(params, bytes_per_param / 2, h)
+        cases[f"4-bit weights ({params / 1e9:.0f}B)"] = decode_step(params, bytes_per_param / 2, h)
     cases[f"batch {batch} shares the read"] = decode_step(params, bytes_per_param, h, batch=batch)
     return cases

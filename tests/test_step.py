@@ -108,8 +108,8 @@ def test_fix_scenarios_values():
     assert ms["baseline"] == (20.90, 0.1415)
     assert ms["compute doubled"] == (20.90, 0.0707)
     assert ms["bandwidth doubled"] == (10.45, 0.1415)
-    assert ms["half the weights (N/2)"] == (10.45, 0.0707)
-    assert ms["4-bit weights (N kept)"] == (10.45, 0.1415)
+    assert ms["half the parameters (35B)"] == (10.45, 0.0707)
+    assert ms["4-bit weights (70B)"] == (10.45, 0.1415)
     assert ms["batch 8 shares the read"] == (20.90, 1.1320)
     assert len(ic.fix_scenarios(four_bit=False)) == 5
 

@@ -21,7 +21,7 @@ from ..step import batch_turning_point, decode_step, fix_scenarios
 from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
-__all__ = ["md_table", "fix_scenarios", "draw_decode_panel", "update_decode_panel", "fixes_figure",
+__all__ = ["draw_decode_panel", "update_decode_panel", "fixes_figure",
            "batch_sweep_figure", "capacity_figure", "explorer_snapshot_figure",
            "EXPLORER_SETTINGS"]
 
@@ -236,20 +236,3 @@ def explorer_snapshot_figure(params=S.J07_PARAMS, settings=EXPLORER_SETTINGS):
         ax.set_visible(False)
     fig.tight_layout()
     return fig
-
-
-def md_table(header, rows) -> str:
-    """A MyST (GitHub-style) markdown table from a header and rows of cells.
-
-    Deprecated: kept only while pages still build tables in code (the page
-    design writes plain markdown tables); remove with the last caller.
-
-    >>> print(md_table(["a", "b"], [[1, 2]]))
-    | a | b |
-    |---|---|
-    | 1 | 2 |
-    """
-    lines = ["| " + " | ".join(str(h) for h in header) + " |",
-             "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
