@@ -52,6 +52,23 @@ def lab_command(port: int, token: str, root: pathlib.Path, state: pathlib.Path) 
     return cmd
 
 
+# JupyterLab settings for a test run: render every cell (no windowing, so text of
+# cells out of view is in the DOM) and no news pop-up over the notebook.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
+}
+
+
+def _write_settings(folder: pathlib.Path) -> None:
+    import json
+
+    for rel, value in LAB_SETTINGS.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(value), encoding="utf-8")
+
+
 @contextlib.contextmanager
 def lab_server(root: pathlib.Path = ROOT):
     """Yield ``(base_url, token)`` of a JupyterLab serving ``root``; stopped on exit."""
@@ -64,6 +81,7 @@ def lab_server(root: pathlib.Path = ROOT):
         env["JUPYTER_CONFIG_DIR"] = str(state / "config")   # no user config leaks in
         env["JUPYTER_RUNTIME_DIR"] = str(state / "runtime")
         env["MPLBACKEND"] = "agg"
+        _write_settings(state / "settings")
         log = open(state / "lab.log", "w+")
         proc = subprocess.Popen(lab_command(port, token, root, state), cwd=root, env=env,
                                 stdout=log, stderr=subprocess.STDOUT)
@@ -114,6 +132,8 @@ KERNEL_IDLE_JS = """() => {
 
 RUN_ALL_JS = """async () => {
   const app = window.jupyterapp;
+  // clear first, so "every code cell has an execution count" means this run finished
+  await app.commands.execute('notebook:clear-all-cell-outputs');
   await app.commands.execute('notebook:run-all-cells');
 }"""
 

@@ -98,6 +98,10 @@ class Explorer(w.VBox):
         for c in self.controls.values():
             c.observe(self.refresh, names="value")
         super().__init__([w.HBox(list(r)) for r in rows] + [self.readout, self.image])
+        # stable hooks for the browser tests (tests/test_lab_e2e.py)
+        self.add_class("ic-explorer")
+        self.readout.add_class("ic-readout")
+        self.image.add_class("ic-figure")
         self.refresh()
 
     # -- one update ------------------------------------------------------------------

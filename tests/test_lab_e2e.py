@@ -1,0 +1,240 @@
+"""The notebooks in a real JupyterLab, driven by headless Chromium (issue 11).
+
+A JupyterLab server is started on 127.0.0.1 (free port, token auth,
+``--allow-root`` only as root, with jupyterlab-myst) and stopped at the end;
+Playwright drives the system Chromium (``/usr/bin/chromium`` or ``$CHROMIUM``).
+For every notebook (``LAB_E2E_NOTEBOOKS=glob`` narrows the set):
+
+* before and after *Run All*: no raw MyST markup in the rendered markdown,
+  every solution collapsed, every ``{eval}`` showing a number;
+* after *Run All*: no error output;
+* each explorer: moving a control changes the readout and the image;
+* each answer checker: a wrong answer gets a hint without the answer, and a
+  right answer typed and clicked at once is graded right, 50 times in a row.
+  Each try first submits a wrong value (Enter), then types the right one and
+  clicks at once, so the box's second update is held back by ipywidgets behind
+  the first and the click overtakes it: the order that made the old checker
+  grade a stale value.
+
+Every wait is on a condition with a generous timeout (a loaded 2-core machine),
+never a sleep.  Skipped only when Chromium is absent.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import pathlib
+import re
+
+import pytest
+
+from lab_server import CELL_TIMEOUT_MS, CHROMIUM, ROOT, browser, lab_server, open_notebook, run_all
+
+pytestmark = [
+    pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(),
+                       reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium, or set "
+                              "CHROMIUM=/path/to/chromium)"),
+]
+
+NOTEBOOKS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "book").rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts and "_build" not in p.parts
+                   and not p.name.startswith("_"))
+if os.environ.get("LAB_E2E_NOTEBOOKS"):
+    NOTEBOOKS = [n for n in NOTEBOOKS if fnmatch.fnmatch(n, os.environ["LAB_E2E_NOTEBOOKS"])]
+
+RAW_MARKUP = ("{glue", ":class:", ":label:", "```{", "{eval}", "{numref}", ":name:")
+CHECKER_TRIES = 50
+WAIT_MS = 120_000
+
+
+def _cells(relpath):
+    return json.loads((ROOT / relpath).read_text(encoding="utf-8"))["cells"]
+
+
+def _eval_values(relpath) -> list[list[tuple[str, str | None]]]:
+    """Per markdown cell: ``(expression, stored text)`` of each ``{eval}`` role."""
+    out = []
+    for c in _cells(relpath):
+        if c["cell_type"] != "markdown":
+            continue
+        stored = {e["expression"]: e.get("result", {}).get("data", {}).get("text/plain")
+                  for e in c.get("metadata", {}).get("user_expressions", [])}
+        exprs = re.findall(r"\{eval\}`([^`]+)`", "".join(c["source"]))
+        out.append([(e, stored.get(e)) for e in exprs])
+    return out
+
+
+def _has(relpath, needle) -> bool:
+    return any(needle in "".join(c["source"]) for c in _cells(relpath) if c["cell_type"] == "code")
+
+
+# What the rendered markdown cells show (the DOM jupyterlab-myst builds).
+MARKDOWN_JS = """() => {
+  const cells = Array.from(document.querySelectorAll('.jp-Notebook .jp-MarkdownCell'));
+  const out = {raw: [], open_details: [], unexecuted: [], n_details: 0};
+  cells.forEach((c, i) => {
+    // the rendered part only (the hidden editor next to it holds the source)
+    const r = c.querySelector('.jp-InputArea > .myst, .jp-InputArea > .jp-RenderedMarkdown');
+    if (!r) { out.raw.push([i, '[not rendered]']); return; }
+    const text = r.textContent || '';
+    out.raw.push([i, text]);
+    r.querySelectorAll('details').forEach(d => { out.n_details++; if (d.open) out.open_details.push(
+        [i, (d.querySelector('summary') || d).textContent.slice(0, 80)]); });
+    if (text.includes('Unexecuted inline expression')) out.unexecuted.push(i);
+  });
+  return out;
+}"""
+
+ERRORS_JS = """() => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const errs = [];
+  w.content.widgets.forEach((c, i) => {
+    if (c.model.type !== 'code') return;
+    c.model.outputs.toJSON().forEach(o => {
+      if (o.output_type === 'error') errs.push(`cell ${i}: ${o.ename}: ${o.evalue}`);
+    });
+  });
+  return errs;
+}"""
+
+
+class Session:
+    """One JupyterLab, one browser; each notebook opened and run once, then shared."""
+
+    def __init__(self, server, b):
+        self.base, self.token = server
+        self.browser = b
+        self.pages = {}
+
+    def page(self, relpath):
+        if relpath not in self.pages:
+            ctx = self.browser.new_context(viewport={"width": 1400, "height": 1000},
+                                           device_scale_factor=2)
+            page = open_notebook(ctx, self.base, self.token, relpath)
+            # jupyterlab-myst renders markdown cells asynchronously: wait for the last one
+            page.wait_for_function("""() => {
+              const c = document.querySelectorAll('.jp-Notebook .jp-MarkdownCell');
+              return c.length === 0 || Array.from(c).every(x => x.querySelector(
+                  '.jp-InputArea > .myst, .jp-InputArea > .jp-RenderedMarkdown'));
+            }""", timeout=WAIT_MS, polling=250)
+            before = page.evaluate(MARKDOWN_JS)
+            run_all(page)
+            after = page.evaluate(MARKDOWN_JS)
+            self.pages[relpath] = (page, before, after, page.evaluate(ERRORS_JS))
+        return self.pages[relpath]
+
+
+@pytest.fixture(scope="module")
+def lab():
+    with lab_server() as server, browser() as b:
+        yield Session(server, b)
+
+
+def _markup_problems(relpath, md) -> list[str]:
+    problems = []
+    for i, text in md["raw"]:
+        if text == "[not rendered]":
+            problems.append(f"markdown cell {i}: not rendered")
+        for mark in RAW_MARKUP:
+            if mark in text:
+                problems.append(f"cell {i}: raw {mark!r}: …{text[max(0, text.index(mark) - 60):][:140]}…")
+    problems += [f"cell {i}: solution or dropdown open: {s!r}" for i, s in md["open_details"]]
+    problems += [f"markdown cell {i}: an {{eval}} shows 'Unexecuted inline expression'"
+                 for i in md["unexecuted"]]
+    for (i, text), evals in zip(md["raw"], _eval_values(relpath)):
+        for expr, value in evals:
+            if value is None:
+                problems.append(f"markdown cell {i}: {{eval}}`{expr}` has no stored value")
+            elif not re.search(r"[0-9∞]", value):
+                problems.append(f"markdown cell {i}: {{eval}}`{expr}` is {value!r}, not a number")
+            elif value not in text:
+                problems.append(f"markdown cell {i}: {{eval}}`{expr}` = {value!r} not shown")
+    return problems
+
+
+@pytest.mark.parametrize("relpath", NOTEBOOKS)
+def test_page_reads_before_and_after_run_all(lab, relpath):
+    _, before, after, errors = lab.page(relpath)
+    assert not errors, f"{relpath}: error output after Run All:\n" + "\n".join(errors)
+    problems = [f"before run: {p}" for p in _markup_problems(relpath, before)]
+    problems += [f"after run: {p}" for p in _markup_problems(relpath, after)]
+    assert not problems, f"{relpath}:\n  " + "\n  ".join(problems)
+
+
+EXPLORER_NOTEBOOKS = [n for n in NOTEBOOKS if any(
+    _has(n, f) for f in ("explorer(", "capacity_planner("))]
+CHECKER_NOTEBOOKS = [n for n in NOTEBOOKS if _has(n, "answer_checker(")]
+
+# readout HTML and image src of every explorer on the page
+EXPLORER_STATE_JS = """() => Array.from(document.querySelectorAll('.ic-explorer')).map(e => ({
+  readout: (e.querySelector('.ic-readout') || {}).innerHTML || '',
+  src: (e.querySelector('img.ic-figure, .ic-figure img, img') || {}).src || '',
+  complete: !!(e.querySelector('img') || {}).complete}))"""
+
+
+@pytest.mark.parametrize("relpath", EXPLORER_NOTEBOOKS)
+def test_explorer_moves(lab, relpath):
+    page, *_ = lab.page(relpath)
+    page.wait_for_function("() => document.querySelectorAll('.ic-explorer img').length > 0 && "
+                           "Array.from(document.querySelectorAll('.ic-explorer img')).every(i => i.src)",
+                           timeout=WAIT_MS, polling=250)
+    n = page.evaluate("() => document.querySelectorAll('.ic-explorer').length")
+    assert n >= 1
+    for i in range(n):
+        before = page.evaluate(EXPLORER_STATE_JS)[i]
+        handle = page.locator(".ic-explorer").nth(i).locator(".noUi-handle").first
+        handle.scroll_into_view_if_needed()
+        handle.focus()
+        handle.press("End")       # the slider's far end: a change every explorer shows
+        page.wait_for_function(
+            """([i, r, s]) => { const e = document.querySelectorAll('.ic-explorer')[i];
+               const img = e.querySelector('img');
+               return e.querySelector('.ic-readout').innerHTML !== r && img.src !== s; }""",
+            arg=[i, before["readout"], before["src"]], timeout=WAIT_MS, polling=100)
+
+
+def _checker_ids(page) -> list[str]:
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.ic-checker')).map(
+        c => (c.querySelector('b') || {}).textContent.replace(/\\.$/, ''))""")
+
+
+def _attempt(page, i: int, n: int) -> str:
+    sel = f".ic-checker >> nth={i} >> .ic-verdict [data-attempt='{n}']"
+    page.wait_for_selector(sel, timeout=WAIT_MS)
+    return page.locator(sel).inner_text()
+
+
+@pytest.mark.parametrize("relpath", CHECKER_NOTEBOOKS)
+def test_checkers_coach_and_grade_the_box_at_the_click(lab, relpath):
+    from infra_calc import exercises
+
+    page, *_ = lab.page(relpath)
+    page.wait_for_selector(".ic-checker", timeout=WAIT_MS)
+    ids = _checker_ids(page)
+    assert ids
+    for i, eid in enumerate(ids):
+        ex = exercises.get(eid)
+        exp = exercises.expected(eid)
+        answer = exercises.check(eid, exp).answer_text
+        checker = page.locator(".ic-checker").nth(i)
+        box = checker.locator(".ic-answer input")
+        check = checker.locator("button.ic-check")
+        assert box.input_value() == "" and ex.unit in (box.get_attribute("placeholder") or "")
+        wrong = f"{exp * 1.5 + 1:.6g}"
+        box.fill(wrong)
+        check.click()
+        text = _attempt(page, i, 1)
+        assert "Not yet" in text and answer not in text, text
+        assert checker.locator(".ic-revealed").count() == 0          # no solution unless asked
+        rights = [f"{exp:.6g}", f"{exp:.6g} {ex.unit}"]
+        for n in range(2, CHECKER_TRIES + 2):
+            box.fill(wrong)
+            box.press("Enter")           # an update in flight ...
+            box.fill(rights[n % 2])
+            check.click()                # ... so the click overtakes the next one
+            text = _attempt(page, i, n)
+            assert "Right" in text, f"{eid} try {n - 1}: typed {rights[n % 2]!r}, got {text!r}"
+        checker.locator("button.ic-reveal").click()
+        page.wait_for_selector(f".ic-checker >> nth={i} >> .ic-revealed", timeout=WAIT_MS)
+        assert answer in checker.locator(".ic-revealed").inner_text()
