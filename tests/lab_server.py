@@ -76,8 +76,9 @@ def lab_server(root: pathlib.Path = ROOT):
     with tempfile.TemporaryDirectory(prefix="lab-e2e-") as tmp:
         state = pathlib.Path(tmp)
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            [str(root)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        # this checkout's infra_calc first, whatever the server's root folder is
+        paths = [str(ROOT), str(root)] + env.get("PYTHONPATH", "").split(os.pathsep)
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(p for p in paths if p))
         env["JUPYTER_CONFIG_DIR"] = str(state / "config")   # no user config leaks in
         env["JUPYTER_RUNTIME_DIR"] = str(state / "runtime")
         env["MPLBACKEND"] = "agg"
