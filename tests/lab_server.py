@@ -53,10 +53,12 @@ def lab_command(port: int, token: str, root: pathlib.Path, state: pathlib.Path) 
 
 
 # JupyterLab settings for a test run: render every cell (no windowing, so text of
-# cells out of view is in the DOM) and no news pop-up over the notebook.
+# cells out of view is in the DOM), no news pop-up over the notebook, no autosave.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
+    # a test run must never write the notebooks back (Run All would autosave them)
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
 }
 
 
