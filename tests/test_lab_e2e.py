@@ -125,10 +125,17 @@ class Session:
         return self.pages[relpath]
 
 
+def _snapshot() -> dict:
+    return {n: (ROOT / n).read_bytes() for n in NOTEBOOKS}
+
+
 @pytest.fixture(scope="module")
 def lab():
+    before = _snapshot()
     with lab_server() as server, browser() as b:
         yield Session(server, b)
+    changed = [n for n, data in _snapshot().items() if before[n] != data]
+    assert not changed, f"the JupyterLab run wrote notebooks back: {changed}"
 
 
 def _markup_problems(relpath, md) -> list[str]:
