@@ -3,27 +3,64 @@
 Small pure functions, SI units throughout (seconds, bytes, FLOPs, FLOP/s,
 bytes/s), numpy arrays accepted wherever a scalar is.  Importing the package
 has no side effects and does not import sympy, matplotlib or ipywidgets; the
+model catalog (:mod:`infra_calc.models`) and the
 plotting (:mod:`infra_calc.figures`), widget (:mod:`infra_calc.widgets`) and
-measurement (:mod:`infra_calc.measure`) modules are imported on demand.
+measurement (:mod:`infra_calc.measure`) modules are imported on first use.
 
 >>> import infra_calc as ic
 >>> round(ic.read_time(70e9, "H100 SXM") * 1e3, 3)
 20.896
 """
+import importlib
+
+from . import source, units
 from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
-from .capacity import CapacityCheck, capacity_check, kv_cache_bytes, max_batch
+from .capacity import (
+    READINGS,
+    CapacityCheck,
+    PlannerState,
+    capacity_check,
+    capacity_reading,
+    decimal_reading,
+    kv_cache_bytes,
+    max_batch,
+    planner_state,
+)
 from .display import PageValues, Shown, check_page_values, shown
 from .estimate import Estimate, estimate
 from .hardware import CATALOG, Accelerator, accelerator, accelerator_names, resolve_hw
-from .models import MODELS, ModelSpec, model, model_names, resolve_model
-from .roofline import (RooflinePoint, arithmetic_intensity, attainable_flops, critical_rows,
-                       gemm_bytes, gemm_flops, gemm_roofline, intensity_limit, ridge_point)
+from .roofline import (
+    RooflinePoint,
+    arithmetic_intensity,
+    attainable_flops,
+    critical_rows,
+    gemm_bytes,
+    gemm_flops,
+    gemm_roofline,
+    intensity_limit,
+    ridge_point,
+)
 from .shape import PaddedRows, pad_to_tile, padded_rows, route_tokens, shape_efficiency
-from .step import (DecodeStep, batch_turning_point, compute_time, decode_step, read_time,
-                   step_time)
-from . import source, units
+from .step import (
+    DecodeStep,
+    batch_turning_point,
+    compute_time,
+    decode_step,
+    fix_scenarios,
+    read_time,
+    step_time,
+)
 
 __version__ = "1.0.0"
+
+#: Public names defined in modules imported on first use: name -> module.
+_LAZY = {
+    "MODELS": "models", "ModelSpec": "models", "model": "models", "model_names": "models",
+    "resolve_model": "models",
+}
+#: Submodules imported on first use.
+_SUBMODULES = ("models", "figures", "widgets", "measure", "exercises", "reproduce",
+               "cli")
 
 __all__ = [
     "Accelerator", "CATALOG", "accelerator", "accelerator_names", "resolve_hw",
@@ -31,7 +68,9 @@ __all__ = [
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit", "ridge_point",
     "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline",
     "read_time", "compute_time", "step_time", "DecodeStep", "decode_step", "batch_turning_point",
+    "fix_scenarios",
     "CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes",
+    "READINGS", "capacity_reading", "decimal_reading", "PlannerState", "planner_state",
     "shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
     "amdahl_speedup", "amdahl_time", "amdahl_limit",
     "Estimate", "estimate", "source", "units", "__version__",
@@ -39,9 +78,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name):  # lazy submodules: figures, widgets, measure, exercises, reproduce
-    import importlib
-
-    if name in ("figures", "widgets", "measure", "exercises", "reproduce", "cli"):
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'infra_calc' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))

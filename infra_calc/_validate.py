@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_number", "check_int", "is_scalar"]
+__all__ = ["check_number", "check_int", "is_scalar", "unwrap"]
 
 
 def _describe(unit: str) -> str:
@@ -20,6 +20,20 @@ def _describe(unit: str) -> str:
 def is_scalar(x) -> bool:
     """True for a Python or numpy scalar, False for arrays and sequences."""
     return np.ndim(x) == 0
+
+
+def unwrap(x, cast=float):
+    """``cast(x)`` (a plain Python scalar) when ``x`` is 0-dimensional, else ``x`` unchanged.
+
+    Every public function returns plain floats for scalar inputs and arrays
+    for array inputs; this is the one place that decides which.
+
+    >>> unwrap(np.float64(2.5)), unwrap(np.array("memory"), str)
+    (2.5, 'memory')
+    >>> unwrap(np.array([1.0, 2.0]))
+    array([1., 2.])
+    """
+    return cast(x) if np.ndim(x) == 0 else x
 
 
 def check_number(

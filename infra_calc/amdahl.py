@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_number
+from ._validate import check_number, unwrap
 
 __all__ = ["amdahl_speedup", "amdahl_time", "amdahl_limit"]
 
@@ -35,7 +35,7 @@ def amdahl_speedup(f, s):
     denom = (1.0 - np.asarray(f, dtype=float)) + np.asarray(f, dtype=float) / s
     with np.errstate(divide="ignore"):
         out = np.divide(1.0, denom)
-    return float(out) if np.ndim(out) == 0 else out
+    return unwrap(out)
 
 
 def amdahl_time(t_total, f, s):
@@ -43,7 +43,7 @@ def amdahl_time(t_total, f, s):
     t = check_number(t_total, "t_total", "s", allow_zero=True)
     f, s = _f(f), _s(s)
     out = t * ((1.0 - f) + f / s)
-    return float(out) if np.ndim(out) == 0 else out
+    return unwrap(out)
 
 
 def amdahl_limit(f):

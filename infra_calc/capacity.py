@@ -6,6 +6,11 @@ Resident weights, every request's KV cache and a workspace must fit in memory:
 
 so the largest batch is the floor
 :math:`B_{max} = \\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor`.
+
+A card's capacity can be read two ways (:data:`READINGS`): the physical
+size (memory is built in binary sizes, so a card sold as "24 GB" holds
+24 GiB) or the label read as 10^9 bytes, as the source chapters do
+(:func:`capacity_reading`, :func:`decimal_reading`).
 """
 from __future__ import annotations
 
@@ -13,26 +18,36 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_number
+from ._validate import check_number, unwrap
+from .hardware import Accelerator, accelerator
+from .units import GB, GiB
 
-__all__ = ["CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes"]
-
-
-def _out(x):
-    return float(x) if np.ndim(x) == 0 else x
+__all__ = ["CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes", "READINGS",
+           "DECIMAL_CAPACITY_NOTE", "capacity_reading", "decimal_reading", "PlannerState",
+           "planner_state"]
 
 
 @dataclass(frozen=True)
 class CapacityCheck:
-    """Result of :func:`capacity_check`; all sizes in bytes."""
+    """Result of :func:`capacity_check`; all sizes in bytes.
 
-    capacity: object
-    weights: object
-    kv: object
-    workspace: object
-    total: object
-    headroom: object
-    fits: object
+    Each value is a scalar for scalar inputs and an array for array inputs.
+    """
+
+    #: Usable memory ``C``.
+    capacity: float | np.ndarray
+    #: Resident weights ``W``.
+    weights: float | np.ndarray
+    #: KV cache of every request.
+    kv: float | np.ndarray
+    #: Activations, buffers and allocator slack ``M_work``.
+    workspace: float | np.ndarray
+    #: ``W + KV + M_work``.
+    total: float | np.ndarray
+    #: ``C - total``; negative when it does not fit.
+    headroom: float | np.ndarray
+    #: ``total <= C``.
+    fits: bool | np.ndarray
 
 
 def capacity_check(capacity, weights, kv, workspace=0.0) -> CapacityCheck:
@@ -61,8 +76,7 @@ def capacity_check(capacity, weights, kv, workspace=0.0) -> CapacityCheck:
     ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
     total = w + k + ws
     fits = total <= c
-    return CapacityCheck(c, w, k, ws, _out(total), _out(c - total),
-                         bool(fits) if np.ndim(fits) == 0 else fits)
+    return CapacityCheck(c, w, k, ws, unwrap(total), unwrap(c - total), unwrap(fits, bool))
 
 
 def kv_cache_bytes(seq_len, kv_bytes_per_token, batch=1):
@@ -70,7 +84,7 @@ def kv_cache_bytes(seq_len, kv_bytes_per_token, batch=1):
     s = check_number(seq_len, "seq_len", "tokens")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
     b = check_number(batch, "batch", "requests", allow_zero=True)
-    return _out(b * s * m)
+    return unwrap(b * s * m)
 
 
 def max_batch(capacity, weights, workspace, seq_len, kv_bytes_per_token):
@@ -110,4 +124,107 @@ def max_batch(capacity, weights, workspace, seq_len, kv_bytes_per_token):
         b = np.where(base + (b + 1) * per <= c, b + 1, b)
         b = np.where((b > 0) & (base + b * per > c), b - 1, b)
     b = b.astype(np.int64)
-    return int(b) if np.ndim(b) == 0 else b
+    return unwrap(b, int)
+
+
+# ------------------------------------------------------------------ two readings of "N GB"
+#: The two ways to read a card's capacity: what is physically built (binary
+#: GiB, the catalog value) and the number on the box read as 10^9 bytes.
+READINGS = ("physical GiB", "decimal GB")
+
+#: What an accelerator read the decimal way says about its capacity.
+DECIMAL_CAPACITY_NOTE = (
+    "the source reads a card sold as 'N GB' as N x 10^9 bytes; the physical "
+    "memory is N GiB = N x 2^30 bytes"
+)
+
+
+def capacity_reading(hw, reading: str = "physical GiB") -> float:
+    """Capacity ``C`` in bytes of accelerator ``hw`` under one reading.
+
+    ``"physical GiB"`` is the catalog value (memory is built in binary sizes:
+    a card sold as 24 GB holds 24 GiB); ``"decimal GB"`` reads the same label
+    as ``N × 10^9`` bytes, as the source does.
+
+    >>> capacity_reading("RTX 4090", "decimal GB")
+    24000000000.0
+    """
+    acc = accelerator(hw)
+    if reading == "physical GiB":
+        return float(acc.mem_capacity)
+    if reading == "decimal GB":
+        return float(round(acc.mem_capacity / GiB) * GB)
+    raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+
+
+def decimal_reading(hw) -> Accelerator:
+    """A copy of ``hw`` whose capacity is its label read as 10^9 bytes (80 GiB -> 80e9 B)."""
+    acc = accelerator(hw)
+    return acc.with_(mem_capacity=capacity_reading(acc, "decimal GB"), note=DECIMAL_CAPACITY_NOTE)
+
+
+# ------------------------------------------------------------------ the capacity planner
+@dataclass(frozen=True)
+class PlannerState:
+    """Numbers behind one capacity-planner setting (bytes unless stated)."""
+
+    #: Accelerator name.
+    accelerator: str
+    #: Model name.
+    model: str
+    #: Tokens of KV cache per request, ``S``.
+    context: int
+    #: Concurrent requests, ``B``.
+    batch: int
+    #: Stored bytes per weight, ``b_W``.
+    bytes_per_param: float
+    #: Which capacity reading (one of :data:`READINGS`).
+    reading: str
+    #: Usable memory ``C`` under that reading.
+    capacity: float
+    #: Resident weights ``W``.
+    weights: float
+    #: Activations, buffers and allocator slack ``M_work``.
+    workspace: float
+    #: KV cache of one request, ``S m_KV``.
+    kv_per_request: float
+    #: KV cache of the whole batch, ``B S m_KV``.
+    kv: float
+    #: ``W + KV + M_work``.
+    total: float
+    #: ``C - total``; negative when it does not fit.
+    headroom: float
+    #: ``total <= C``.
+    fits: bool
+    #: Largest batch of ``context``-token requests that fits (:func:`max_batch`).
+    b_max: int
+
+
+def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, batch=4,
+                  workspace=None, bytes_per_param=2.0, reading="physical GiB",
+                  kv_bytes_per_element=2.0) -> PlannerState:
+    """Evaluate the capacity inequality for one setting of the planner.
+
+    Inputs left at None take J13's case (:mod:`infra_calc.source`: Qwen3-8B,
+    8K tokens, a 2 GiB workspace).  Uses :func:`kv_cache_bytes`,
+    :func:`capacity_check` and :func:`max_batch`; nothing is computed here
+    that those functions do not already define.
+    """
+    from . import source as S
+    from .models import model
+
+    model_name = S.J13_MODEL if model_name is None else model_name
+    context = S.J13_CONTEXTS[0] if context is None else context
+    workspace = S.J13_WORKSPACE if workspace is None else workspace
+    acc = accelerator(accelerator_name)
+    m = model(model_name)
+    cap = capacity_reading(acc, reading)
+    weights = float(m.weight_bytes(bytes_per_param))
+    m_kv = m.kv_bytes_per_token(kv_bytes_per_element)
+    per = kv_cache_bytes(context, m_kv)
+    kv = kv_cache_bytes(context, m_kv, batch)
+    chk = capacity_check(cap, weights, kv, workspace)
+    b_max = max_batch(cap, weights, workspace, context, m_kv)
+    return PlannerState(acc.name, m.name, int(context), int(batch), float(bytes_per_param), reading,
+                        cap, weights, float(workspace), float(per), float(kv), float(chk.total),
+                        float(chk.headroom), bool(chk.fits), int(b_max))

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 from ._validate import check_int, check_number
 from .capacity import capacity_check, kv_cache_bytes, max_batch
-from .hardware import resolve_hw
+from .hardware import Accelerator, resolve_hw
 from .step import batch_turning_point, decode_step
 from .units import GB, GiB
 
@@ -20,44 +20,70 @@ __all__ = ["Estimate", "estimate"]
 
 @dataclass(frozen=True)
 class Estimate:
-    """Everything :func:`estimate` computed (SI units)."""
+    """Everything :func:`estimate` computed (SI units: seconds, bytes, FLOPs)."""
 
+    #: Model name.
     model: str
-    hw: str
+    #: The accelerator, exactly as given (a changed copy keeps its figures).
+    hw: Accelerator
+    #: Stored bytes per weight, ``b_W`` (2 = BF16).
     bytes_per_param: float
+    #: Concurrent requests ``B``, each decoding one token this step.
     batch: int
+    #: Tokens of KV cache per request, ``S``.
     context: int
+    #: Parameters stored.
     params: int
+    #: Parameters used per token (all of them for a dense model).
     active_params: int
+    #: Resident weights ``params × b_W``, bytes.
     weight_bytes: float
+    #: KV cache per token ``m_KV``, bytes.
     kv_bytes_per_token: float
+    #: KV cache of the whole batch ``B S m_KV``, bytes.
     kv_bytes: float
+    #: Activations, buffers and allocator slack, bytes.
     workspace: float
+    #: The accelerator's memory capacity ``C``, bytes.
     capacity: float
+    #: Bytes read per step: the weights used per token plus every request's KV cache.
     bytes_read: float
+    #: FLOPs per step, ``2 B active_params``.
     flops: float
+    #: Read lower bound ``R / β``, seconds.
     t_read: float
+    #: Compute lower bound ``F / Π``, seconds.
     t_compute: float
+    #: Step time when reads and math overlap (the larger bound), seconds.
     t_step: float
+    #: Step time when they run one after the other (the sum), seconds.
     t_step_serial: float
+    #: ``"memory"`` or ``"compute"``: which bound decides.
     bound: str
+    #: Throughput ``B / t_step``, tokens per second.
     tokens_per_s: float
+    #: ``t_read / B``, seconds (a throughput figure, not a latency).
     read_time_per_output: float
+    #: Batch where compute catches up with the weight read, ``b_W Π / (2β)``.
     batch_turning_point: float
+    #: Weights + KV cache + workspace, bytes.
     total_memory: float
+    #: ``capacity - total_memory``, bytes; negative when it does not fit.
     headroom: float
+    #: ``total_memory <= capacity``.
     fits: bool
+    #: Largest batch of ``context``-token requests that fits.
     max_batch: int
 
     def to_dict(self) -> dict:
-        """Plain-``dict`` form (JSON-ready)."""
+        """Plain-``dict`` form (JSON-ready; ``hw`` becomes a dict of the accelerator's fields)."""
         return asdict(self)
 
     def table(self) -> str:
         """A readable multi-line table."""
         rows = [
             ("model", self.model),
-            ("accelerator", self.hw),
+            ("accelerator", self.hw.name),
             ("bytes per parameter", f"{self.bytes_per_param:g}"),
             ("batch x context", f"{self.batch} x {self.context} tokens"),
             ("", ""),
@@ -120,7 +146,7 @@ def estimate(model, hw, bytes_per_param=2.0, batch=1, context=8192, workspace=2 
     weights = spec.params * bpp
     chk = capacity_check(acc.mem_capacity, weights, kv, ws)
     return Estimate(
-        model=spec.name, hw=acc.name, bytes_per_param=bpp, batch=b, context=s,
+        model=spec.name, hw=acc, bytes_per_param=bpp, batch=b, context=s,
         params=int(spec.params), active_params=int(spec.active_params), weight_bytes=weights,
         kv_bytes_per_token=float(m_kv), kv_bytes=kv, workspace=ws, capacity=acc.mem_capacity,
         bytes_read=step.bytes_read, flops=step.flops, t_read=step.t_read, t_compute=step.t_compute,

@@ -9,10 +9,10 @@ in binary sizes, so a card sold as "80 GB" holds 80 GiB = 85.9e9 bytes.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ._names import NameIndex
 from ._validate import check_number, is_scalar
 from .units import GiB
 
@@ -55,7 +55,7 @@ class Accelerator:
     memory: str = ""
     source: str = ""
     note: str = ""
-    aliases: tuple = ()
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -72,7 +72,7 @@ class Accelerator:
         """Ridge point :math:`I^* = \\Pi/\\beta`, in FLOP/byte."""
         return self.peak_flops / self.mem_bandwidth
 
-    def with_(self, **changes) -> "Accelerator":
+    def with_(self, **changes) -> Accelerator:
         """Return a copy with some fields changed (e.g. ``mem_capacity=80e9``)."""
         return dataclasses.replace(self, **changes)
 
@@ -96,19 +96,22 @@ _ENTRIES = (
     ),
     Accelerator(
         "RTX 4090", 165.2e12, 1.008e12, 24 * GiB, vendor="NVIDIA", memory="GDDR6X",
-        source="NVIDIA Ada GPU Architecture whitepaper, Table 2: peak BF16 tensor TFLOPS with FP32 accumulate 165.2 (330.4 sparse)",
+        source=("NVIDIA Ada GPU Architecture whitepaper, Table 2: peak BF16 tensor TFLOPS with FP32 "
+                "accumulate 165.2 (330.4 sparse)"),
         note="dense BF16 with FP32 accumulate; sold as 24 GB, built as 24 GiB = 25.77e9 bytes",
         aliases=("4090", "GeForce RTX 4090"),
     ),
     Accelerator(
         "H200 SXM", 989.4e12, 4.8e12, 141 * GiB, vendor="NVIDIA", memory="HBM3e",
-        source="NVIDIA H200 Tensor Core GPU datasheet (SXM): BF16 1,979 TFLOPS with sparsity, 4.8 TB/s, 141 GB",
+        source=("NVIDIA H200 Tensor Core GPU datasheet (SXM): BF16 1,979 TFLOPS with sparsity, 4.8 "
+                "TB/s, 141 GB"),
         note="same compute die as the H100 SXM; dense BF16 = half the sparse headline; 141 GB read as GiB",
         aliases=("H200",),
     ),
     Accelerator(
         "B200", 2.25e15, 8.0e12, 180 * GiB, vendor="NVIDIA", memory="HBM3e",
-        source="NVIDIA DGX B200 / HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOPS with sparsity, 8 TB/s, 180 GB",
+        source=("NVIDIA DGX B200 / HGX B200 datasheet, per GPU: FP16/BF16 4.5 PFLOPS with sparsity, "
+                "8 TB/s, 180 GB"),
         note="dense BF16 = half the sparse headline; 180 GB read as GiB",
         aliases=("B200 SXM", "HGX B200"),
     ),
@@ -120,7 +123,8 @@ _ENTRIES = (
     ),
     Accelerator(
         "MI300X", 1307.4e12, 5.3e12, 192 * GiB, vendor="AMD", memory="HBM3",
-        source="AMD Instinct MI300X data sheet: peak BF16 1,307.4 TFLOPS dense (2,614.9 with sparsity), 5.3 TB/s, 192 GB",
+        source=("AMD Instinct MI300X data sheet: peak BF16 1,307.4 TFLOPS dense (2,614.9 with "
+                "sparsity), 5.3 TB/s, 192 GB"),
         note="dense BF16; 192 GB read as GiB",
         aliases=("Instinct MI300X", "MI300"),
     ),
@@ -132,8 +136,10 @@ _ENTRIES = (
     ),
     Accelerator(
         "Ascend 910B", 320e12, 1.6e12, 64 * GiB, vendor="Huawei", memory="HBM2e",
-        source="Public Atlas 800T A2 / Ascend 910B listings: about 320 TFLOPS FP16 dense, 1.6 TB/s, 64 GB HBM2e",
-        note="Huawei publishes no per-card whitepaper: FP16 dense figure from public listings, treat as approximate",
+        source=("Public Atlas 800T A2 / Ascend 910B listings: about 320 TFLOPS FP16 dense, 1.6 "
+                "TB/s, 64 GB HBM2e"),
+        note=("Huawei publishes no per-card whitepaper: FP16 dense figure from public listings, "
+              "treat as approximate"),
         aliases=("910B", "Ascend910B"),
     ),
 )
@@ -142,19 +148,12 @@ CATALOG = MappingProxyType({acc.name: acc for acc in _ENTRIES})
 """Read-only mapping of canonical name to :class:`Accelerator`."""
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[\s\-_.]+", "", name).lower()
-
-
-_LOOKUP = {}
-for _acc in _ENTRIES:
-    for _n in (_acc.name, *_acc.aliases):
-        _LOOKUP[_key(_n)] = _acc
+_INDEX = NameIndex(_ENTRIES)
 
 
 def accelerator_names() -> list[str]:
     """Canonical names of every catalog accelerator, in catalog order."""
-    return list(CATALOG)
+    return _INDEX.names()
 
 
 def accelerator(name: str) -> Accelerator:
@@ -167,12 +166,10 @@ def accelerator(name: str) -> Accelerator:
         return name
     if not isinstance(name, str):
         raise TypeError(f"hw must be an Accelerator or a catalog name (str), got {type(name).__name__}")
-    try:
-        return _LOOKUP[_key(name)]
-    except KeyError:
-        raise ValueError(
-            f"unknown accelerator {name!r}; known names: {', '.join(CATALOG)}"
-        ) from None
+    found = _INDEX.find(name)
+    if found is None:
+        raise ValueError(f"unknown accelerator {name!r}; known names: {', '.join(CATALOG)}")
+    return found
 
 
 def resolve_hw(hw) -> Accelerator:

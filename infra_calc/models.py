@@ -30,7 +30,6 @@ import functools
 import json
 import numbers
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -38,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._names import NameIndex
 from ._validate import check_int, check_number
 
 __all__ = [
@@ -269,7 +269,7 @@ class ModelSpec:
 
     # ------------------------------------------------------------ from config
     @classmethod
-    def from_hf_config(cls, path_or_dict, name=None, *, source=None) -> "ModelSpec":
+    def from_hf_config(cls, path_or_dict, name=None, *, source=None) -> ModelSpec:
         """Build a spec from a Hugging Face ``config.json``, counting parameters exactly.
 
         Parameters
@@ -592,7 +592,7 @@ class _Shipped:
     name: str
     filename: str
     source: str
-    aliases: tuple = ()
+    aliases: tuple[str, ...] = ()
 
 
 _SHIPPED = (
@@ -610,27 +610,10 @@ _SHIPPED = (
 )
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[\s\-_.]+", "", name).lower()
+_INDEX = NameIndex(_SHIPPED)
 
 
-_LOOKUP = {}
-for _entry in _SHIPPED:
-    for _n in (_entry.name, *_entry.aliases):
-        _LOOKUP[_key(_n)] = _entry
-
-
-def _canonical(name: str):
-    """The shipped entry for ``name``, or None."""
-    key = _key(name)
-    if key in _LOOKUP:
-        return _LOOKUP[key]
-    if "/" in key:  # a Hugging Face repo id such as "Qwen/Qwen3-8B"
-        return _LOOKUP.get(key.rsplit("/", 1)[-1])
-    return None
-
-
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(entry: _Shipped) -> ModelSpec:
     pkg = __name__.rpartition(".")[0] or "infra_calc"
     res = resources.files(pkg).joinpath("data").joinpath("models").joinpath(entry.filename)
@@ -666,16 +649,16 @@ class _Catalog(Mapping):
     """
 
     def __getitem__(self, name) -> ModelSpec:
-        entry = _canonical(name) if isinstance(name, str) else None
+        entry = _INDEX.find(name) if isinstance(name, str) else None
         if entry is None:
             raise _unknown(name)
         return _load(entry)
 
     def __contains__(self, name) -> bool:
-        return isinstance(name, str) and _canonical(name) is not None
+        return isinstance(name, str) and _INDEX.find(name) is not None
 
     def __iter__(self):
-        return iter([entry.name for entry in _SHIPPED])
+        return iter(_INDEX.names())
 
     def __len__(self) -> int:
         return len(_SHIPPED)
@@ -695,7 +678,7 @@ def model_names() -> list[str]:
     -------
     list of str
     """
-    return [entry.name for entry in _SHIPPED]
+    return _INDEX.names()
 
 
 def model(name) -> ModelSpec:

@@ -7,12 +7,12 @@ and the library's functions.
 """
 from __future__ import annotations
 
+from . import source as S
 from .capacity import capacity_check, kv_cache_bytes, max_batch
 from .roofline import arithmetic_intensity, critical_rows, gemm_bytes, gemm_flops
 from .shape import padded_rows, route_tokens
 from .step import batch_turning_point, compute_time, decode_step, read_time
-from . import source as S
-from .units import GB, GIGA, MEGA, MiB, TB, TERA
+from .units import GB, GIGA, MEGA, TB, TERA, MiB
 
 __all__ = ["j07_lines", "j13_lines", "reproduce", "CHAPTERS"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_number
+from ._validate import check_number, unwrap
 from .hardware import resolve_hw
 
 __all__ = [
@@ -93,7 +93,7 @@ def critical_rows(k, n, hw, bytes_per_element=2):
     denom = 2.0 * k * n - i_star * b * (k + n)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(denom > 0, i_star * b * k * n / np.where(denom > 0, denom, 1.0), np.inf)
-    return float(out) if np.ndim(out) == 0 else out
+    return unwrap(out)
 
 
 def attainable_flops(intensity, hw):
@@ -108,21 +108,32 @@ def attainable_flops(intensity, hw):
     intensity = check_number(intensity, "intensity", "FLOP/byte", allow_inf=True)
     acc = resolve_hw(hw)
     out = np.minimum(acc.peak_flops, intensity * acc.mem_bandwidth)
-    return float(out) if np.ndim(out) == 0 else out
+    return unwrap(out)
 
 
 @dataclass(frozen=True)
 class RooflinePoint:
-    """Where one GEMM sits on one accelerator's roofline (all SI units)."""
+    """Where one GEMM sits on one accelerator's roofline (all SI units).
 
-    flops: object
-    nbytes: object
-    intensity: object
+    Each value is a scalar for scalar inputs and an array for array inputs.
+    """
+
+    #: FLOPs of the GEMM, ``F = 2mkn``.
+    flops: float | np.ndarray
+    #: Bytes moved when each operand crosses memory once, ``V``.
+    nbytes: float | np.ndarray
+    #: Arithmetic intensity ``I = F / V``, FLOP/byte.
+    intensity: float | np.ndarray
+    #: The accelerator's ridge point ``I* = Π / β``, FLOP/byte.
     ridge: float
-    attainable: object
-    time: object
-    bound: object
-    fraction_of_peak: object
+    #: Roofline throughput ``min(Π, I β)``, FLOP/s.
+    attainable: float | np.ndarray
+    #: Lower bound ``max(F / Π, V / β)``, seconds.
+    time: float | np.ndarray
+    #: ``"memory"`` below the ridge, ``"compute"`` at or above it.
+    bound: str | np.ndarray
+    #: ``attainable / Π``, in (0, 1].
+    fraction_of_peak: float | np.ndarray
 
 
 def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
@@ -138,6 +149,5 @@ def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
     p = attainable_flops(i, acc)
     t = np.maximum(f / acc.peak_flops, v / acc.mem_bandwidth)
     bound = np.where(i < acc.ridge_point, "memory", "compute")
-    scal = lambda x: float(x) if np.ndim(x) == 0 else x  # noqa: E731
-    return RooflinePoint(scal(f), scal(v), scal(i), acc.ridge_point, scal(p), scal(t),
-                         str(bound) if np.ndim(bound) == 0 else bound, scal(p / acc.peak_flops))
+    return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge_point, unwrap(p), unwrap(t),
+                         unwrap(bound, str), unwrap(p / acc.peak_flops))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_number
+from ._validate import check_int, check_number, unwrap
 
 __all__ = ["shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens"]
 
@@ -23,7 +23,7 @@ def pad_to_tile(size, tile):
     size = check_number(size, "size", "elements")
     tile = check_number(tile, "tile", "elements")
     out = np.ceil(size / tile) * tile
-    return float(out) if np.ndim(out) == 0 else out
+    return unwrap(out)
 
 
 def shape_efficiency(m, n, k, tile=(16, 16, 16)):
@@ -47,16 +47,20 @@ def shape_efficiency(m, n, k, tile=(16, 16, 16)):
     n = check_number(n, "n", "columns")
     k = check_number(k, "k", "elements")
     out = (m * n * k) / (pad_to_tile(m, mt) * pad_to_tile(n, nt) * pad_to_tile(k, kt))
-    return float(out) if np.ndim(out) == 0 else out
+    return unwrap(out)
 
 
 @dataclass(frozen=True)
 class PaddedRows:
     """Rows executed vs rows useful across a set of per-expert GEMMs."""
 
+    #: Token rows routed to the experts, ``Σ r_e``.
     useful: int
+    #: Rows the matrix unit runs after padding, ``Σ ⌈r_e / m_t⌉ m_t``.
     executed: int
+    #: Experts that received at least one row.
     active_experts: int
+    #: Row tile ``m_t`` of the matrix instruction.
     tile_rows: int
 
     @property

@@ -10,22 +10,21 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from .capacity import DECIMAL_CAPACITY_NOTE, decimal_reading
 from .hardware import accelerator
-from .units import GB, GiB, US
+from .units import GB, US, GiB
 
 __all__ = [
     "J07_PARAMS", "J07_BYTES_PER_PARAM", "J07_WEIGHTS_8BIT", "J07_CONTEXT", "J07_WORKSPACE",
     "J07_TARGET_STEP", "J07_BATCHES", "J07_MODEL", "j07_h100", "j07_a100",
     "J13_K", "J13_N", "J13_BYTES_PER_ELEMENT", "J13_ROWS", "J13_MODEL", "J13_WORKSPACE",
     "J13_CONTEXTS", "j13_h100", "j13_rtx4090", "MOE_TOKENS", "MOE_TOP_K", "MOE_EXPERTS",
-    "MOE_TILE_ROWS", "TPU_V1_AREA_SOURCE", "TPU_V1_AREA_PAPER", "AMDAHL_F", "AMDAHL_S",
+    "MOE_TILE_ROWS", "TPU_V1_AREA_SOURCE", "TPU_V1_AREA_PAPER",
+    "TPU_V1_PAPER_UB_ALONE", "TPU_V1_PAPER_MMU_ALONE", "AMDAHL_F", "AMDAHL_S",
     "AMDAHL_T_TOTAL", "SOURCE_CAPACITY_NOTE",
 ]
 
-SOURCE_CAPACITY_NOTE = (
-    "the source reads a card sold as 'N GB' as N x 10^9 bytes; the physical "
-    "memory is N GiB = N x 2^30 bytes"
-)
+SOURCE_CAPACITY_NOTE = DECIMAL_CAPACITY_NOTE
 
 # --- S23-J07: one decode step of a 70B dense model on an H100 -------------
 J07_MODEL = "DeepSeek-R1-Distill-Llama-70B"
@@ -40,12 +39,12 @@ J07_BATCHES = (8, 32, 148)   # batch sizes the printout evaluates
 
 def j07_h100():
     """The H100 SXM as J07 reads it: 80 GB = 80e9 bytes (physical: 80 GiB)."""
-    return accelerator("H100 SXM").with_(mem_capacity=80 * GB, note=SOURCE_CAPACITY_NOTE)
+    return decimal_reading("H100 SXM")
 
 
 def j07_a100():
     """The A100 80GB as J07's self-test reads it: 80e9 bytes."""
-    return accelerator("A100 80GB").with_(mem_capacity=80 * GB, note=SOURCE_CAPACITY_NOTE)
+    return decimal_reading("A100 80GB")
 
 
 # --- S23-J13: why a card cannot run at full speed --------------------------
@@ -70,7 +69,7 @@ def j13_h100():
 
 def j13_rtx4090():
     """The RTX 4090 as J13 reads it: 24 GB = 24e9 bytes (physical: 24 GiB = 25.77e9)."""
-    return accelerator("RTX 4090").with_(mem_capacity=24 * GB, note=SOURCE_CAPACITY_NOTE)
+    return decimal_reading("RTX 4090")
 
 
 # TPU v1 die area (share of die), as the source's table gives it ...
@@ -88,6 +87,12 @@ TPU_V1_AREA_PAPER = MappingProxyType({
     "I/O": 0.10,
     "Control": 0.02,
 })
+
+# Jouppi et al., ISCA 2017, section 2 (the text beside Figure 2): the 24 MiB
+# Unified Buffer alone is "almost a third" of the die (so 1/3 is an upper
+# bound) and the Matrix Multiply Unit alone "a quarter".
+TPU_V1_PAPER_UB_ALONE = 1 / 3
+TPU_V1_PAPER_MMU_ALONE = 1 / 4
 
 # Amdahl example: 60% of a 100 us step is matrix work, sped up 2x then 4x.
 AMDAHL_F = 0.6

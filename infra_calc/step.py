@@ -11,15 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_number
-from .hardware import resolve_hw
+from ._validate import check_number, unwrap
+from .hardware import Accelerator, resolve_hw
 
 __all__ = ["read_time", "compute_time", "step_time", "DecodeStep", "decode_step",
-           "batch_turning_point"]
-
-
-def _out(x):
-    return float(x) if np.ndim(x) == 0 else x
+           "batch_turning_point", "fix_scenarios"]
 
 
 def read_time(nbytes, hw):
@@ -33,7 +29,7 @@ def read_time(nbytes, hw):
         Supplies the bandwidth ``β`` in bytes/s.
     """
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    return _out(nbytes / resolve_hw(hw).mem_bandwidth)
+    return unwrap(nbytes / resolve_hw(hw).mem_bandwidth)
 
 
 def compute_time(flops, hw):
@@ -47,7 +43,7 @@ def compute_time(flops, hw):
         Supplies the dense peak ``Π`` in FLOP/s.
     """
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
-    return _out(flops / resolve_hw(hw).peak_flops)
+    return unwrap(flops / resolve_hw(hw).peak_flops)
 
 
 def step_time(flops, nbytes, hw, overlap=True):
@@ -60,30 +56,45 @@ def step_time(flops, nbytes, hw, overlap=True):
         raise TypeError(f"overlap must be True or False, got {overlap!r}")
     tc = compute_time(flops, hw)
     tr = read_time(nbytes, hw)
-    return _out(np.maximum(tc, tr) if overlap else tc + tr)
+    return unwrap(np.maximum(tc, tr) if overlap else tc + tr)
 
 
 @dataclass(frozen=True)
 class DecodeStep:
-    """Result of :func:`decode_step` (SI units: seconds, bytes, FLOPs)."""
+    """Result of :func:`decode_step` (SI units: seconds, bytes, FLOPs).
 
-    hw: str
-    params: object
-    bytes_per_param: object
-    batch: object
-    bytes_read: object
-    flops: object
-    t_read: object
-    t_compute: object
-    t_step: object
-    bound: object
-    tokens_per_s: object
-    read_time_per_output: object
+    Each number is a float for scalar inputs and an array for array inputs.
+    """
+
+    #: The accelerator the step ran on, exactly as given (a changed copy keeps its figures).
+    hw: Accelerator
+    #: Parameters used per token, ``N``.
+    params: float | np.ndarray
+    #: Stored bytes per weight, ``b_W``.
+    bytes_per_param: float | np.ndarray
+    #: Requests decoded together, ``B``.
+    batch: float | np.ndarray
+    #: Bytes read this step, ``R = b_W N + R_KV``.
+    bytes_read: float | np.ndarray
+    #: FLOPs this step, ``F = 2 B N``.
+    flops: float | np.ndarray
+    #: Read lower bound ``R / β``, seconds.
+    t_read: float | np.ndarray
+    #: Compute lower bound ``F / Π``, seconds.
+    t_compute: float | np.ndarray
+    #: Step time: the larger bound (overlap) or their sum (serial), seconds.
+    t_step: float | np.ndarray
+    #: ``"memory"`` where the read bound decides, ``"compute"`` otherwise.
+    bound: str | np.ndarray
+    #: Throughput ``B / T_step``, tokens per second.
+    tokens_per_s: float | np.ndarray
+    #: ``T_read / B``, seconds: a throughput figure, not a latency.
+    read_time_per_output: float | np.ndarray
 
     @property
     def ratio(self):
         """``t_read / t_compute``: how many times slower reading is than math."""
-        return _out(np.asarray(self.t_read) / np.asarray(self.t_compute))
+        return unwrap(np.asarray(self.t_read) / np.asarray(self.t_compute))
 
 
 def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) -> DecodeStep:
@@ -126,10 +137,10 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     ts = np.maximum(tr, tc) if overlap else tr + tc
     bound = np.where(tr >= tc, "memory", "compute")
     return DecodeStep(
-        hw=acc.name, params=n, bytes_per_param=bw, batch=b, bytes_read=_out(r), flops=_out(f),
-        t_read=_out(tr), t_compute=_out(tc), t_step=_out(ts),
-        bound=str(bound) if np.ndim(bound) == 0 else bound,
-        tokens_per_s=_out(b / ts), read_time_per_output=_out(tr / b),
+        hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r), flops=unwrap(f),
+        t_read=unwrap(tr), t_compute=unwrap(tc), t_step=unwrap(ts),
+        bound=unwrap(bound, str),
+        tokens_per_s=unwrap(b / ts), read_time_per_output=unwrap(tr / b),
     )
 
 
@@ -142,4 +153,37 @@ def batch_turning_point(hw, bytes_per_param):
     """
     acc = resolve_hw(hw)
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    return _out(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
+    return unwrap(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
+
+
+def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
+                  four_bit=True) -> dict[str, DecodeStep]:
+    """The J07 §5 cases as ``{label: DecodeStep}``, in table order.
+
+    Inputs left at None take the source's case (:mod:`infra_calc.source`): a
+    70e9-parameter model at 1 byte per parameter on J07's H100, batch 8.
+
+    - baseline: one request, ``b_W`` bytes per parameter;
+    - compute doubled: the same card with ``2Π``;
+    - bandwidth doubled: the same card with ``2β``;
+    - half the weights: half the parameters (``N/2``), which halves bytes *and* FLOPs;
+    - (``four_bit``) 4-bit weights: ``b_W/2`` with ``N`` unchanged, which halves only the bytes;
+    - batch sharing: ``batch`` requests share one read of the weights.
+    """
+    from . import source as S
+
+    params = S.J07_PARAMS if params is None else params
+    bytes_per_param = S.J07_BYTES_PER_PARAM if bytes_per_param is None else bytes_per_param
+    batch = S.J07_BATCHES[0] if batch is None else batch
+    h = resolve_hw(S.j07_h100() if hw is None else hw)
+    cases = {
+        "baseline": decode_step(params, bytes_per_param, h),
+        "compute doubled": decode_step(params, bytes_per_param, h.with_(peak_flops=2 * h.peak_flops)),
+        "bandwidth doubled": decode_step(params, bytes_per_param,
+                                         h.with_(mem_bandwidth=2 * h.mem_bandwidth)),
+        "half the weights (N/2)": decode_step(params / 2, bytes_per_param, h),
+    }
+    if four_bit:
+        cases["4-bit weights (N kept)"] = decode_step(params, bytes_per_param / 2, h)
+    cases[f"batch {batch} shares the read"] = decode_step(params, bytes_per_param, h, batch=batch)
+    return cases

@@ -19,13 +19,13 @@ from ._validate import check_number
 
 __all__ = [
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
-    "KILO", "MEGA", "GIGA", "TERA", "PETA",
+    "MEGA", "GIGA", "TERA",
     "MS", "US", "BYTE_UNITS",
     "to_unit", "fmt_bytes", "fmt_time", "fmt_flops", "fmt_rate",
 ]
 
 # decimal (SI) prefixes
-KILO, MEGA, GIGA, TERA, PETA = 1e3, 1e6, 1e9, 1e12, 1e15
+MEGA, GIGA, TERA = 1e6, 1e9, 1e12
 KB, MB, GB, TB = 1e3, 1e6, 1e9, 1e12
 # binary (IEC) prefixes
 KiB, MiB, GiB, TiB = 2**10, 2**20, 2**30, 2**40

@@ -1,22 +1,20 @@
-"""Tests for the appendices: the catalog figure and the stored outputs of the appendix notebooks."""
+"""Tests for the appendices: the catalog figure, the stored {eval} values of the appendix
+notebooks, the six errata of the source notes and the glossary's source/book marks."""
 from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import infra_calc as ic  # noqa: E402
-from infra_calc import source as S  # noqa: E402
-from infra_calc.figures import FIGURES  # noqa: E402
-from infra_calc.figures.catalog import catalog_ridge_points  # noqa: E402
+import infra_calc as ic
+from infra_calc import source as S
+from infra_calc.figures import FIGURES
+from infra_calc.figures.catalog import catalog_ridge_points
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = [
@@ -81,19 +79,6 @@ def _load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _glued(path: Path) -> dict:
-    """Glue key -> stored text/plain value of every glue() output in a notebook."""
-    out = {}
-    for cell in _load(path)["cells"]:
-        for o in cell.get("outputs", []):
-            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name:
-                data = o.get("data", {})
-                plain = [v for k, v in data.items() if k.endswith("text/plain")]
-                out[name] = "".join(plain[0]) if plain else ""
-    return out
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_executed_without_errors(path):
     nb = _load(path)
@@ -113,67 +98,115 @@ def test_placeholders_removed():
     assert not (ROOT / "book" / "front" / "how_to_use.md").exists()
 
 
-def test_source_notes_glued_values():
-    g = _glued(ROOT / "book" / "appendix" / "source_notes.ipynb")
+def _stored(path: Path) -> dict:
+    """{eval} expression -> the text/plain stored for it (tools/execute.py) in a notebook."""
+    out = {}
+    for cell in _load(path)["cells"]:
+        for e in cell.get("metadata", {}).get("user_expressions", []) or []:
+            out[e["expression"]] = "".join(e.get("result", {}).get("data", {}).get("text/plain", ""))
+    return out
+
+
+def _number(text: str) -> float:
+    return float(re.sub(r"[^0-9.\-]", "", text.replace("−", "-")))
+
+
+NOTES = ROOT / "book" / "appendix" / "source_notes.ipynb"
+
+
+def test_source_notes_lists_six_errata():
+    text = "\n".join("".join(c["source"]) for c in _load(NOTES)["cells"] if c["cell_type"] == "markdown")
+    numbered = [int(n) for n in re.findall(r"^## (\d+)\. ", text, flags=re.M)]
+    assert numbered == [1, 2, 3, 4, 5, 6]
+
+
+def test_source_notes_stored_values():
+    g = _stored(NOTES)
     # (1) the smallest whole batch reaching the H100 ridge
-    assert int(g["notes-mstar-ceil"]) == 346 == math.ceil(ic.critical_rows(4096, 4096, "H100 SXM"))
-    assert float(g["notes-mstar"]) == pytest.approx(345.112, abs=1e-3)
-    # (2) the M = 256 shortfall: 22.9 % from rounded inputs, 23.0 % unrounded
-    assert float(g["notes-short-rounded"]) == pytest.approx(22.9)
-    assert float(g["notes-short-1dp"]) == pytest.approx(23.0)
-    # (3) 4-bit weights halve the read, not the compute
-    assert float(g["notes-q4-read"]) == pytest.approx(10.4478, abs=1e-4)
-    assert float(g["notes-q4-compute"]) == pytest.approx(0.1415, abs=1e-4)
-    assert float(g["notes-half-compute"]) == pytest.approx(0.07075, abs=1e-5)
+    assert _number(g["v.mstar_ceil"]) == 346 == math.ceil(ic.critical_rows(4096, 4096, "H100 SXM"))
+    assert _number(g["v.mstar"]) == pytest.approx(345.11)
+    # (2) the M = 256 shortfall: 22.9 % from the printed (rounded) inputs, 23.0 % unrounded
+    assert (g["v.short_printed"], g["v.short_exact1"], g["v.short_exact2"]) == ("22.9%", "23.0%", "22.95%")
+    # (3) half the parameters halves both bounds; 4-bit weights halve the read only
+    assert (g["v.half_tr"], g["v.half_tc"]) == ("10.45 ms", "0.0707 ms")
+    assert (g["v.q4_tr"], g["v.q4_tc"]) == ("10.45 ms", "0.1415 ms")
     # (4) binary capacities: 4 -> 5 on the RTX 4090, 2 -> 4 on the H100
-    assert (int(g["notes-4090-bmax-src"]), int(g["notes-4090-bmax-phys"])) == (4, 5)
-    assert (int(g["notes-h100-bmax-src"]), int(g["notes-h100-bmax-phys"])) == (2, 4)
-    assert float(g["notes-4090-gb"]) == pytest.approx(25.769803776)
-    # (5) TPU v1 area: the paper's shares add to 79 %
-    assert float(g["notes-tpu-paper-sum"]) == pytest.approx(79.0)
-    # (6) smaller things
-    assert float(g["notes-i1"]) == pytest.approx(0.99951, abs=1e-5)
-    assert float(g["notes-tput1"]) == pytest.approx(47.857, abs=1e-3)
-    assert int(g["notes-n-checked"]) >= 40
+    assert (g["v.b4090_src"], g["v.b4090_phys"]) == ("4", "5")
+    assert (g["v.bh100_src"], g["v.bh100_phys"]) == ("2", "4")
+    assert g["v.c4090_phys"] == "25.77 GB"
+    # (5), (6) TPU v1 area: buffers 37 %, compute 30 %; the UB alone ~1/3, the MMU alone 1/4
+    assert (g["v.buf"], g["v.comp"], g["v.paper_sum"]) == ("37%", "30%", "79%")
+    assert (g["v.ub"], g["v.mmu"]) == ("33%", "25%")
+    # smaller things
+    assert g["v.i1"] == "0.9995 FLOP/byte"
+    assert g["v.tput1"] == "47.86 tokens/s"
+    assert _number(g["v.n_checked"]) >= 40
 
 
 def test_source_notes_values_match_library():
-    """The stored outputs agree with what the library computes today."""
-    g = _glued(ROOT / "book" / "appendix" / "source_notes.ipynb")
+    """The stored values agree with what the library computes today."""
+    g = _stored(NOTES)
     q = ic.model("Qwen3-8B")
     phys = ic.max_batch(ic.accelerator("RTX 4090").mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE,
                         8192, q.kv_bytes_per_token(2))
-    assert int(g["notes-4090-bmax-phys"]) == phys
-    assert float(g["notes-ridge"]) == pytest.approx(ic.ridge_point("H100 SXM"))
+    assert _number(g["v.b4090_phys"]) == phys
+    assert _number(g["v.ridge"]) == pytest.approx(ic.ridge_point("H100 SXM"), abs=0.005)
 
 
-def test_accelerator_and_model_pages_glue():
-    acc = _glued(ROOT / "book" / "appendix" / "accelerators.ipynb")
-    assert int(acc["acc-count"]) == len(ic.CATALOG)
-    assert "catalog-ridge-points" in acc
+def test_accelerator_and_model_pages_values():
+    acc = _stored(ROOT / "book" / "appendix" / "accelerators.ipynb")
+    assert _number(acc["v.count"]) == len(ic.CATALOG)
     n_reached = sum(1 for a in ic.CATALOG.values()
                     if ic.arithmetic_intensity(256, 4096, 4096) >= a.ridge_point)
-    assert int(acc["acc-n-reached"]) == n_reached
-    mod = _glued(ROOT / "book" / "appendix" / "models.ipynb")
-    assert int(mod["mod-8b-params"]) == ic.model("Qwen3-8B").params
-    assert int(mod["mod-70b-params"]) == ic.model("DeepSeek-R1-Distill-Llama-70B").params
-    how = _glued(ROOT / "book" / "front" / "how_to_use.ipynb")
-    assert (int(how["how-bmax-src"]), int(how["how-bmax-phys"])) == (4, 5)
+    assert _number(acc["v.n_reached"]) == n_reached
+    mod = _stored(ROOT / "book" / "appendix" / "models.ipynb")
+    assert _number(mod["v.total"]) == ic.model("Qwen3-8B").params
+    assert _number(mod["v.p70"]) == ic.model("DeepSeek-R1-Distill-Llama-70B").params
+
+    how = _stored(ROOT / "book" / "front" / "how_to_use.ipynb")
+    assert (_number(how["v.bmax_src"]), _number(how["v.bmax_phys"])) == (4, 5)
 
 
 def test_catalog_figure_shown_on_page():
     nb = _load(ROOT / "book" / "appendix" / "accelerators.ipynb")
     text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    assert "```{glue:figure} catalog-ridge-points" in text
+    assert "```{figure} ../figures/catalog-ridge-points.svg" in text
     assert ":name: catalog-ridge-points" in text
     assert "{numref}`catalog-ridge-points`" in text
-    # stored as PNG, never SVG
-    png = [o for c in nb["cells"] for o in c.get("outputs", [])
-           if o.get("metadata", {}).get("scrapbook", {}).get("name") == "catalog-ridge-points"]
-    assert png
-    kinds = list(png[0]["data"])
-    assert any(k.endswith("image/png") for k in kinds)
-    assert not any(k.endswith("image/svg+xml") for k in kinds)
+    assert (ROOT / "book" / "figures" / "catalog-ridge-points.svg").is_file()
+
+
+GLOSSARY = ROOT / "book" / "appendix" / "glossary.md"
+
+
+def _glossary_rows() -> dict[str, str]:
+    """Chinese term -> "source" or "book", from the glossary's tables."""
+    rows = {}
+    for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
+        cols = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cols) == 5 and cols[2] in ("source", "book"):
+            rows[cols[1]] = cols[2]
+    return rows
+
+
+def test_glossary_marks_every_term():
+    rows = _glossary_rows()
+    assert len(rows) >= 40
+    table_lines = [line for line in GLOSSARY.read_text(encoding="utf-8").splitlines()
+                   if line.startswith("| ") and not line.startswith("| term")]
+    assert len(table_lines) == len(rows), "a glossary row without a source/book mark"
+
+
+@pytest.mark.parametrize("term", ["解码步", "屋顶线模型", "阿姆达尔定律", "脉动阵列", "分组查询注意力",
+                                  "高带宽内存", "最大并发数"])
+def test_glossary_terms_not_in_the_source_are_the_books(term):
+    assert _glossary_rows().get(term) == "book"
+
+
+@pytest.mark.parametrize("term", ["统一数据缓冲", "显存", "判据", "权重复用", "部分和"])
+def test_glossary_source_terms(term):
+    assert _glossary_rows().get(term) == "source"
+    assert "统一缓冲 " not in GLOSSARY.read_text(encoding="utf-8")
 
 
 def test_formula_sheet_checks_ran():

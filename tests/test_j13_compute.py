@@ -4,19 +4,15 @@ from __future__ import annotations
 import math
 import pathlib
 
-import matplotlib
+import nbformat
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import nbformat  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import infra_calc as ic  # noqa: E402
-from infra_calc import source as S  # noqa: E402
-from infra_calc.figures import FIGURES  # noqa: E402
-from infra_calc.figures import j13 as fig13  # noqa: E402
+import infra_calc as ic
+from infra_calc import source as S
+from infra_calc.figures import FIGURES
+from infra_calc.figures import j13 as fig13
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "book" / "j13").glob("0[1-4]_*.ipynb"))
@@ -116,7 +112,7 @@ def test_roofline_explorer_snapshot_panels():
         titles = [ax.get_title() for ax in fig.axes]
         assert "H100 SXM" in titles[0] and "M* = 345.1" in titles[0]
         assert "B200" in titles[1]
-        for ax, hw in zip(fig.axes, ("H100 SXM", "B200")):
+        for ax, hw in zip(fig.axes, ("H100 SXM", "B200"), strict=True):
             acc = ic.accelerator(hw)
             pts = _points(ax)
             for m in (1, 64, 256, 1024):

@@ -100,6 +100,18 @@ def test_model_rows_overlap_and_no_overlap():
         ic.critical_rows(4096, 4096, hw, 4))
 
 
+def test_prediction_is_the_roofline_and_achieved_is_flops_over_seconds():
+    hw = ic.Accelerator("x", 100e9, 20e9, 1.0)
+    m = (1, 16, 256, 4096)
+    predicted, m_star = measure.roofline_prediction(m, 512, 512, hw, 4)
+    i = ic.arithmetic_intensity(np.array(m, float), 512, 512, 4)
+    assert np.allclose(predicted, np.minimum(100e9, i * 20e9))
+    assert predicted[-1] == 100e9 and predicted[0] == pytest.approx(i[0] * 20e9)
+    assert m_star == ic.critical_rows(512, 512, hw, 4)
+    assert np.allclose(measure.achieved_flops(m, (1.0, 2.0, 4.0, 8.0), 512, 512),
+                       [2 * x * 512 * 512 / t for x, t in zip(m, (1.0, 2.0, 4.0, 8.0), strict=True)])
+
+
 def test_sweep_properties():
     run = _fake_run()
     s = run.sweep
@@ -182,8 +194,9 @@ def test_type_errors():
 # --------------------------------------------------------------------- GPU detection, progress
 
 def test_gpu_note_when_torch_missing(monkeypatch):
-    real = measure.importlib.util.find_spec
-    monkeypatch.setattr(measure.importlib.util, "find_spec",
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "torch" else real(name, *a))
     assert measure.cuda_available() is False
     note = measure.gpu_note()
@@ -195,12 +208,13 @@ def test_gpu_note_when_torch_missing(monkeypatch):
 def test_progress_bar_draws_on_its_stream():
     import io
     buf = io.StringIO()
-    bar = measure.ProgressBar(4, stream=buf, width=8)
-    for _ in range(5):
-        bar.step("x")
+    bar = measure.ProgressBar(4, stream=buf)
+    for i in range(5):
+        bar.step(f"part {i}")
+    assert bar.done == 4                      # never past the total
     bar.close()
     text = buf.getvalue()
-    assert "[########]   4/4" in text and text.endswith("\n") and "[##......]   1/4" in text
+    assert "4/4" in text and "part 4" in text        # the last label and the full count
 
 
 def test_import_has_no_side_effects():
@@ -251,6 +265,7 @@ def test_example_json_is_consistent():
 
 def test_example_figure():
     import matplotlib.pyplot as plt
+
     from infra_calc.figures import FIGURES, lab
 
     assert "lab-example-run" in FIGURES and lab.EXAMPLE_RUN == EXAMPLE
@@ -267,6 +282,7 @@ def test_example_figure():
 
 def test_figure_takes_path_and_run(tmp_path):
     import matplotlib.pyplot as plt
+
     from infra_calc.figures import lab
 
     run = _fake_run()

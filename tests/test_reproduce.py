@@ -46,12 +46,12 @@ def test_every_number_in_order_and_precision(lines, source):
     ours = lines()
     theirs = source.splitlines()
     assert len(ours) == len(theirs)
-    for mine, src in zip(ours, theirs):
+    for mine, src in zip(ours, theirs, strict=True):
         assert numbers(mine) == numbers(src), (mine, src)
 
 
 def test_number_count():
-    total = sum(len(numbers(l)) for l in (J07_SOURCE + "\n" + J13_SOURCE).splitlines())
+    total = sum(len(numbers(line)) for line in (J07_SOURCE + "\n" + J13_SOURCE).splitlines())
     assert total == 80  # the printouts hold 80 numbers, all checked above
 
 

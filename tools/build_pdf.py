@@ -5,6 +5,8 @@
    the math renders without network) plus this file loaded as a small Sphinx
    extension (see ``setup`` below).
 2. ``_build/singlehtml`` is served from ``http.server`` on 127.0.0.1 (a free port),
+   and its page copied to ``print.html`` with the print CSS (short code blocks kept
+   whole, long ones continued with their frame: ``prepare_print_page``), then
    opened in headless Chromium (``/usr/bin/chromium`` or ``$CHROMIUM``) through the
    Playwright Python package; the script waits for ``MathJax.startup.promise`` and
    the web fonts, opens the exercise-solution dropdowns (a PDF reader cannot click)
@@ -16,6 +18,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import pathlib
 import shutil
@@ -24,9 +27,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import build_book  # noqa: E402
-from localserve import serve  # noqa: E402
+import build_book  # tools/ is on sys.path: this file runs as a script
+from localserve import serve
 
 ROOT = build_book.ROOT
 SINGLEHTML = ROOT / "_build" / "singlehtml"
@@ -37,11 +39,25 @@ CHROMIUM_FLAGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 # Paper cannot scroll: wrap long code lines instead of clipping them.
+# The theme keeps every code block whole (``div.highlight {break-inside: avoid}``).
+# A block taller than the room left on a page then jumps to the next page and
+# leaves its cell's framed box behind, empty, at the foot of the page.  In print,
+# a short block (under KEEP_WHOLE_LINES lines, marked ``print-keep`` by
+# ``prepare_print_page``) stays whole together with its frame; a long one breaks,
+# and its frame and background continue on the next page (box-decoration-break).
+KEEP_WHOLE_LINES = 25
 PRINT_CSS = """
 @media print {
   pre, div.highlight pre, .cell_output pre { white-space: pre-wrap !important;
                                              overflow-wrap: anywhere; }
-  div.highlight, .cell_output, div.math { overflow: visible !important; }
+  div.highlight, .cell_output, div.math, pre { overflow: visible !important; }
+  div.highlight, div[class*=highlight-], div.literal-block-wrapper,
+  div.cell, div.cell_input, div.cell_output { break-inside: auto; }
+  div.cell_input, div.cell_output, div.highlight, div[class*=highlight-],
+  div.literal-block-wrapper, pre { -webkit-box-decoration-break: clone;
+                                   box-decoration-break: clone; }
+  pre { orphans: 3; widows: 3; }
+  div.print-keep, div.print-keep div, div.print-keep pre { break-inside: avoid !important; }
 }
 """
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555">'
@@ -108,6 +124,38 @@ def main_page(folder: pathlib.Path) -> str:
 
 
 
+
+def _printed_lines(block) -> int:
+    """Lines a block of code takes on paper: its source lines, long ones wrapped."""
+    n = 0
+    for pre in block.find_all("pre"):
+        for line in pre.get_text().rstrip("\n").split("\n"):
+            n += max(1, -(-len(line) // 90))      # ~90 characters fit on an A4 line
+    return n
+
+
+def prepare_print_page(folder: pathlib.Path, page: str) -> str:
+    """Write ``print.html`` next to ``page``: the same document with PRINT_CSS in its
+    head and every short code block (cell, cell input or output, literal block)
+    marked ``print-keep``.  Both printers (Playwright and the Chromium command line)
+    print this file, so they paginate alike."""
+    from bs4 import BeautifulSoup  # a dependency of pydata-sphinx-theme
+
+    soup = BeautifulSoup((folder / page).read_text(encoding="utf-8"), "html.parser")
+    kept = 0
+    for block in soup.select("div.cell, div.cell_input, div.cell_output, "
+                             "div[class*=highlight-], div.literal-block-wrapper"):
+        if block.find("pre") is not None and _printed_lines(block) < KEEP_WHOLE_LINES:
+            block["class"] = block.get("class", []) + ["print-keep"]
+            kept += 1
+    style = soup.new_tag("style", id="print-css")
+    style.string = PRINT_CSS
+    (soup.head or soup).append(style)
+    (folder / "print.html").write_text(str(soup), encoding="utf-8")
+    print(f"pdf: {kept} short code blocks kept whole on one page", flush=True)
+    return "print.html"
+
+
 WAIT_JS = """async () => {
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
     await MathJax.startup.promise;
@@ -141,7 +189,6 @@ def print_playwright(url: str, out: pathlib.Path) -> dict:
             info = page.evaluate(WAIT_JS)
             info["solutions_opened"] = page.evaluate(OPEN_SOLUTIONS_JS)
             page.wait_for_timeout(300)
-            page.add_style_tag(content=PRINT_CSS)
             page.emulate_media(media="print")
             page.pdf(path=str(out), format="A4", print_background=True,
                      margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"},
@@ -180,11 +227,10 @@ def print_pdf(folder: pathlib.Path, out: pathlib.Path = PDF) -> dict:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".pdf.part")
     with serve(folder) as base:
-        url = f"{base}/{main_page(folder)}"
-        try:
-            import playwright  # noqa: F401
+        url = f"{base}/{prepare_print_page(folder, main_page(folder))}"
+        if importlib.util.find_spec("playwright") is not None:
             info = print_playwright(url, tmp)
-        except ImportError:
+        else:
             info = print_cli(url, tmp)
     tmp.replace(out)
     return info

@@ -5,8 +5,19 @@ case) and returns a :class:`matplotlib.figure.Figure`.  The notebooks call the
 same functions, so the page and the published file cannot drift apart.
 ``python -m infra_calc figures --out DIR`` (``make figures``) writes them all.
 """
-from ._registry import (FIGURES, HATCHES, MARKERS, PALETTE, SAVE_KWARGS, STYLE, FigureSpec,
-                        figure, main, render, render_all, style)
+from ._registry import (
+    FIGURES,
+    HATCHES,
+    MARKERS,
+    PALETTE,
+    SAVE_KWARGS,
+    STYLE,
+    FigureSpec,
+    figure,
+    main,
+    render_all,
+    style,
+)
 
 _MODULES = ("j07", "j13", "j13_memory", "catalog", "lab")
 
@@ -21,5 +32,5 @@ def _load_all():
 
 _load_all()
 
-__all__ = ["FIGURES", "FigureSpec", "figure", "render", "render_all", "style", "STYLE",
+__all__ = ["FIGURES", "FigureSpec", "figure", "render_all", "style", "STYLE",
            "PALETTE", "HATCHES", "MARKERS", "SAVE_KWARGS", "main"]

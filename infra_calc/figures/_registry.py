@@ -7,11 +7,11 @@ import inspect
 import json
 import pathlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 __all__ = ["FigureSpec", "FIGURES", "figure", "STYLE", "PALETTE", "HATCHES", "MARKERS",
-           "style", "render", "render_all", "SAVE_KWARGS", "main"]
+           "style", "render_all", "SAVE_KWARGS", "main"]
 
 STYLE = str(pathlib.Path(__file__).with_name("infra_calc.mplstyle"))
 #: Okabe-Ito colours, safe for colour-blind readers; pair them with HATCHES /
@@ -28,16 +28,21 @@ SAVE_KWARGS = {"metadata": {"Software": None}}
 class FigureSpec:
     """A published figure: id (file stem), caption and the function drawing it."""
 
+    #: File stem and MyST ``:name:`` of the figure, e.g. ``"j07-fixes"``.
     id: str
+    #: The caption the book prints under it.
     caption: str
+    #: Draws the figure in the book's style and returns it.
     func: Callable
 
     @property
     def function(self) -> str:
+        """Dotted path of the drawing function."""
         return f"{self.func.__module__}.{self.func.__qualname__}"
 
     @property
     def inputs(self) -> dict:
+        """The function's keyword defaults (the source's case), JSON-ready."""
         sig = inspect.signature(self.func)
         return {k: _jsonable(p.default) for k, p in sig.parameters.items()
                 if p.default is not inspect.Parameter.empty}
@@ -81,12 +86,6 @@ def _jsonable(v):
     if isinstance(v, dict):
         return {str(k): _jsonable(x) for k, x in v.items()}
     return getattr(v, "name", repr(v))
-
-
-def render(fig_id: str):
-    """Draw one registered figure in the book's style and return it."""
-    with style():
-        return FIGURES[fig_id].func()
 
 
 def render_all(out_dir, formats=("png", "svg"), progress=True) -> list[pathlib.Path]:

@@ -1,10 +1,10 @@
 """Figures for the appendices: the accelerator catalog."""
 from __future__ import annotations
 
-from ._registry import HATCHES, PALETTE, figure, style  # noqa: F401
 from .. import source as S
 from ..hardware import CATALOG, accelerator
 from ..roofline import arithmetic_intensity
+from ._registry import HATCHES, PALETTE, figure
 
 __all__ = ["catalog_ridge_points"]
 
@@ -57,15 +57,15 @@ def catalog_ridge_points(names=tuple(CATALOG), k=S.J13_K, n=S.J13_N,
     hatches = [HATCHES[2] if ok else HATCHES[0] for ok in reached]
     bars = ax.barh([a.name for a in accs], ridges, color=colors, edgecolor="black",
                    linewidth=0.6, height=0.62)
-    for bar, h in zip(bars, hatches):
+    for bar, h in zip(bars, hatches, strict=True):
         bar.set_hatch(h)
-    for bar, r in zip(bars, ridges):
+    for bar, r in zip(bars, ridges, strict=True):
         ax.text(bar.get_width() + 4, bar.get_y() + bar.get_height() / 2, f"{r:.0f}",
                 va="center", fontsize=9,
                 bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none"))
 
     line_styles = ("--", ":", "-.", (0, (5, 1)))
-    for j, (m, i) in enumerate(zip(rows, intens)):
+    for j, (m, i) in enumerate(zip(rows, intens, strict=True)):
         ax.axvline(i, color=PALETTE["vermillion"] if j == 0 else PALETTE["black"],
                    linestyle=line_styles[j % len(line_styles)], linewidth=1.6,
                    label=f"Q projection, M = {m}: I = {i:.1f} FLOP/byte")

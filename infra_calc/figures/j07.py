@@ -2,8 +2,8 @@
 
 Every figure takes the source's case as its default inputs
 (:mod:`infra_calc.source`): a 70e9-parameter dense model stored at 1 byte per
-parameter on an H100 SXM.  The helpers :func:`fix_scenarios` and
-:func:`draw_decode_panel` are shared with the notebooks and with the
+parameter on an H100 SXM.  The §5 cases come from
+:func:`infra_calc.fix_scenarios`; :func:`draw_decode_panel` is shared with the
 decode-step explorer widget (:mod:`infra_calc.widgets.decode`).
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes, max_batch
 from ..hardware import accelerator, resolve_hw
 from ..models import model
-from ..step import batch_turning_point, decode_step
+from ..step import batch_turning_point, decode_step, fix_scenarios
 from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
@@ -32,31 +32,6 @@ READ_COLOUR, COMPUTE_COLOUR, STEP_COLOUR = PALETTE["blue"], PALETTE["vermillion"
 # --------------------------------------------------------------------------
 # §5: the baseline, the three fixes and the batched case
 # --------------------------------------------------------------------------
-def fix_scenarios(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=None,
-                  batch=S.J07_BATCHES[0], four_bit=True):
-    """The §5 cases as ``{label: DecodeStep}``, in table order.
-
-    - baseline: one request, ``b_W`` bytes per parameter;
-    - compute doubled: the same card with ``2Π``;
-    - bandwidth doubled: the same card with ``2β``;
-    - half the weights: half the parameters (``N/2``), which halves bytes *and* FLOPs;
-    - (``four_bit``) 4-bit weights: ``b_W/2`` with ``N`` unchanged, which halves only the bytes;
-    - batch sharing: ``batch`` requests share one read of the weights.
-    """
-    h = resolve_hw(hw if hw is not None else S.j07_h100())
-    cases = {
-        "baseline": decode_step(params, bytes_per_param, h),
-        "compute doubled": decode_step(params, bytes_per_param, h.with_(peak_flops=2 * h.peak_flops)),
-        "bandwidth doubled": decode_step(params, bytes_per_param,
-                                         h.with_(mem_bandwidth=2 * h.mem_bandwidth)),
-        "half the weights (N/2)": decode_step(params / 2, bytes_per_param, h),
-    }
-    if four_bit:
-        cases["4-bit weights (N kept)"] = decode_step(params, bytes_per_param / 2, h)
-    cases[f"batch {batch} shares the read"] = decode_step(params, bytes_per_param, h, batch=batch)
-    return cases
-
-
 @figure("j07-fixes",
         "Decode-step lower bounds, weight read against matrix math, for the 70B model on an "
         "H100: the baseline, the three fixes of §5 and a batch sharing one read (log scale).")
@@ -75,7 +50,7 @@ def fixes_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=
             label="read weights  $b_W N/\\beta$")
     ax.barh(y + h / 2, tc, height=h, color=COMPUTE_COLOUR, hatch=HATCHES[1], edgecolor="white",
             label="matrix math  $2BN/\\Pi$")
-    for yi, a, b in zip(y, tr, tc):
+    for yi, a, b in zip(y, tr, tc, strict=True):
         ax.text(a * 1.08, yi - h / 2, f"{a:.2f}", va="center", fontsize=8.5)
         ax.text(b * 1.08, yi + h / 2, f"{b:.4f}", va="center", fontsize=8.5)
     ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.4,
@@ -172,7 +147,7 @@ def capacity_figure(context=S.J07_CONTEXT):
                 edgecolor="white" if i < 3 else "grey", label=name)
         left = left + vals
     kv_tok = model(S.J07_MODEL).kv_bytes_per_token(2)
-    for yi, c in zip(y, rows.values()):
+    for yi, c in zip(y, rows.values(), strict=True):
         fit = max_batch(c.capacity, c.weights, 0, context, kv_tok)
         ax.text(1.5, yi, (f"{c.weights / GB:.2f} + {c.kv / GB:.2f} + {c.workspace / GB:.2f} "
                           f"= {c.total / GB:.2f} GB; {c.headroom / GB:.2f} GB free\n"
@@ -213,8 +188,7 @@ def fmt_sig(value: float, digits: int = 4) -> str:
 
 
 def _panel_text(st):
-    hw = st.hw if isinstance(st.hw, str) else st.hw.name
-    return (f"{hw}, N = {st.params / 1e9:g} billion, b_W = {st.bytes_per_param:g} byte, "
+    return (f"{st.hw.name}, N = {st.params / 1e9:g} billion, b_W = {st.bytes_per_param:g} byte, "
             f"B = {st.batch:g}\n{st.bound}-bound, {st.tokens_per_s:,.1f} tokens/s")
 
 
@@ -228,7 +202,7 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
     vals = [step.t_read * 1e3, step.t_compute * 1e3, step.t_step * 1e3]
     bars = ax.barh([0, 1, 2], [v - _BAR_FLOOR_MS for v in vals], left=_BAR_FLOOR_MS, height=0.6,
                    color=[READ_COLOUR, COMPUTE_COLOUR, STEP_COLOUR], edgecolor="white")
-    for patch, hatch in zip(bars.patches, HATCHES[:3]):
+    for patch, hatch in zip(bars.patches, HATCHES[:3], strict=True):
         patch.set_hatch(hatch)
     ax.set_xscale("log")
     ax.set_yticks([0, 1, 2], ["read", "compute", "step"])
@@ -249,7 +223,7 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
 def update_decode_panel(artists, step):
     """Move the bars, labels and title of a panel made by :func:`draw_decode_panel`."""
     vals = [step.t_read * 1e3, step.t_compute * 1e3, step.t_step * 1e3]
-    for patch, label, v in zip(artists["bars"], artists["labels"], vals):
+    for patch, label, v in zip(artists["bars"], artists["labels"], vals, strict=True):
         patch.set_width(v - _BAR_FLOOR_MS)
         label.set_position((v * 1.1, label.get_position()[1]))
         label.set_text(f"{fmt_sig(v)} ms")
@@ -274,7 +248,7 @@ def explorer_snapshot_figure(params=S.J07_PARAMS, settings=EXPLORER_SETTINGS):
     nrows = math.ceil(n / ncols)
     fig = Figure(figsize=(9.0, 2.6 * nrows + 0.4))
     axes = np.atleast_1d(fig.subplots(nrows, ncols)).ravel()
-    for ax, (hw, bw, b) in zip(axes, settings):
+    for ax, (hw, bw, b) in zip(axes, settings, strict=False):
         draw_decode_panel(ax, decode_step(params, bw, hw, batch=b))
     for ax in axes[n:]:
         ax.set_visible(False)
@@ -284,6 +258,9 @@ def explorer_snapshot_figure(params=S.J07_PARAMS, settings=EXPLORER_SETTINGS):
 
 def md_table(header, rows) -> str:
     """A MyST (GitHub-style) markdown table from a header and rows of cells.
+
+    Deprecated: kept only while pages still build tables in code (the page
+    design writes plain markdown tables); remove with the last caller.
 
     >>> print(md_table(["a", "b"], [[1, 2]]))
     | a | b |

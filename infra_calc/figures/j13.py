@@ -15,8 +15,7 @@ from matplotlib.ticker import StrMethodFormatter
 
 from .. import source as S
 from ..hardware import resolve_hw
-from ..roofline import (arithmetic_intensity, attainable_flops, critical_rows, gemm_roofline,
-                        intensity_limit)
+from ..roofline import arithmetic_intensity, attainable_flops, critical_rows, gemm_roofline, intensity_limit
 from ..shape import padded_rows, route_tokens
 from ..units import TERA
 from ._registry import HATCHES, MARKERS, PALETTE, figure
@@ -114,7 +113,7 @@ def moe_axes(ax):
     bars = ax.bar([0, 1], [0, 0], width=0.6,
                   color=[PALETTE["green"], PALETTE["vermillion"]],
                   edgecolor=PALETTE["black"], linewidth=0.8)
-    for bar, hatch in zip(bars, (HATCHES[0], HATCHES[1])):
+    for bar, hatch in zip(bars, (HATCHES[0], HATCHES[1]), strict=True):
         bar.set_hatch(hatch)
     ax.set_xticks([0, 1], ["useful rows", "executed rows\n(padded to tiles)"])
     ax.set_ylabel("rows through the matrix unit")
@@ -130,7 +129,7 @@ def update_moe_axes(art, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE
     rows = route_tokens(tokens, experts, top_k, skew)
     pr = padded_rows(rows, tile_rows)
     ax = art["bars"][0].axes
-    for bar, label, value in zip(art["bars"], art["labels"], (pr.useful, pr.executed)):
+    for bar, label, value in zip(art["bars"], art["labels"], (pr.useful, pr.executed), strict=True):
         bar.set_height(value)
         label.set_position((bar.get_x() + bar.get_width() / 2, value))
         label.set_text(f"{value:,}")
@@ -254,7 +253,7 @@ def moe_padding(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
         vals = [getattr(pr, attr) for pr in cases]
         bars = ax.bar(x + (j - 0.5) * w, vals, w, label=label, color=colour, hatch=hatch,
                       edgecolor=PALETTE["black"], linewidth=0.8)
-        for bar, v in zip(bars, vals):
+        for bar, v in zip(bars, vals, strict=True):
             ax.text(bar.get_x() + bar.get_width() / 2, v, f"{v:,}", ha="center", va="bottom",
                     fontsize=10)
     names = [f"uniform over {cases[0].active_experts} experts\n"
@@ -279,7 +278,7 @@ def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(1, 64, 2
     """The explorer's panel for each accelerator, with one operating point per ``rows`` value."""
     fig, axes = plt.subplots(len(accelerators), 1, figsize=(7.0, 3.6 * len(accelerators)))
     axes = np.atleast_1d(axes)
-    for ax, hw in zip(axes, accelerators):
+    for ax, hw in zip(axes, accelerators, strict=True):
         art = roofline_axes(ax)
         _, m_star = update_roofline_axes(art, hw, rows[0], k, n, bytes_per_element)
         art["point"].set_data([], [])
@@ -323,10 +322,10 @@ def moe_explorer_snapshot(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MO
         vals = [getattr(pr, attr) for pr in prs]
         ax.bar(x + (j - 0.5) * w, vals, w, label=label, color=colour, hatch=hatch,
                edgecolor=PALETTE["black"], linewidth=0.8)
-    for xi, pr in zip(x, prs):
+    for xi, pr in zip(x, prs, strict=True):
         ax.text(xi + w / 2, pr.executed, f"{pr.executed:,}\n(η {pr.efficiency:.0%})",
                 ha="center", va="bottom", fontsize=8.5)
-    ax.set_xticks(x, [f"skew {s:g}\n{pr.active_experts} experts" for s, pr in zip(skews, prs)])
+    ax.set_xticks(x, [f"skew {s:g}\n{pr.active_experts} experts" for s, pr in zip(skews, prs, strict=True)])
     ax.set_xlabel("routing skew (0 = uniform, 1 = concentrated) and experts that receive tokens")
     ax.set_ylabel("rows through the matrix unit (rows)")
     ax.set_ylim(0, max(pr.executed for pr in prs) * 1.22)

@@ -2,14 +2,12 @@
 
 Every function takes its inputs as keyword arguments whose defaults are the
 source's case and returns a :class:`matplotlib.figure.Figure`.  The model
-logic comes from :mod:`infra_calc` (``capacity_check``, ``max_batch``,
-``kv_cache_bytes``, ``amdahl_speedup``); :func:`planner_state` is the one
-place that turns planner settings into the numbers the capacity planner
-widget (:mod:`infra_calc.widgets.capacity`) and its static snapshot draw.
+logic comes from :mod:`infra_calc` (``planner_state``, ``capacity_reading``,
+``amdahl_speedup``); :func:`infra_calc.planner_state` is the one place that
+turns planner settings into the numbers the capacity planner widget
+(:mod:`infra_calc.widgets.capacity`) and its static snapshot draw.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -17,95 +15,32 @@ from matplotlib.patches import Patch
 
 from .. import source as S
 from ..amdahl import amdahl_limit, amdahl_speedup
-from ..capacity import capacity_check, kv_cache_bytes, max_batch
-from ..hardware import accelerator
-from ..models import model
+from ..capacity import READINGS, PlannerState, capacity_reading, planner_state
 from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
-__all__ = ["READINGS", "PlannerState", "capacity_reading", "planner_state", "capacity_4090",
+__all__ = ["SEGMENT_COLOURS", "SEGMENT_HATCHES", "legend_handles", "capacity_4090",
            "tpu_area", "amdahl_curves", "capacity_planner_snapshot"]
+# Shims: READINGS, PlannerState and planner_state live in infra_calc.capacity; these names stay
+# importable from here only until widgets/capacity.py takes them from infra_calc.
+__all__ += ["READINGS", "PlannerState", "capacity_reading", "planner_state"]
 
-#: The two ways to read a card's capacity: what is physically built (binary
-#: GiB, the catalog value) and the number on the box read as 10^9 bytes.
-READINGS = ("physical GiB", "decimal GB")
-
-_SEG_COLOURS = {"weights": PALETTE["blue"], "workspace": PALETTE["orange"], "kv": PALETTE["green"]}
-_SEG_HATCH = {"weights": HATCHES[0], "workspace": HATCHES[2], "kv": HATCHES[1]}
-
-
-def capacity_reading(hw, reading: str = "physical GiB") -> float:
-    """Capacity ``C`` in bytes of accelerator ``hw`` under one reading.
-
-    ``"physical GiB"`` is the catalog value (memory is built in binary sizes:
-    a card sold as 24 GB holds 24 GiB); ``"decimal GB"`` reads the same label
-    as ``N × 10^9`` bytes, as the source does.
-    """
-    acc = accelerator(hw)
-    if reading == "physical GiB":
-        return float(acc.mem_capacity)
-    if reading == "decimal GB":
-        return float(round(acc.mem_capacity / GiB) * GB)
-    raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+#: Colour and hatch of each memory segment (weights, workspace, KV cache), shared with
+#: the capacity planner widget.
+SEGMENT_COLOURS = {"weights": PALETTE["blue"], "workspace": PALETTE["orange"], "kv": PALETTE["green"]}
+SEGMENT_HATCHES = {"weights": HATCHES[0], "workspace": HATCHES[2], "kv": HATCHES[1]}
+_SEG_COLOURS, _SEG_HATCH = SEGMENT_COLOURS, SEGMENT_HATCHES   # old names, still used by widgets/
 
 
-@dataclass(frozen=True)
-class PlannerState:
-    """Numbers behind one capacity-planner setting (bytes unless stated)."""
-
-    accelerator: str
-    model: str
-    context: int
-    batch: int
-    bytes_per_param: float
-    reading: str
-    capacity: float
-    weights: float
-    workspace: float
-    kv_per_request: float
-    kv: float
-    total: float
-    headroom: float
-    fits: bool
-    b_max: int
-
-    @property
-    def label(self) -> str:
-        ctx = f"{self.context // 1024}K" if self.context >= 1024 else f"{self.context}"
-        return (f"{self.accelerator}, {self.model}, {self.bytes_per_param:g} B/param, "
-                f"{self.batch} × {ctx}, {self.reading}")
-
-
-def planner_state(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MODEL,
-                  context: int = S.J13_CONTEXTS[0], batch: int = 4,
-                  workspace: float = S.J13_WORKSPACE, bytes_per_param: float = 2.0,
-                  reading: str = "physical GiB", kv_bytes_per_element: float = 2.0) -> PlannerState:
-    """Evaluate the capacity inequality for one setting of the planner.
-
-    Uses :func:`~infra_calc.capacity.kv_cache_bytes`,
-    :func:`~infra_calc.capacity.capacity_check` and
-    :func:`~infra_calc.capacity.max_batch`; nothing is computed here that
-    those functions do not already define.
-    """
-    acc = accelerator(accelerator_name)
-    m = model(model_name)
-    cap = capacity_reading(acc, reading)
-    weights = float(m.weight_bytes(bytes_per_param))
-    m_kv = m.kv_bytes_per_token(kv_bytes_per_element)
-    per = kv_cache_bytes(context, m_kv)
-    kv = kv_cache_bytes(context, m_kv, batch)
-    chk = capacity_check(cap, weights, kv, workspace)
-    b_max = max_batch(cap, weights, workspace, context, m_kv)
-    return PlannerState(acc.name, m.name, int(context), int(batch), float(bytes_per_param), reading,
-                        cap, weights, float(workspace), float(per), float(kv), float(chk.total),
-                        float(chk.headroom), bool(chk.fits), int(b_max))
-
-
-def _legend_handles(per_request: bool = True):
+def legend_handles(per_request: bool = True):
+    """Legend patches for the three memory segments (weights, workspace, KV cache)."""
     kv_label = "KV cache, one block per request" if per_request else "KV cache (all requests)"
-    return [Patch(facecolor=_SEG_COLOURS[k], hatch=_SEG_HATCH[k], edgecolor="white", label=lab)
+    return [Patch(facecolor=SEGMENT_COLOURS[k], hatch=SEGMENT_HATCHES[k], edgecolor="white", label=lab)
             for k, lab in (("weights", "resident weights"), ("workspace", "workspace"),
                            ("kv", kv_label))]
+
+
+_legend_handles = legend_handles   # old name, still used by widgets/
 
 
 @figure("j13-capacity-4090",
@@ -126,16 +61,16 @@ def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MO
               for b in batches]
     x = np.arange(len(states))
     width = 0.5
-    for xi, st in zip(x, states):
-        ax.bar(xi, st.weights / GB, width, color=_SEG_COLOURS["weights"], hatch=_SEG_HATCH["weights"],
+    for xi, st in zip(x, states, strict=True):
+        ax.bar(xi, st.weights / GB, width, color=SEGMENT_COLOURS["weights"], hatch=SEGMENT_HATCHES["weights"],
                edgecolor="white")
         bottom = st.weights
-        ax.bar(xi, st.workspace / GB, width, bottom=bottom / GB, color=_SEG_COLOURS["workspace"],
-               hatch=_SEG_HATCH["workspace"], edgecolor="white")
+        ax.bar(xi, st.workspace / GB, width, bottom=bottom / GB, color=SEGMENT_COLOURS["workspace"],
+               hatch=SEGMENT_HATCHES["workspace"], edgecolor="white")
         bottom += st.workspace
         for _ in range(st.batch):
-            ax.bar(xi, st.kv_per_request / GB, width, bottom=bottom / GB, color=_SEG_COLOURS["kv"],
-                   hatch=_SEG_HATCH["kv"], edgecolor="white", linewidth=1.2)
+            ax.bar(xi, st.kv_per_request / GB, width, bottom=bottom / GB, color=SEGMENT_COLOURS["kv"],
+                   hatch=SEGMENT_HATCHES["kv"], edgecolor="white", linewidth=1.2)
             bottom += st.kv_per_request
         ax.annotate(f"{st.total / GB:.2f} GB", (xi + width / 2, st.total / GB), xytext=(4, 0),
                     textcoords="offset points", ha="left", va="center", fontsize=9)
@@ -143,7 +78,7 @@ def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MO
              PALETTE["vermillion"]),
             (capacity_reading(accelerator_name, "physical GiB"), "physical: 24 GiB", "-",
              PALETTE["black"])]
-    handles = _legend_handles()
+    handles = legend_handles()
     for cap, lab, ls, col in caps:
         n = round(cap / GiB) if lab.startswith("physical") else round(cap / GB)
         lab = lab.replace("24", str(n), 1)
@@ -194,7 +129,7 @@ def tpu_area(source_shares=None, paper_shares=None) -> Figure:
              "other": (PALETTE["purple"], HATCHES[5])}
     fig = Figure(figsize=(7.0, 3.2))
     ax = fig.add_subplot()
-    for y, (name, shares) in enumerate(rows):
+    for y, (_name, shares) in enumerate(rows):
         left = 0.0
         for part, share in shares.items():
             col, hatch = style[kind(part)]
@@ -286,20 +221,21 @@ def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.
         left = 0.0
         for key, val in (("weights", st.weights), ("workspace", st.workspace), ("kv", st.kv)):
             w = val / st.capacity * 100
-            ax.barh(y, w, left=left, color=_SEG_COLOURS[key], hatch=_SEG_HATCH[key], edgecolor="white",
-                    height=0.6)
+            ax.barh(y, w, left=left, color=SEGMENT_COLOURS[key], hatch=SEGMENT_HATCHES[key],
+                    edgecolor="white", height=0.6)
             left += w
         ax.plot([100, 100], [y - 0.38, y + 0.38], color=PALETTE["black"], linewidth=2.2, linestyle="-")
         verdict = "fits" if st.fits else "exceeds"
         ax.text(max(left, 100) + 2, y, f"{st.total / GB:.2f} / {st.capacity / GB:.2f} GB\n"
                 f"{verdict}; B_max = {st.b_max}", va="center", fontsize=8.5)
     ax.set_yticks(range(len(states)), [
-        f"{st.accelerator}, {st.model.replace('DeepSeek-R1-Distill-', 'R1-Distill-')}\n{st.bytes_per_param:g} B/param, "
-        f"{st.batch} × {st.context // 1024}K, {st.reading}" for st in states], fontsize=8.5)
+        f"{st.accelerator}, {st.model.replace('DeepSeek-R1-Distill-', 'R1-Distill-')}\n"
+        f"{st.bytes_per_param:g} B/param, {st.batch} × {st.context // 1024}K, {st.reading}"
+        for st in states], fontsize=8.5)
     ax.invert_yaxis()
     ax.set_xlim(0, 150)
     ax.set_xlabel("share of the card's capacity (%)")
-    fig.legend(handles=_legend_handles(per_request=False), loc="lower center", ncol=3, fontsize=8.5)
+    fig.legend(handles=legend_handles(per_request=False), loc="lower center", ncol=3, fontsize=8.5)
     ax.grid(axis="y", visible=False)
     fig.subplots_adjust(left=0.36, bottom=0.75 / (1.0 + 0.75 * len(states)) + 0.06, right=0.97)
     return fig

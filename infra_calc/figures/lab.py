@@ -5,7 +5,7 @@ import pathlib
 
 import numpy as np
 
-from ._registry import MARKERS, PALETTE, figure, style  # noqa: F401
+from ._registry import MARKERS, PALETTE, figure
 
 __all__ = ["EXAMPLE_RUN", "lab_example_run"]
 

@@ -88,7 +88,7 @@ class DecodeStepExplorer(Explorer):
     def _update(self):
         st = self.state()
         update_decode_panel(self.artists, st)
-        hw = st.hw if isinstance(st.hw, str) else st.hw.name
+        hw = st.hw.name                     # the Accelerator object the step holds
         b_star = batch_turning_point(st.hw, st.bytes_per_param)
         ms = lambda t: sig(t * 1e3) + " ms"  # noqa: E731  (the bar labels' format)
         self.readout.value = (

@@ -1,0 +1,76 @@
+"""infra_calc.capacity: the capacity inequality, max batch, two readings, planner state."""
+import math
+
+import pytest
+
+import infra_calc as ic
+from infra_calc import source as S
+from infra_calc.units import GB, GiB, KiB
+
+
+def test_j07_capacity():
+    h = S.j07_h100()
+    kv = ic.kv_cache_bytes(8192, ic.model(S.J07_MODEL).kv_bytes_per_token(2))
+    chk = ic.capacity_check(h.mem_capacity, S.J07_WEIGHTS_8BIT, kv, S.J07_WORKSPACE)
+    assert round(chk.total / GB, 2) == 78.56 and chk.fits
+    assert round(kv / GB, 2) == 2.68 and round(S.J07_WORKSPACE / GB, 2) == 2.15
+    m_kv = ic.model(S.J07_MODEL).kv_bytes_per_token(2)
+    assert ic.max_batch(h.mem_capacity, S.J07_WEIGHTS_8BIT, 0, 8192, m_kv) == 2
+    assert ic.max_batch(80 * GiB, S.J07_WEIGHTS_8BIT, 0, 8192, m_kv) == 4
+
+
+def test_j13_capacity():
+    q = ic.model("Qwen3-8B")
+    assert q.kv_bytes_per_token(2) == 144 * KiB
+    w = q.weight_bytes(2)
+    assert round(w / GB, 2) == 16.38
+    args = (w, 2 * GiB, 8192, q.kv_bytes_per_token(2))
+    assert ic.max_batch(24e9, *args) == 4
+    assert ic.max_batch(24 * GiB, *args) == 5
+    assert ic.max_batch(24e9, w, 2 * GiB, 16384, q.kv_bytes_per_token(2)) == 2
+    assert ic.max_batch(10e9, *args) == 0
+
+
+def test_max_batch_exact_boundary():
+    # capacity exactly equal to weights + 3 requests: 3 fit
+    assert ic.max_batch(100 + 3 * 7, 100, 0, 7, 1) == 3
+    assert ic.max_batch(100 + 3 * 7 - 1e-9, 100, 0, 7, 1) == 2
+
+
+def test_capacity_errors():
+    with pytest.raises(ValueError, match=r"capacity \(bytes\) must be > 0"):
+        ic.capacity_check(0, 1, 1)
+    with pytest.raises(ValueError, match=r"seq_len \(tokens\)"):
+        ic.max_batch(1e9, 1, 0, 0, 1)
+
+
+W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes
+M_KV = 2 * 36 * 8 * 128 * 2      # 2 (K, V) x layers x kv heads x head dim x 2 bytes = 144 KiB
+
+
+def test_planner_state_matches_library():
+    st = ic.planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "decimal GB")
+    assert st.capacity == 24e9 and st.weights == W_BF16 and st.kv == 5 * 8192 * M_KV
+    assert not st.fits and st.b_max == 4
+    assert math.isclose(st.headroom, 24e9 - st.total)
+    st2 = ic.planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "physical GiB")
+    assert st2.capacity == 24 * GiB and st2.fits and st2.b_max == 5
+    assert ic.capacity_reading("H200 SXM", "decimal GB") == 141e9
+    with pytest.raises(ValueError, match="reading"):
+        ic.capacity_reading("RTX 4090", "kilobytes")
+
+
+def test_decimal_reading_is_the_label_in_1e9_bytes():
+    for name, label in (("H100 SXM", 80), ("A100 80GB", 80), ("RTX 4090", 24), ("MI300X", 192)):
+        acc = ic.decimal_reading(name)
+        assert acc.mem_capacity == label * 1e9 == ic.capacity_reading(name, "decimal GB")
+        assert acc.peak_flops == ic.accelerator(name).peak_flops and "10^9" in acc.note
+    assert S.j07_h100() == ic.decimal_reading("H100 SXM")
+    assert S.j13_rtx4090().mem_capacity == 24e9
+
+
+def test_planner_state_defaults_are_the_source_case():
+    st = ic.planner_state()
+    assert (st.accelerator, st.model, st.context, st.workspace) == ("RTX 4090", S.J13_MODEL,
+                                                                    S.J13_CONTEXTS[0], S.J13_WORKSPACE)
+    assert st.reading == ic.READINGS[0]

@@ -1,0 +1,123 @@
+"""infra_calc.step: read, compute and step bounds, one decode step."""
+import numpy as np
+import pytest
+
+import infra_calc as ic
+from infra_calc import source as S
+
+
+def test_j07_bounds():
+    h = S.j07_h100()
+    step = ic.decode_step(70e9, 1, h)
+    assert round(step.t_read * 1e3, 2) == 20.90
+    assert round(step.t_compute * 1e3, 4) == 0.1415
+    assert round(step.ratio, 1) == 147.7
+    assert step.bound == "memory" and step.t_step == step.t_read
+    assert round(1 / step.t_step, 1) == 47.9
+    b8 = ic.decode_step(70e9, 1, h, batch=8)
+    assert round(b8.t_compute * 1e3, 2) == 1.13
+    assert round(b8.read_time_per_output * 1e3, 2) == 2.61
+    assert round(b8.tokens_per_s) == 383
+    b148 = ic.decode_step(70e9, 1, h, batch=148)
+    assert b148.bound == "compute" and round(b148.t_compute * 1e3, 2) == 20.94
+
+
+def test_three_fixes():
+    h = S.j07_h100()
+    double_pi = ic.decode_step(70e9, 1, h.with_(peak_flops=2 * h.peak_flops))
+    assert round(double_pi.t_compute * 1e3, 4) == 0.0707 and round(double_pi.t_step * 1e3, 2) == 20.90
+    double_bw = ic.decode_step(70e9, 1, h.with_(mem_bandwidth=2 * h.mem_bandwidth))
+    assert round(double_bw.t_read * 1e3, 2) == 10.45
+    half_n = ic.decode_step(35e9, 1, h)
+    assert round(half_n.t_read * 1e3, 2) == 10.45 and round(half_n.t_compute * 1e3, 4) == 0.0707
+    four_bit = ic.decode_step(70e9, 0.5, h)
+    assert round(four_bit.t_read * 1e3, 2) == 10.45 and round(four_bit.t_compute * 1e3, 4) == 0.1415
+
+
+def test_step_time_max_vs_sum():
+    assert ic.step_time(989.4e12, 3.35e12, "H100 SXM") == 1.0
+    assert ic.step_time(989.4e12, 3.35e12, "H100 SXM", overlap=False) == 2.0
+    with pytest.raises(TypeError, match="overlap"):
+        ic.step_time(1, 1, "H100", overlap="yes")
+
+
+def test_batch_turning_point():
+    assert round(ic.batch_turning_point("H100 SXM", 1), 1) == 147.7
+    assert ic.batch_turning_point("H100 SXM", 2) == pytest.approx(2 * 147.6716, rel=1e-5)
+
+
+def test_a100():
+    a = S.j07_a100()
+    assert round(ic.read_time(70e9, a) * 1e3, 1) == 34.3
+    assert round(ic.compute_time(140e9, a) * 1e3, 3) == 0.449
+
+
+def test_decode_step_arrays():
+    res = ic.decode_step(70e9, 1, "H100 SXM", batch=np.array([1, 100, 200]))
+    assert list(res.bound) == ["memory", "memory", "compute"]
+    assert res.tokens_per_s.shape == (3,)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(params=-1, bytes_per_param=1), r"params \(parameters\) must be > 0"),
+    (dict(params=70e9, bytes_per_param=0), r"bytes_per_param \(bytes/parameter\) must be > 0"),
+    (dict(params=70e9, bytes_per_param=1, batch=0), r"batch \(requests\)"),
+    (dict(params=70e9, bytes_per_param=1, batch=2.5), r"batch \(requests\) must be a whole number"),
+    (dict(params=float("inf"), bytes_per_param=1), r"params \(parameters\) must be finite"),
+    (dict(params=70e9, bytes_per_param=1, kv_bytes=-5), r"kv_bytes \(bytes\) must be >= 0"),
+])
+
+
+def test_decode_step_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ic.decode_step(hw="H100 SXM", **kwargs)
+
+
+def test_type_errors_name_parameter():
+    with pytest.raises(TypeError, match=r"nbytes \(bytes\)"):
+        ic.read_time("70e9", "H100 SXM")
+    with pytest.raises(TypeError, match=r"flops \(FLOPs\)"):
+        ic.compute_time(True, "H100 SXM")
+    with pytest.raises(TypeError, match="hw must be an Accelerator"):
+        ic.read_time(1.0, None)
+
+
+def test_changed_accelerator_keeps_its_figures_through_decode_step():
+    """A card changed with ``with_`` keeps its own figures, not the catalog's under its name."""
+    h = S.j07_h100()
+    fast = h.with_(peak_flops=2 * h.peak_flops)           # still named "H100 SXM"
+    step = ic.decode_step(70e9, 1, fast)
+    assert step.hw == fast
+    assert step.hw.peak_flops == 2 * h.peak_flops
+    assert step.hw.mem_capacity == 80e9                   # the source's reading, not 80 GiB
+    assert ic.batch_turning_point(step.hw, step.bytes_per_param) == 2 * ic.batch_turning_point(h, 1)
+
+
+def test_changed_accelerator_keeps_its_figures_through_estimate():
+    h = ic.accelerator("H100 SXM")
+    fast = h.with_(peak_flops=2 * h.peak_flops, mem_capacity=40e9)
+    est = ic.estimate("qwen3-8b", fast, bytes_per_param=2, batch=8, context=8192)
+    assert est.hw == fast
+    assert est.hw.peak_flops == 2 * h.peak_flops and est.hw.mem_capacity == 40e9
+    assert est.capacity == 40e9
+
+
+def test_fix_scenarios_values():
+    cases = ic.fix_scenarios()
+    ms = {k: (round(v.t_read * 1e3, 2), round(v.t_compute * 1e3, 4)) for k, v in cases.items()}
+    assert ms["baseline"] == (20.90, 0.1415)
+    assert ms["compute doubled"] == (20.90, 0.0707)
+    assert ms["bandwidth doubled"] == (10.45, 0.1415)
+    assert ms["half the weights (N/2)"] == (10.45, 0.0707)
+    assert ms["4-bit weights (N kept)"] == (10.45, 0.1415)
+    assert ms["batch 8 shares the read"] == (20.90, 1.1320)
+    assert len(ic.fix_scenarios(four_bit=False)) == 5
+
+
+def test_fix_scenarios_take_the_card_given():
+    a100 = S.j07_a100()
+    cases = ic.fix_scenarios(hw=a100, batch=32)
+    assert all(c.hw.name == "A100 80GB" for c in cases.values())
+    assert cases["compute doubled"].hw.peak_flops == 2 * a100.peak_flops
+    assert cases["bandwidth doubled"].hw.mem_bandwidth == 2 * a100.mem_bandwidth
+    assert list(cases)[-1] == "batch 32 shares the read"

@@ -1,0 +1,42 @@
+"""infra_calc._validate and infra_calc._names: input checks, scalar-or-array results, name lookup."""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from infra_calc._names import NameIndex, name_key
+from infra_calc._validate import check_int, check_number, unwrap
+
+
+def test_unwrap_gives_plain_scalars_and_leaves_arrays():
+    assert type(unwrap(np.float64(2.5))) is float
+    assert unwrap(np.array("memory"), str) == "memory" and type(unwrap(np.bool_(True), bool)) is bool
+    assert type(unwrap(np.int64(3), int)) is int
+    arr = np.array([1.0, 2.0])
+    assert unwrap(arr) is arr
+
+
+def test_check_number_and_int_name_parameter_and_unit():
+    assert check_number(3, "x", "bytes") == 3.0
+    with pytest.raises(ValueError, match=r"x \(bytes\) must be > 0"):
+        check_number(0, "x", "bytes")
+    with pytest.raises(TypeError, match=r"x \(bytes\) must be a number, got a bool"):
+        check_number(True, "x", "bytes")
+    with pytest.raises(ValueError, match=r"n \(rows\) must be a whole number"):
+        check_int(2.5, "n", "rows")
+
+
+def test_name_index_forgives_case_separators_aliases_and_repo_ids():
+    idx = NameIndex([SimpleNamespace(name="Qwen3-8B", aliases=("qwen-3-8b",)),
+                     SimpleNamespace(name="H100 SXM", aliases=("H100",))])
+    assert idx.names() == ["Qwen3-8B", "H100 SXM"]
+    for name in ("qwen3_8b", "QWEN 3 8B", "Qwen/Qwen3-8B", "qwen.3.8b"):
+        assert idx.find(name).name == "Qwen3-8B"
+    assert idx.find("h100").name == "H100 SXM" and idx.find("v100") is None
+    assert name_key(" H100_sxm-5.") == "h100sxm5"
+
+
+def test_catalogs_share_the_lookup():
+    import infra_calc as ic
+    assert ic.accelerator("h100-sxm").name == "H100 SXM"
+    assert ic.model("Qwen/Qwen3-8B").name == "Qwen3-8B"
