@@ -5,8 +5,9 @@ A JupyterLab server is started on 127.0.0.1 (free port, token auth,
 Playwright drives the system Chromium (``/usr/bin/chromium`` or ``$CHROMIUM``).
 For every notebook (``LAB_E2E_NOTEBOOKS=glob`` narrows the set):
 
-* before and after *Run All*: no raw MyST markup in the rendered markdown,
-  every solution collapsed, every ``{eval}`` showing a number;
+* before and after *Run All*: no raw MyST markup in the rendered prose (code
+  spans excepted), every solution collapsed, every ``{eval}`` showing its
+  stored value (a number, or a computed word such as "yes");
 * after *Run All*: no error output;
 * each explorer: moving a control changes the readout and the image;
 * each answer checker: a wrong answer gets a hint without the answer, and a
@@ -76,9 +77,12 @@ MARKDOWN_JS = """() => {
   cells.forEach((c, i) => {
     // the rendered part only (the hidden editor next to it holds the source)
     const r = c.querySelector('.jp-InputArea > .myst, .jp-InputArea > .jp-RenderedMarkdown');
-    if (!r) { out.raw.push([i, '[not rendered]']); return; }
+    if (!r) { out.raw.push([i, '[not rendered]', '']); return; }
     const text = r.textContent || '';
-    out.raw.push([i, text]);
+    // markup shown on purpose, as code (the front page explains {eval}), is not raw markup
+    const prose = r.cloneNode(true);
+    prose.querySelectorAll('code, pre').forEach(e => e.remove());
+    out.raw.push([i, text, prose.textContent || '']);
     r.querySelectorAll('details').forEach(d => { out.n_details++; if (d.open) out.open_details.push(
         [i, (d.querySelector('summary') || d).textContent.slice(0, 80)]); });
     if (text.includes('Unexecuted inline expression')) out.unexecuted.push(i);
@@ -140,21 +144,22 @@ def lab():
 
 def _markup_problems(relpath, md) -> list[str]:
     problems = []
-    for i, text in md["raw"]:
+    for i, text, prose in md["raw"]:
         if text == "[not rendered]":
             problems.append(f"markdown cell {i}: not rendered")
         for mark in RAW_MARKUP:
-            if mark in text:
-                problems.append(f"cell {i}: raw {mark!r}: …{text[max(0, text.index(mark) - 60):][:140]}…")
+            if mark in prose:
+                problems.append(f"markdown cell {i}: raw {mark!r}: "
+                                f"…{prose[max(0, prose.index(mark) - 60):][:140]}…")
     problems += [f"cell {i}: solution or dropdown open: {s!r}" for i, s in md["open_details"]]
     problems += [f"markdown cell {i}: an {{eval}} shows 'Unexecuted inline expression'"
                  for i in md["unexecuted"]]
-    for (i, text), evals in zip(md["raw"], _eval_values(relpath)):
+    for (i, text, _), evals in zip(md["raw"], _eval_values(relpath)):
         for expr, value in evals:
             if value is None:
                 problems.append(f"markdown cell {i}: {{eval}}`{expr}` has no stored value")
-            elif not re.search(r"[0-9∞]", value):
-                problems.append(f"markdown cell {i}: {{eval}}`{expr}` is {value!r}, not a number")
+            elif not value.strip():      # a number, or a computed word such as "yes"
+                problems.append(f"markdown cell {i}: {{eval}}`{expr}` is empty")
             elif value not in text:
                 problems.append(f"markdown cell {i}: {{eval}}`{expr}` = {value!r} not shown")
     return problems
