@@ -29,8 +29,7 @@ import pathlib
 import re
 
 import pytest
-
-from lab_server import CELL_TIMEOUT_MS, CHROMIUM, ROOT, browser, lab_server, open_notebook, run_all
+from lab_server import CHROMIUM, ROOT, browser, lab_server, open_notebook, run_all
 
 pytestmark = [
     pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(),
@@ -154,7 +153,7 @@ def _markup_problems(relpath, md) -> list[str]:
     problems += [f"cell {i}: solution or dropdown open: {s!r}" for i, s in md["open_details"]]
     problems += [f"markdown cell {i}: an {{eval}} shows 'Unexecuted inline expression'"
                  for i in md["unexecuted"]]
-    for (i, text, _), evals in zip(md["raw"], _eval_values(relpath)):
+    for (i, text, _), evals in zip(md["raw"], _eval_values(relpath), strict=True):
         for expr, value in evals:
             if value is None:
                 problems.append(f"markdown cell {i}: {{eval}}`{expr}` has no stored value")

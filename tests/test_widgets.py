@@ -12,8 +12,13 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 from infra_calc import exercises  # noqa: E402
-from infra_calc.widgets import (answer_checker, capacity_planner, decode_step_explorer,  # noqa: E402
-                                moe_padding_explorer, roofline_explorer)
+from infra_calc.widgets import (  # noqa: E402
+    answer_checker,
+    capacity_planner,
+    decode_step_explorer,
+    moe_padding_explorer,
+    roofline_explorer,
+)
 from infra_calc.widgets._base import PIXEL_RATIO  # noqa: E402
 from infra_calc.widgets._checker import AnswerChecker  # noqa: E402
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 __all__ = ["Exercise", "Choice", "CheckResult", "EXERCISES", "register", "get", "expected",
            "check", "check_text", "check_choice", "parse_answer", "hint_for", "exercise_ids"]
@@ -228,7 +228,7 @@ def _fmt(x: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def _answer_text(ex: "Exercise", value: float) -> str:
+def _answer_text(ex: Exercise, value: float) -> str:
     if ex.digits is not None:
         num = f"{value:,.{ex.digits}f}"
     elif float(value).is_integer():
@@ -297,7 +297,7 @@ _UNIT_SLIPS = ((1e3, "1,000×"), (1e6, "1,000,000×"), (1e9, "10⁹×"), (1e12, 
                (1024.0, "1,024×"), (2.0**20, "2²⁰×"), (2.0**30, "2³⁰×"))
 
 
-def hint_for(ex: "Exercise", value: float, attempt: int = 1) -> str:
+def hint_for(ex: Exercise, value: float, attempt: int = 1) -> str:
     """A hint for a wrong ``value`` (in ``ex.unit``): units, direction, magnitude.
 
     Never states the expected value.  ``attempt`` (1, 2, ...) adds the

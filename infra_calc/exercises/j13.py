@@ -8,8 +8,8 @@ from .. import source as S
 from ..capacity import max_batch
 from ..roofline import arithmetic_intensity
 from ..shape import padded_rows, route_tokens
-from . import Choice, Exercise, register, tbs, tflops, yes_no
 from ..units import GiB
+from . import Choice, Exercise, register, tbs, tflops
 
 
 def _i64():

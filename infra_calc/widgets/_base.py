@@ -22,9 +22,8 @@ import html
 import struct
 import zlib
 
-import numpy as np
-
 import ipywidgets as w
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 

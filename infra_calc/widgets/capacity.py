@@ -21,8 +21,7 @@ import html
 import ipywidgets as w
 
 from .. import source as S
-from ..figures.j13_memory import (_SEG_COLOURS, _SEG_HATCH, READINGS, _legend_handles,
-                                  planner_state)
+from ..figures.j13_memory import _SEG_COLOURS, _SEG_HATCH, READINGS, _legend_handles, planner_state
 from ..hardware import accelerator_names
 from ..models import model_names
 from ..units import GB, GiB

@@ -14,9 +14,9 @@ import math
 import ipywidgets as w
 
 from .. import source as S
+from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..hardware import accelerator, accelerator_names
 from ..step import batch_turning_point, decode_step
-from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ._base import Explorer, sig
 
 __all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "BYTES_OPTIONS"]

@@ -12,9 +12,9 @@ import ipywidgets as w
 
 from .. import source as S
 from ..display import shown
+from ..figures.j13 import roofline_axes, update_roofline_axes
 from ..hardware import accelerator, accelerator_names, resolve_hw
 from ..units import TERA
-from ..figures.j13 import roofline_axes, update_roofline_axes
 from ._base import Explorer, table_html
 
 __all__ = ["RooflineExplorer", "roofline_explorer"]
