@@ -44,6 +44,7 @@ if os.environ.get("LAB_E2E_NOTEBOOKS"):
     NOTEBOOKS = [n for n in NOTEBOOKS if fnmatch.fnmatch(n, os.environ["LAB_E2E_NOTEBOOKS"])]
 
 RAW_MARKUP = ("{glue", ":class:", ":label:", "```{", "{eval}", "{numref}", ":name:")
+UNKNOWN = ("Unknown Directive", "Unknown Role")
 CHECKER_TRIES = 50
 WAIT_MS = 120_000
 
@@ -141,11 +142,23 @@ def lab():
     assert not changed, f"the JupyterLab run wrote notebooks back: {changed}"
 
 
+def _source_problems(relpath) -> list[str]:
+    """jupyterlab-myst renders an unknown role such as {glue:text} as its bare key
+    ("lab-ex-bw:.1f"), not as raw markup, so a glue role is caught in the source."""
+    return [f"markdown cell {i}: {{{role}}} (jupyterlab-myst cannot render glue)"
+            for i, c in enumerate(c for c in _cells(relpath) if c["cell_type"] == "markdown")
+            for role in re.findall(r"\{(glue(?::\w+)?)\}", "".join(c["source"]))]
+
+
 def _markup_problems(relpath, md) -> list[str]:
     problems = []
     for i, text, prose in md["raw"]:
         if text == "[not rendered]":
             problems.append(f"markdown cell {i}: not rendered")
+        for msg in UNKNOWN:   # jupyterlab-myst's red box for a directive it does not know
+            if msg in text:
+                problems.append(f"markdown cell {i}: {msg}: "
+                                f"…{text[max(0, text.index(msg) - 40):][:100]}…")
         for mark in RAW_MARKUP:
             if mark in prose:
                 problems.append(f"markdown cell {i}: raw {mark!r}: "
@@ -168,7 +181,8 @@ def _markup_problems(relpath, md) -> list[str]:
 def test_page_reads_before_and_after_run_all(lab, relpath):
     _, before, after, errors = lab.page(relpath)
     assert not errors, f"{relpath}: error output after Run All:\n" + "\n".join(errors)
-    problems = [f"before run: {p}" for p in _markup_problems(relpath, before)]
+    problems = _source_problems(relpath)
+    problems += [f"before run: {p}" for p in _markup_problems(relpath, before)]
     problems += [f"after run: {p}" for p in _markup_problems(relpath, after)]
     assert not problems, f"{relpath}:\n  " + "\n  ".join(problems)
 
