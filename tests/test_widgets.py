@@ -61,6 +61,17 @@ def test_click_before_the_late_box_update_grades_the_new_value():
     assert "Right" in _verdict(chk)
 
 
+def test_update_later_than_the_settle_time_regrades_the_attempt():
+    loop = FakeLoop()
+    chk = AnswerChecker("j07-1", schedule=loop)
+    chk.box.value = "20"
+    chk.check_button.click()
+    loop.run()                           # a busy kernel: the timer fires first ...
+    assert "Not yet" in _verdict(chk)
+    chk.box.value = "34.3"               # ... then the held-back update arrives
+    assert "Right" in _verdict(chk) and "data-attempt='1'" in _verdict(chk)
+
+
 def test_click_after_the_update_is_graded_when_the_loop_settles():
     loop = FakeLoop()
     chk = AnswerChecker("j07-1", schedule=loop)

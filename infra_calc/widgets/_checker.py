@@ -9,7 +9,9 @@
   stale "you gave 20").  The checker therefore never grades inside the click
   message: it marks a check as pending and grades when the box's late update
   arrives, or, when none does, a moment later (:data:`SETTLE_S`), once the
-  kernel has taken every message the browser sent before the click.
+  kernel has taken every message the browser sent before the click.  Should a
+  busy kernel get the late update only after that, the attempt is graded again
+  with it (:data:`REGRADE_S`).
 * A wrong answer gets a hint (direction, order of magnitude, units, then the
   exercise's own hints, one more per attempt), never the answer.  **Show answer**
   reveals the answer and the worked solution when the reader asks.
@@ -18,15 +20,19 @@
 from __future__ import annotations
 
 import html
+import time
 
 import ipywidgets as w
 
 from .. import exercises
 
-__all__ = ["AnswerChecker", "answer_checker", "SETTLE_S"]
+__all__ = ["AnswerChecker", "answer_checker", "SETTLE_S", "REGRADE_S"]
 
 #: seconds a click waits for late box updates before grading (see the module docstring)
 SETTLE_S = 0.25
+#: a box update this soon after a click that was graded without it re-grades that attempt
+#: (a kernel too busy to get the late update within SETTLE_S)
+REGRADE_S = 3.0
 GOOD, BAD, NOTE = "#009E73", "#D55E00", "#555555"
 
 
@@ -52,6 +58,8 @@ class AnswerChecker(w.VBox):
         self.attempts = 0
         self._pending = None        # the attempt number waiting to be graded
         self._timer = None
+        self._graded = None         # (attempt, text, monotonic time of its click) last graded
+        self._clicked_at = 0.0
         self._schedule = schedule if schedule is not None else _kernel_scheduler()
         self.box = w.Text(value="", placeholder=f"answer in {ex.unit}",
                           description="Your answer:", continuous_update=False,
@@ -91,6 +99,7 @@ class AnswerChecker(w.VBox):
     def _on_click(self, _=None):
         self.attempts += 1
         self._pending = self.attempts
+        self._clicked_at = time.monotonic()
         if self._schedule is None:       # outside a kernel (scripts, unit tests): grade now
             self.grade()
             return
@@ -99,6 +108,10 @@ class AnswerChecker(w.VBox):
     def _on_box(self, _change=None):
         if self._pending is not None:    # the late update of a box that was clicked: grade now
             self.grade()
+        elif (self._graded is not None and self._graded[1] != self.box.value
+              and time.monotonic() - self._graded[2] < REGRADE_S):
+            self._pending = self._graded[0]   # graded too early, without this update: again
+            self.grade()
 
     def grade(self):
         """Grade what is in the box now and show the verdict (a hint when wrong)."""
@@ -106,6 +119,7 @@ class AnswerChecker(w.VBox):
             return None
         attempt, self._pending = self._pending, None
         text = self.box.value
+        self._graded = (attempt, text, self._clicked_at)
         try:
             res = exercises.check_text(self.exercise.id, text, attempt=attempt)
         except ValueError as exc:
