@@ -28,7 +28,17 @@ from .capacity import (
 )
 from .display import PageValues, Shown, check_page_values, shown
 from .estimate import Estimate, estimate
+from .generation import GenerationTime, generation_time
 from .hardware import CATALOG, Accelerator, accelerator, accelerator_names, resolve_hw
+from .kv import (
+    ModelDecodeStep,
+    critical_context,
+    decode_region,
+    kv_weight_batch,
+    model_decode_step,
+)
+from .parallel import TensorParallelStep, ring_allreduce_time, tensor_parallel_step
+from .prefill import PrefillStep, prefill_step
 from .roofline import (
     RooflinePoint,
     arithmetic_intensity,
@@ -60,7 +70,7 @@ _LAZY = {
 }
 #: Submodules imported on first use.
 _SUBMODULES = ("models", "figures", "widgets", "measure", "exercises", "reproduce",
-               "cli")
+               "cli", "reality")
 
 __all__ = [
     "Accelerator", "CATALOG", "accelerator", "accelerator_names", "resolve_hw",
@@ -73,6 +83,9 @@ __all__ = [
     "READINGS", "capacity_reading", "decimal_reading", "PlannerState", "planner_state",
     "shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
     "amdahl_speedup", "amdahl_time", "amdahl_limit",
+    "critical_context", "kv_weight_batch", "decode_region", "ModelDecodeStep", "model_decode_step",
+    "PrefillStep", "prefill_step", "GenerationTime", "generation_time",
+    "TensorParallelStep", "tensor_parallel_step", "ring_allreduce_time",
     "Estimate", "estimate", "source", "units", "__version__",
     "shown", "Shown", "PageValues", "check_page_values",
 ]

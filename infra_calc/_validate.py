@@ -13,8 +13,9 @@ import numpy as np
 __all__ = ["check_number", "check_int", "is_scalar", "unwrap"]
 
 
-def _describe(unit: str) -> str:
-    return f" ({unit})" if unit else ""
+def _describe(unit: str, name: str = "") -> str:
+    # "cards (cards)" says nothing twice: name the unit only when it adds something
+    return f" ({unit})" if unit and unit != name else ""
 
 
 def is_scalar(x) -> bool:
@@ -70,7 +71,7 @@ def check_number(
     -------
     float or numpy.ndarray
     """
-    label = f"{name}{_describe(unit)}"
+    label = f"{name}{_describe(unit, name)}"
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{label} must be a number, got a bool ({value!r})")
     if isinstance(value, (str, bytes)) or value is None:
@@ -116,7 +117,7 @@ def check_number(
 
 def check_int(value, name: str, unit: str = "", *, minimum: int = 1):
     """Validate a whole number (or array of whole numbers) >= ``minimum``."""
-    label = f"{name}{_describe(unit)}"
+    label = f"{name}{_describe(unit, name)}"
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{label} must be a whole number, got a bool ({value!r})")
     if isinstance(value, (str, bytes)) or value is None:

@@ -28,6 +28,11 @@ def _build_parser() -> argparse.ArgumentParser:
     e.add_argument("--bytes-per-param", type=float, default=2.0, help="2 = BF16, 1 = 8-bit, 0.5 = 4-bit")
     e.add_argument("--batch", type=int, default=1, help="concurrent requests")
     e.add_argument("--context", type=int, default=8192, help="tokens of KV cache per request")
+    e.add_argument("--prompt", type=int, default=None,
+                   help="prompt tokens: add prefill (time to first token) and the whole request")
+    e.add_argument("--output-tokens", type=int, default=None,
+                   help="output tokens of the whole request (default 256 with --prompt)")
+    e.add_argument("--cards", type=int, default=1, help="tensor-parallel cards (default 1)")
     e.add_argument("--workspace-gib", type=float, default=2.0, help="workspace in GiB (default 2)")
     e.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -72,10 +77,18 @@ def main(argv=None) -> int:
             est = estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param,
                            batch=args.batch, context=args.context,
                            workspace=args.workspace_gib * GiB)
+            from .request import request_estimate
+            extra = request_estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param,
+                                     batch=args.batch, context=args.context, cards=args.cards,
+                                     prompt=args.prompt, output_tokens=args.output_tokens)
             if args.json:
-                print(json.dumps(est.to_dict(), indent=2))
+                data = est.to_dict()
+                if args.prompt is not None or args.cards != 1:   # chapter-3 figures on request
+                    data["request"] = extra.to_dict()
+                print(json.dumps(data, indent=2))
             else:
                 print(est.table())
+                print(extra.table())
     except (ValueError, TypeError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"python -m infra_calc {args.command}: error: {msg}", file=sys.stderr)

@@ -41,6 +41,17 @@ class Accelerator:
         Anything a reader should know about the figures.
     aliases : tuple of str
         Extra names accepted by :func:`accelerator`.
+    link_bandwidth : float, optional
+        Chip-to-chip bandwidth *per direction*, in bytes/s (0 = unknown).
+        Datasheets print the bidirectional sum (e.g. NVLink "900 GB/s" on
+        the H100 SXM); the catalog stores half of it, what one card can
+        send while it receives as much.
+    link_latency : float, optional
+        Time one ring step of a collective costs regardless of size, in
+        seconds (0 = unknown).  No datasheet prints it: the catalog uses an
+        assumed 1 µs, stated in ``link_source``.
+    link_source : str, optional
+        Where the link figures come from.
 
     Notes
     -----
@@ -56,6 +67,9 @@ class Accelerator:
     source: str = ""
     note: str = ""
     aliases: tuple[str, ...] = ()
+    link_bandwidth: float = 0.0
+    link_latency: float = 0.0
+    link_source: str = ""
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -63,6 +77,11 @@ class Accelerator:
         for field, unit in (("peak_flops", "FLOP/s"), ("mem_bandwidth", "bytes/s"),
                             ("mem_capacity", "bytes")):
             value = check_number(getattr(self, field), field, unit)
+            if not is_scalar(value):
+                raise TypeError(f"{field} ({unit}) must be a single number, not an array")
+            object.__setattr__(self, field, value)
+        for field, unit in (("link_bandwidth", "bytes/s"), ("link_latency", "s")):
+            value = check_number(getattr(self, field), field, unit, allow_zero=True)
             if not is_scalar(value):
                 raise TypeError(f"{field} ({unit}) must be a single number, not an array")
             object.__setattr__(self, field, value)
@@ -87,12 +106,20 @@ _ENTRIES = (
         source="NVIDIA H100 Tensor Core GPU datasheet (SXM5): BF16 1,979 TFLOPS with sparsity",
         note="dense BF16 = half the sparse 1,979 TFLOPS headline; sold as 80 GB, built as 80 GiB",
         aliases=("H100", "H100 SXM5"),
+        link_bandwidth=450e9, link_latency=1e-6,
+        link_source=("NVIDIA H100 datasheet (SXM): NVLink 900 GB/s, the bidirectional sum"
+                     "; 450 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "A100 80GB", 312e12, 2.039e12, 80 * GiB, vendor="NVIDIA", memory="HBM2e",
         source="NVIDIA A100 Tensor Core GPU datasheet (80GB SXM): BF16 312 TFLOPS (624 with sparsity)",
         note="dense BF16; sold as 80 GB, built as 80 GiB",
         aliases=("A100", "A100 SXM", "A100 80G"),
+        link_bandwidth=300e9, link_latency=1e-6,
+        link_source=("NVIDIA A100 datasheet (SXM): NVLink 600 GB/s, the bidirectional sum"
+                     "; 300 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "RTX 4090", 165.2e12, 1.008e12, 24 * GiB, vendor="NVIDIA", memory="GDDR6X",
@@ -100,6 +127,10 @@ _ENTRIES = (
                 "accumulate 165.2 (330.4 sparse)"),
         note="dense BF16 with FP32 accumulate; sold as 24 GB, built as 24 GiB = 25.77e9 bytes",
         aliases=("4090", "GeForce RTX 4090"),
+        link_bandwidth=32e9, link_latency=1e-6,
+        link_source=("No NVLink: PCIe Gen4 x16, 64 GB/s bidirectional (PCI-SIG)"
+                     "; 32 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "H200 SXM", 989.4e12, 4.8e12, 141 * GiB, vendor="NVIDIA", memory="HBM3e",
@@ -107,6 +138,10 @@ _ENTRIES = (
                 "TB/s, 141 GB"),
         note="same compute die as the H100 SXM; dense BF16 = half the sparse headline; 141 GB read as GiB",
         aliases=("H200",),
+        link_bandwidth=450e9, link_latency=1e-6,
+        link_source=("NVIDIA H200 datasheet (SXM): NVLink 900 GB/s, the bidirectional sum"
+                     "; 450 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "B200", 2.25e15, 8.0e12, 180 * GiB, vendor="NVIDIA", memory="HBM3e",
@@ -114,12 +149,20 @@ _ENTRIES = (
                 "8 TB/s, 180 GB"),
         note="dense BF16 = half the sparse headline; 180 GB read as GiB",
         aliases=("B200 SXM", "HGX B200"),
+        link_bandwidth=900e9, link_latency=1e-6,
+        link_source=("NVIDIA HGX B200 datasheet: NVLink 1.8 TB/s per GPU, the bidirectional sum"
+                     "; 900 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "L40S", 362.05e12, 0.864e12, 48 * GiB, vendor="NVIDIA", memory="GDDR6",
         source="NVIDIA L40S datasheet: BF16 tensor 362.05 TFLOPS (733 with sparsity), 864 GB/s, 48 GB",
         note="dense BF16; sold as 48 GB, built as 48 GiB",
         aliases=("L40 S",),
+        link_bandwidth=32e9, link_latency=1e-6,
+        link_source=("NVIDIA L40S datasheet: PCIe Gen4 x16, 64 GB/s bidirectional, no NVLink"
+                     "; 32 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "MI300X", 1307.4e12, 5.3e12, 192 * GiB, vendor="AMD", memory="HBM3",
@@ -127,12 +170,21 @@ _ENTRIES = (
                 "sparsity), 5.3 TB/s, 192 GB"),
         note="dense BF16; 192 GB read as GiB",
         aliases=("Instinct MI300X", "MI300"),
+        link_bandwidth=448e9, link_latency=1e-6,
+        link_source=("AMD MI300X data sheet: peak aggregate Infinity Fabric 896 GB/s (bidirectional sum)"
+                     "; 448 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "TPU v5e", 197e12, 0.819e12, 16 * GiB, vendor="Google", memory="HBM2",
         source="Google Cloud TPU v5e documentation: 197 TFLOP/s BF16, 819 GB/s, 16 GB HBM per chip",
         note="per chip; TPUs publish dense figures",
         aliases=("v5e", "TPUv5e", "TPU v5 lite", "v5litepod"),
+        link_bandwidth=100e9, link_latency=1e-6,
+        link_source=("Google Cloud TPU v5e documentation: interchip interconnect 1,600 Gbps"
+                     " = 200 GB/s per chip, read as the bidirectional sum"
+                     "; 100 GB/s per direction"
+                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
     ),
     Accelerator(
         "Ascend 910B", 320e12, 1.6e12, 64 * GiB, vendor="Huawei", memory="HBM2e",

@@ -75,6 +75,7 @@ _INT_FIELDS = (
     ("vocab", "tokens", 1),
     ("num_experts", "experts", 0),
     ("experts_per_token", "experts", 0),
+    ("max_position_embeddings", "tokens", 0),
 )
 
 
@@ -121,6 +122,9 @@ class ModelSpec:
     source : str, optional
         Where the numbers come from, e.g.
         ``"Hugging Face Qwen/Qwen3-8B config.json"``.
+    max_position_embeddings : int, optional
+        Longest context the model was built for, in tokens (the config's
+        ``max_position_embeddings``); 0 (the default) means unknown.
 
     Raises
     ------
@@ -145,6 +149,7 @@ class ModelSpec:
     tie_word_embeddings: bool = False
     architecture: str = ""
     source: str = ""
+    max_position_embeddings: int = 0
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -259,6 +264,108 @@ class ModelSpec:
         16381470720
         """
         return _scale(self.params, bytes_per_param, "bytes_per_param")
+
+    @property
+    def expert_params(self) -> int:
+        """Parameters of one routed expert (gate, up and down): ``3 d f``; 0 if dense."""
+        return 3 * self.hidden * self.intermediate if self.is_moe else 0
+
+    @property
+    def moe_layers(self) -> int:
+        """Decoder layers that hold routed experts (0 for a dense model).
+
+        Recovered from ``params - active_params = L_moe (E - k) P_expert``.
+        """
+        if not self.is_moe or self.num_experts == self.experts_per_token:
+            return self.layers if self.is_moe else 0
+        idle = (self.num_experts - self.experts_per_token) * self.expert_params
+        return int(round((self.params - self.active_params) / idle))
+
+    def experts_hit(self, batch=1):
+        """Expected distinct experts per MoE layer that a batch of tokens touches.
+
+        With uniform routing of ``k`` of ``E`` experts per token,
+
+        .. math:: E_{hit}(B) = E\\,\\bigl(1 - (1 - k/E)^B\\bigr),
+
+        which is ``k`` at ``B = 1`` and tends to ``E``.  0 for a dense model.
+
+        Parameters
+        ----------
+        batch : int or array_like
+            Tokens routed in the same step, ``B`` (>= 1).
+        """
+        b = check_int(batch, "batch", "tokens", minimum=1)
+        if not self.is_moe:
+            return 0.0 if np.ndim(b) == 0 else np.zeros(np.shape(b))
+        e, k = self.num_experts, self.experts_per_token
+        hit = e * (1.0 - (1.0 - k / e) ** np.asarray(b, dtype=float))
+        return float(hit) if np.ndim(hit) == 0 else hit
+
+    def decode_weight_bytes(self, bytes_per_param=2, batch=1):
+        """Weight bytes one decode step really reads, in bytes.
+
+        .. math:: R_W(B) = b_W\\,\\bigl(P - V d + \\min(B, V)\\,d
+                  - L_{moe}\\,(E - E_{hit}(B))\\,P_{expert}\\bigr)
+
+        - every weight is read once, except that an *untied* input
+          embedding table (``V d``) contributes only the ``B`` rows it
+          gathers (at most ``V``);
+        - a *tied* table is read in full once, as the output head (no
+          correction);
+        - in each of the ``L_moe`` MoE layers only the experts the batch
+          hits are read: :meth:`experts_hit` of ``E``, each of
+          ``P_expert = 3 d f`` parameters (uniform routing).
+
+        J07 and J13 keep the source's ``N b_W``; this is the refinement of
+        chapter 3.
+
+        Parameters
+        ----------
+        bytes_per_param : float or array_like, optional
+            Bytes per weight, in bytes (2 = BF16).
+        batch : int or array_like, optional
+            Tokens decoded in the step, ``B`` (>= 1).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            Bytes.
+
+        Examples
+        --------
+        >>> from infra_calc.models import model
+        >>> m = model("Qwen3-8B")
+        >>> m.weight_bytes() - m.decode_weight_bytes()   # the untied table, less one row
+        1244651520.0
+        """
+        bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
+        b = check_int(batch, "batch", "tokens", minimum=1)
+        count = np.asarray(float(self.params))
+        if not self.tie_word_embeddings:
+            count = count - self.vocab * self.hidden + np.minimum(b, self.vocab) * self.hidden
+        if self.is_moe:
+            count = count - self.moe_layers * (self.num_experts - np.asarray(self.experts_hit(b))) \
+                * self.expert_params
+        out = bw * count
+        return float(out) if np.ndim(out) == 0 else out
+
+    def check_context(self, tokens, name="context"):
+        """Refuse a context longer than ``max_position_embeddings``.
+
+        Raises
+        ------
+        ValueError
+            ``tokens`` exceeds the model's maximum position embeddings (the
+            message names the parameter, the model and the limit).  Nothing
+            is checked when the limit is unknown (0).
+        """
+        limit = self.max_position_embeddings
+        if limit and np.any(np.asarray(tokens) > limit):
+            worst = int(np.max(tokens))
+            raise ValueError(
+                f"{name} (tokens) must be <= {limit:,}, the max_position_embeddings of "
+                f"{self.name}; got {worst:,}")
 
     def __str__(self) -> str:
         moe = (f", MoE {self.experts_per_token}/{self.num_experts} experts, "
@@ -583,6 +690,7 @@ def _count(cfg: dict, label: str) -> dict:
         kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
         num_experts=num_experts, experts_per_token=top_k if num_experts else 0,
         tie_word_embeddings=tied, architecture=architecture,
+        max_position_embeddings=c.get_int("max_position_embeddings", default=0, minimum=0),
     )
 
 
@@ -606,6 +714,23 @@ _SHIPPED = (
         # same tensors as Llama-3.3-70B (the distillation's base model)
         aliases=("deepseek-r1-distill-llama-70b", "r1-distill-llama-70b", "deepseek-r1-70b",
                  "r1-70b", "llama-70b", "llama-3.3-70b"),
+    ),
+    _Shipped(
+        "Llama-3.1-8B", "llama-3.1-8b.json", "Hugging Face meta-llama/Llama-3.1-8B config.json",
+        aliases=("llama-3.1-8b", "llama3.1-8b", "llama-3-8b", "llama-8b", "Llama-3.1-8B-Instruct"),
+    ),
+    _Shipped(
+        "Llama-2-7B", "llama-2-7b.json", "Hugging Face meta-llama/Llama-2-7b-hf config.json",
+        aliases=("llama-2-7b", "llama2-7b", "llama-7b"),
+    ),
+    _Shipped(
+        "Llama-2-70B", "llama-2-70b.json", "Hugging Face meta-llama/Llama-2-70b-hf config.json",
+        aliases=("llama-2-70b", "llama2-70b"),
+    ),
+    _Shipped(
+        "Mixtral-8x7B", "mixtral-8x7b.json",
+        "Hugging Face mistralai/Mixtral-8x7B-v0.1 config.json",
+        aliases=("mixtral-8x7b", "mixtral", "Mixtral-8x7B-Instruct", "mixtral-8x7b-v0.1"),
     ),
 )
 

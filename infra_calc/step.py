@@ -144,16 +144,57 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     )
 
 
-def batch_turning_point(hw, bytes_per_param):
-    """Batch size where compute catches up with the weight read.
+def batch_turning_point(hw, bytes_per_param, *, params=None, context=0, kv_bytes_per_token=0.0):
+    """Batch size where compute catches up with the read, requests (not rounded).
 
-    Setting :math:`2BN/\\Pi = b_W N/\\beta` gives
-    :math:`B^* = b_W \\Pi / (2\\beta)` (requests; not rounded).  KV-cache reads
-    and capacity are ignored, so ``B*`` is an upper, compute-side ideal.
+    Without the KV cache (``context=0``), setting :math:`2BN/\\Pi = b_W N/\\beta`
+    gives :math:`B^* = b_W \\Pi / (2\\beta)`.
+
+    With every request holding ``S`` tokens of KV cache of ``m_kv`` bytes
+    each, a step reads :math:`N b_W + B S m_{kv}` bytes and computes
+    :math:`2BN` FLOPs; equating the two times gives
+
+    .. math:: B^*(S) = \\frac{N b_W}{2N\\beta/\\Pi - S m_{kv}},
+
+    which grows with ``S`` and is ``inf`` once
+    :math:`S \\ge S_{max} = 2N\\beta/(\\Pi m_{kv})` (see
+    :func:`infra_calc.kv.critical_context`): no batch reaches the compute
+    bound.  Capacity is ignored, so ``B*`` is a compute-side ideal.
+
+    Parameters
+    ----------
+    hw : Accelerator or str
+    bytes_per_param : float or array_like
+        Stored bytes per weight, ``b_W``.
+    params : float, optional (keyword-only)
+        Parameters per token, ``N``; required when ``context > 0``.
+    context : float or array_like, optional (keyword-only)
+        KV-cache tokens per request, ``S`` (>= 0).
+    kv_bytes_per_token : float, optional (keyword-only)
+        KV-cache bytes per token, ``m_kv`` (>= 0), e.g.
+        :meth:`ModelSpec.kv_bytes_per_token`.
     """
     acc = resolve_hw(hw)
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    return unwrap(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
+    s = check_number(context, "context", "tokens", allow_zero=True)
+    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes", allow_zero=True)
+    if params is None:
+        if np.any(np.asarray(s) > 0):
+            raise ValueError("params (parameters) is required when context (tokens) > 0")
+        return unwrap(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
+    n = check_number(params, "params", "parameters")
+    base = bw * acc.peak_flops / (2.0 * acc.mem_bandwidth)          # B* at S = 0
+    m_arr = np.asarray(m, dtype=float)
+    safe_m = np.where(m_arr > 0, m_arr, 1.0)
+    s_max = np.where(m_arr > 0, 2.0 * n * acc.mem_bandwidth / (acc.peak_flops * safe_m), np.inf)
+    s_arr = np.asarray(s, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # N b_W / (2Nβ/Π - S m) written as N b_W / (m (S_max - S)) so that the
+        # inf region is exactly S >= S_max, with S_max as critical_context computes it
+        finite = n * bw / (safe_m * (s_max - s_arr))
+    out = np.where((m_arr > 0) & (s_arr > 0), np.where(s_arr < s_max, finite, np.inf),
+                   base + 0.0 * s_arr)
+    return unwrap(out)
 
 
 def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,

@@ -34,7 +34,7 @@ CHROMIUM_FLAGS = [
 OFFLINE_MARKER = ".offline-build"
 SOURCE_SUFFIXES = (".md", ".ipynb")
 EXPLORER_FIGURE_IDS = ("j07-explorer", "j13-roofline-explorer", "j13-moe-explorer",
-                       "j13-capacity-planner")
+                       "j13-capacity-planner", "ch3-kv-explorer")
 
 # Console messages that are not the book's doing, each with the reason.
 KNOWN_CONSOLE_NOISE = [

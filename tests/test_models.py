@@ -650,8 +650,9 @@ def test_r1_aliases(alias):
 
 
 def test_model_names_and_mapping():
-    assert model_names() == ["Qwen3-8B", "DeepSeek-R1-Distill-Llama-70B"]
-    assert list(MODELS) == model_names() and len(MODELS) == 2
+    assert model_names() == ["Qwen3-8B", "DeepSeek-R1-Distill-Llama-70B", "Llama-3.1-8B",
+                             "Llama-2-7B", "Llama-2-70B", "Mixtral-8x7B"]   # + chapter 3's
+    assert list(MODELS) == model_names() and len(MODELS) == 6
     assert "qwen3 8b" in MODELS and "gpt-5" not in MODELS and 3 not in MODELS
     assert MODELS["r1-70b"] is model("DeepSeek-R1-Distill-Llama-70B")
     assert MODELS.get("gpt-5") is None

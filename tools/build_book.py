@@ -116,6 +116,10 @@ def write_offline_config(path: pathlib.Path = OFFLINE_CONFIG,
     cfg = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8")) or {}
     exts = cfg.setdefault("sphinx", {}).setdefault("extra_extensions", []) or []
     cfg["sphinx"]["extra_extensions"] = exts + [e for e in extra_extensions if e not in exts]
+    # local extension folders are read relative to the config file, which now lives in _build/
+    local = cfg["sphinx"].get("local_extensions") or {}
+    cfg["sphinx"]["local_extensions"] = {name: str((ROOT / folder).resolve())
+                                         for name, folder in local.items()}
     sphinx_cfg = cfg.setdefault("sphinx", {}).setdefault("config", {})
     extra = list(sphinx_cfg.get("html_extra_path", []))
     if "vendor" not in extra:

@@ -19,7 +19,7 @@ from ._registry import (
     style,
 )
 
-_MODULES = ("j07", "j13", "j13_memory", "catalog", "lab")
+_MODULES = ("j07", "j13", "j13_memory", "catalog", "lab", "ch3")
 
 
 def _load_all():

@@ -8,7 +8,8 @@ from ._checker import answer_checker
 from .capacity import capacity_planner
 from .decode import decode_step_explorer
 from .moe import moe_padding_explorer
+from .kv import kv_explorer
 from .roofline import roofline_explorer
 
 __all__ = ["answer_checker", "decode_step_explorer", "roofline_explorer", "capacity_planner",
-           "moe_padding_explorer"]
+           "moe_padding_explorer", "kv_explorer"]

@@ -1,0 +1,262 @@
+"""Figures for chapter 3, "the whole request".
+
+Each figure draws library results only (:mod:`infra_calc.kv`,
+:mod:`infra_calc.prefill`, :mod:`infra_calc.parallel`,
+:mod:`infra_calc.reality`).  :func:`draw_kv_panel` and :func:`update_kv_panel`
+are shared with the KV explorer widget (:mod:`infra_calc.widgets.kv`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+
+from ..hardware import resolve_hw
+from ..kv import REGIONS, critical_context, decode_region, kv_weight_batch, model_decode_step
+from ..models import model
+from ..parallel import tensor_parallel_step
+from ..prefill import prefill_step
+from ..step import batch_turning_point
+from ._registry import HATCHES, MARKERS, PALETTE, figure
+
+__all__ = ["kv_regions_figure", "prefill_figure", "tensor_parallel_figure", "moe_bytes_figure",
+           "reality_figure", "kv_explorer_snapshot_figure", "draw_kv_panel", "update_kv_panel",
+           "KV_EXPLORER_SETTINGS", "REGION_COLOURS"]
+
+BIG, SMALL, MOE = "DeepSeek-R1-Distill-Llama-70B", "Llama-3.1-8B", "Mixtral-8x7B"
+REGION_COLOURS = {"weight-read": PALETTE["sky"], "kv-read": PALETTE["orange"],
+                  "compute": PALETTE["vermillion"]}
+#: the explorer's default state, also drawn as its static snapshot
+KV_EXPLORER_SETTINGS = dict(model=BIG, hw="H100 SXM", batch=32, context=4096,
+                            kv_bytes_per_element=2, bytes_per_param=2)
+
+
+@figure("ch3-kv-regions",
+        "The (batch, context) plane of a 70B model in BF16 on one H100 SXM: weight-read bound, "
+        "KV-read bound and compute bound. B*(S) rises with context and never returns past "
+        "S_max; the dashed lines are the borders without grouped KV heads.")
+def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=2, kv_bytes_per_element=2):
+    """Region map over batch (log) and context, with ``B*(S)`` and ``B_kv(S)`` drawn."""
+    m = model(model_name)
+    acc = resolve_hw(hw)
+    kv = m.kv_bytes_per_token(kv_bytes_per_element)
+    b = np.logspace(0, 4, 241)
+    s = np.linspace(0, 8192, 257)
+    bb, ss = np.meshgrid(b, s)
+    reg = decode_region(m.params, bytes_per_param, acc, bb, ss, kv)
+    code = np.select([reg == r for r in REGIONS], [0, 1, 2])
+    fig = Figure(figsize=(7.2, 4.4))
+    ax = fig.add_subplot()
+    cmap = ListedColormap([REGION_COLOURS[r] for r in REGIONS])
+    ax.pcolormesh(bb, ss, code, cmap=cmap, vmin=-0.5, vmax=2.5, shading="nearest",
+                  rasterized=True, alpha=0.55)
+    for mult, ls, suffix in ((1, "-", ""), (m.heads // m.kv_heads, "--", " (no GQA)")):
+        mkv = kv * mult
+        s_max = critical_context(m.params, acc, mkv)
+        sl = np.linspace(0, min(s_max, 8192), 400, endpoint=False)[1:]
+        bstar = batch_turning_point(acc, bytes_per_param, params=m.params, context=sl,
+                                    kv_bytes_per_token=mkv)
+        ax.plot(bstar, sl, ls, color=PALETTE["black"], lw=1.6,
+                label=f"$B^*(S)$: compute = read{suffix}")
+        sk = np.linspace(8, 8192, 400)
+        ax.plot(kv_weight_batch(m.params, bytes_per_param, sk, mkv), sk, ls, color=PALETTE["blue"],
+                lw=1.4, label=f"$B_{{kv}}(S)$: KV read = weight read{suffix}")
+        if s_max < 8192:
+            ax.axhline(s_max, color=PALETTE["purple"], ls=ls, lw=1.2,
+                       label=f"$S_{{max}}$ = {s_max:,.0f} tokens{suffix}")
+    for r, (x, y) in zip(REGIONS, ((1.3, 7500), (700, 5000), (1300, 550)), strict=True):
+        ax.text(x, y, r.replace("-", " ") + " bound", fontsize=10, weight="bold")
+    ax.set_xscale("log")
+    ax.set_xlim(1, 1e4)
+    ax.set_ylim(0, 8192)
+    ax.set_xlabel("batch B (requests)")
+    ax.set_ylabel("context S (tokens per request)")
+    ax.set_title(f"{m.name}, {acc.name}, weights {bytes_per_param:g} B, KV {kv_bytes_per_element:g} B")
+    ax.legend(loc="center left", fontsize=7.5, framealpha=0.9)
+    fig.tight_layout()
+    return fig
+
+
+@figure("ch3-prefill",
+        "Lower bound of the prefill pass (time to first token) against prompt length on one "
+        "H100 SXM: the weight read sets a floor, the math takes over near M* = B* tokens, and "
+        "attention's P² term bends the curve for long prompts.")
+def prefill_figure(models=(SMALL, BIG), hw="H100 SXM", bytes_per_param=2):
+    """TTFT bound, read and compute parts against prompt tokens (log-log)."""
+    acc = resolve_hw(hw)
+    p = np.unique(np.logspace(0, np.log10(32768), 200).astype(int))
+    fig = Figure(figsize=(7.2, 4.2))
+    ax = fig.add_subplot()
+    colours = (PALETTE["blue"], PALETTE["vermillion"])
+    for name, c in zip(models, colours, strict=False):
+        st = prefill_step(name, acc, p, bytes_per_param)
+        short = f"{model(name).params / 1e9:.0f}B"
+        ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
+        ax.plot(p, st.t_read * 1e3, ":", color=c, lw=1.2, label=f"{short}: read R/β")
+        ax.plot(p, st.t_compute * 1e3, "--", color=c, lw=1.2, label=f"{short}: compute F/Π")
+    m_star = batch_turning_point(acc, bytes_per_param)
+    ax.axvline(m_star, color=PALETTE["black"], lw=1, ls="-.")
+    ax.text(m_star * 1.1, 0.02, f"M* = {m_star:.0f} tokens", fontsize=8.5)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("prompt length P (tokens)")
+    ax.set_ylabel("time to first token, lower bound (ms)")
+    ax.set_ylim(0.01, None)
+    ax.legend(fontsize=7.5, ncol=2, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+@figure("ch3-tensor-parallel",
+        "One decode step of a 70B model in BF16 split over 1, 2, 4 and 8 H100 SXM cards: the "
+        "read shrinks as 1/n while the all-reduces grow, so eight cards fall short of an "
+        "eight-fold speed-up (batch 1 and batch 64, context 2,048, communication not overlapped).")
+def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), context=2048):
+    """Stacked bars per card count: max(read, compute) and communication, ms."""
+    cards = np.array([1, 2, 4, 8])
+    fig = Figure(figsize=(7.2, 3.8))
+    axes = fig.subplots(1, len(batches), sharey=False)
+    for ax, b in zip(np.atleast_1d(axes), batches, strict=False):
+        st = tensor_parallel_step(model_name, hw, cards, batch=b, context=context)
+        work = np.maximum(st.t_read, st.t_compute) * 1e3
+        comm = st.t_comm * 1e3
+        x = np.arange(len(cards))
+        ax.bar(x, work, color=PALETTE["blue"], hatch=HATCHES[0], edgecolor="white",
+               label="max(read, compute)")
+        ax.bar(x, comm, bottom=work, color=PALETTE["orange"], hatch=HATCHES[1], edgecolor="white",
+               label="all-reduces")
+        ideal = work[0] / cards
+        ax.plot(x, ideal, "k--", marker=MARKERS[0], ms=4, lw=1, label="ideal 1/n")
+        for xi, t in zip(x, st.t_step * 1e3, strict=False):
+            ax.text(xi, t * 1.02, f"{t:.2f}", ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(x, [str(c) for c in cards])
+        ax.set_xlabel("cards n")
+        ax.set_title(f"batch {b}", fontsize=10)
+    np.atleast_1d(axes)[0].set_ylabel("decode step, lower bound (ms)")
+    np.atleast_1d(axes)[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+@figure("ch3-moe-bytes",
+        "Mixtral-8x7B in BF16 on one H100 SXM: the weight bytes a decode step reads grow with "
+        "batch as more experts are hit (uniform routing), from the active parameters towards all "
+        "of them; the step time per token follows, and B* moves out.")
+def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=2):
+    """Left: decode weight bytes vs batch; right: step time and compute time vs batch."""
+    m = model(model_name)
+    acc = resolve_hw(hw)
+    b = np.unique(np.logspace(0, 3.3, 120).astype(int))
+    touched = m.decode_weight_bytes(bytes_per_param, b) / 1e9
+    fig = Figure(figsize=(7.6, 3.6))
+    ax1, ax2 = fig.subplots(1, 2)
+    ax1.plot(b, touched, color=PALETTE["blue"], lw=2, label="weights read (experts hit)")
+    ax1.axhline(m.active_params * bytes_per_param / 1e9, color=PALETTE["green"], ls="--",
+                label="active params × $b_W$ (J07)")
+    ax1.axhline(m.weight_bytes(bytes_per_param) / 1e9, color=PALETTE["black"], ls=":",
+                label="all params × $b_W$")
+    ax1.set_xscale("log")
+    ax1.set_xlabel("batch B (requests)")
+    ax1.set_ylabel("weight bytes per decode step (GB)")
+    ax1.legend(fontsize=7.5)
+    step_t = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param, weights="touched")
+    step_a = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param, weights="active")
+    ax2.plot(b, step_t.t_read * 1e3, color=PALETTE["blue"], lw=2, label="read, experts hit")
+    ax2.plot(b, step_a.t_read * 1e3, color=PALETTE["green"], ls="--", label="read, active only")
+    ax2.plot(b, step_t.t_compute * 1e3, color=PALETTE["vermillion"], lw=2, label="compute 2BN/Π")
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("batch B (requests)")
+    ax2.set_ylabel("decode step, lower bound (ms)")
+    ax2.legend(fontsize=7.5)
+    fig.tight_layout()
+    return fig
+
+
+@figure("ch3-reality",
+        "Published measurements against the book's lower bounds: the fraction of the bound each "
+        "one reaches (implied MBU for read-bound rows, MFU for compute-bound ones). Every "
+        "measurement is slower than its bound.")
+def reality_figure():
+    """Horizontal bars: fraction of the bound reached, per measurement."""
+    from ..reality import reality_check
+
+    rows = reality_check()
+    fig = Figure(figsize=(7.4, 5.6))
+    ax = fig.add_subplot()
+    y = np.arange(len(rows))[::-1]
+    kinds = {"memory": (PALETTE["blue"], HATCHES[0]), "compute": (PALETTE["vermillion"], HATCHES[1]),
+             "communication": (PALETTE["orange"], HATCHES[2])}
+    seen = set()
+    for yi, r in zip(y, rows, strict=False):
+        c, h = kinds[r.bound_kind]
+        label = None if r.bound_kind in seen else f"{r.bound_kind}-bound"
+        seen.add(r.bound_kind)
+        ax.barh(yi, r.fraction * 100, color=c, hatch=h, edgecolor="white", label=label)
+        ax.text(r.fraction * 100 + 1, yi, f"{r.fraction * 100:.0f}%", va="center", fontsize=7.5)
+    ax.set_yticks(y, [r.measurement.id for r in rows], fontsize=7.5)
+    ax.set_xlim(0, 110)
+    ax.axvline(100, color=PALETTE["black"], lw=1)
+    ax.set_xlabel("measured performance as % of the lower bound")
+    ax.legend(fontsize=8, loc="center right")
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------
+# the KV explorer panel (shared with the widget)
+# --------------------------------------------------------------------------
+_BAR_LABELS = ("read weights", "read KV cache", "compute")
+
+
+def _bar_values_ms(st):
+    return np.array([st.t_weights, st.t_kv, st.t_compute]) * 1e3
+
+
+def _panel_title(st):
+    return (f"{st.model}, {st.hw}: B = {st.batch}, S = {st.context:,} → step "
+            f"{st.t_step * 1e3:.2f} ms, {st.region} bound")
+
+
+def draw_kv_panel(ax, st):
+    """Draw the three bars (weights, KV, compute; ms) and return the artists to update."""
+    vals = _bar_values_ms(st)
+    colours = (REGION_COLOURS["weight-read"], REGION_COLOURS["kv-read"], REGION_COLOURS["compute"])
+    bars = ax.barh(np.arange(3), vals, color=colours, edgecolor="black")
+    for bar, h in zip(bars, HATCHES, strict=False):
+        bar.set_hatch(h)
+    ax.set_yticks(np.arange(3), _BAR_LABELS)
+    ax.invert_yaxis()
+    read_line = ax.axvline(vals[0] + vals[1], color=PALETTE["black"], ls="--", lw=1.2,
+                           label="read = weights + KV")
+    ax.set_xlabel("lower bound (ms)")
+    ax.set_xlim(0, max(vals[0] + vals[1], vals[2]) * 1.15)
+    ax.legend(fontsize=8, loc="lower right")
+    title = ax.set_title(_panel_title(st), fontsize=9)
+    return {"bars": bars, "read_line": read_line, "title": title, "ax": ax}
+
+
+def update_kv_panel(artists, st):
+    """Update the bars, the read line, the title and the axis limit in place."""
+    vals = _bar_values_ms(st)
+    for bar, v in zip(artists["bars"], vals, strict=False):
+        bar.set_width(v)
+    artists["read_line"].set_xdata([vals[0] + vals[1]] * 2)
+    artists["title"].set_text(_panel_title(st))
+    artists["ax"].set_xlim(0, max(vals[0] + vals[1], vals[2]) * 1.15)
+
+
+@figure("ch3-kv-explorer",
+        "Static snapshot of the KV explorer: a 70B model in BF16 on one H100 SXM, 32 requests "
+        "of 4,096 tokens: reading the weights and the KV cache against the math.")
+def kv_explorer_snapshot_figure(settings=None):
+    """The explorer's default state, drawn with the widget's own panel."""
+    cfg = dict(KV_EXPLORER_SETTINGS, **(settings or {}))
+    st = model_decode_step(cfg["model"], cfg["hw"], batch=cfg["batch"], context=cfg["context"],
+                           bytes_per_param=cfg["bytes_per_param"],
+                           kv_bytes_per_element=cfg["kv_bytes_per_element"])
+    fig = Figure(figsize=(7.0, 2.8))
+    ax = fig.add_subplot()
+    draw_kv_panel(ax, st)
+    fig.tight_layout()
+    return fig

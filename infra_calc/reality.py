@@ -1,0 +1,187 @@
+"""A reality check: published measurements against the book's lower bounds.
+
+``infra_calc/data/measurements.csv`` holds one published measurement per row,
+copied as the source prints it (model, hardware, engine, batch, prompt and
+output lengths, the figure and its unit, the URL and, where the source gives
+one, the date); a field the source does not state is left empty.  The
+``model`` and ``accelerator`` columns map the printed names onto the catalog.
+
+:func:`lower_bound` computes the book's bound for a row:
+
+======================  ===================================================
+metric                  bound
+======================  ===================================================
+``ttft``                :func:`~infra_calc.prefill.prefill_step` ``t_step``
+``itl``, ``tpot``       mean decode step of :func:`~infra_calc.generation.generation_time`
+``e2e_latency``         ``generation_time(...).total``
+``output_throughput_
+per_gpu``               ``B·O / total / cards`` (an upper bound on a rate)
+======================  ===================================================
+
+and the fraction of the bound the measurement reaches
+(``bound / measured`` for a time, ``measured / bound`` for a rate), which is
+the implied MBU when the bound is the memory read and the implied MFU when it
+is the math.  Assumptions where the source is silent: weights in 2 bytes
+(BF16) when no precision is printed, 1 byte for FP8; the KV cache in the
+weights' byte width; a missing prompt or output length counts as 0 tokens of
+cache; decode weights are the bytes really touched
+(:meth:`ModelSpec.decode_weight_bytes`); FP8 rows compute at twice the
+catalog's BF16 peak (:func:`accelerator_for`).
+"""
+from __future__ import annotations
+
+import csv
+import functools
+from dataclasses import dataclass
+from importlib import resources
+
+__all__ = ["Measurement", "RealityRow", "measurements", "lower_bound", "reality_check",
+           "accelerator_for", "METRICS"]
+
+#: metric -> (kind, unit it is stored in SI by) ; "time" metrics are seconds
+METRICS = {"ttft": "time", "itl": "time", "tpot": "time", "e2e_latency": "time",
+           "output_throughput_per_gpu": "rate"}
+_UNIT_SI = {"ms": 1e-3, "s": 1.0, "out tok/s/GPU": 1.0}
+_PRECISION_BYTES = {"fp8": 1.0, "fp16": 2.0, "bf16": 2.0}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One row of ``measurements.csv`` (strings as printed; numbers parsed)."""
+
+    id: str
+    source: str
+    url: str
+    date: str
+    engine: str
+    engine_version: str
+    model_as_printed: str
+    model: str
+    hardware_as_printed: str
+    accelerator: str
+    cards: int
+    precision: str
+    batch: int
+    prompt_tokens: int | None
+    output_tokens: int | None
+    metric: str
+    value: float
+    unit: str
+    note: str
+
+    @property
+    def value_si(self) -> float:
+        """The measured figure in SI units (seconds, or tokens/s per card)."""
+        return self.value * _UNIT_SI[self.unit]
+
+    @property
+    def bytes_per_param(self) -> float:
+        """Bytes per weight assumed for the bound (2 when the source is silent)."""
+        return _PRECISION_BYTES.get(self.precision.strip().lower(), 2.0)
+
+
+def _int_or_none(text: str):
+    text = text.strip()
+    return int(text) if text else None
+
+
+@functools.lru_cache(maxsize=1)
+def measurements() -> tuple:
+    """All rows of the packaged ``measurements.csv``, in file order."""
+    pkg = __name__.rpartition(".")[0] or "infra_calc"
+    text = resources.files(pkg).joinpath("data").joinpath("measurements.csv").read_text("utf-8")
+    rows = []
+    for r in csv.DictReader(text.splitlines()):
+        if r["metric"] not in METRICS:
+            raise ValueError(f"measurements.csv row {r['id']!r}: unknown metric {r['metric']!r}")
+        if r["unit"] not in _UNIT_SI:
+            raise ValueError(f"measurements.csv row {r['id']!r}: unknown unit {r['unit']!r}")
+        rows.append(Measurement(
+            id=r["id"], source=r["source"], url=r["url"], date=r["date"], engine=r["engine"],
+            engine_version=r["engine_version"], model_as_printed=r["model_as_printed"],
+            model=r["model"], hardware_as_printed=r["hardware_as_printed"],
+            accelerator=r["accelerator"], cards=int(r["cards"]), precision=r["precision"],
+            batch=int(r["batch"]), prompt_tokens=_int_or_none(r["prompt_tokens"]),
+            output_tokens=_int_or_none(r["output_tokens"]), metric=r["metric"],
+            value=float(r["value"]), unit=r["unit"], note=r["note"]))
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class RealityRow:
+    """A measurement next to the book's bound (SI units)."""
+
+    measurement: Measurement
+    bound: float
+    bound_kind: str
+    fraction: float
+    t_read: float
+    t_compute: float
+    t_comm: float
+
+    @property
+    def gap(self) -> float:
+        """How many times the measurement is off the bound (``1/fraction``)."""
+        return 1.0 / self.fraction
+
+
+def accelerator_for(m: Measurement):
+    """The catalog accelerator of a row, with FP8 math at twice the BF16 rate for FP8 rows.
+
+    Every catalog card that runs FP8 (H100, H200, B200, L40S, MI300X) prints
+    an FP8 tensor peak twice its BF16 one (e.g. H100 SXM: 3,958 TFLOPS FP8
+    with sparsity against 1,979 BF16), so an FP8 row's bound uses ``2Π``.
+    """
+    from .hardware import accelerator
+
+    acc = accelerator(m.accelerator)
+    if m.precision.strip().lower() == "fp8":
+        acc = acc.with_(peak_flops=2.0 * acc.peak_flops)
+    return acc
+
+
+def lower_bound(m: Measurement) -> RealityRow:
+    """The book's bound for one measurement and the fraction of it reached.
+
+    ``bound_kind`` says which term sets the bound: ``"memory"`` (so the
+    fraction is an implied MBU), ``"compute"`` (an implied MFU) or
+    ``"communication"``.  For a decode metric it is the kind of the step at
+    the mean context.
+    """
+    from .generation import generation_time
+    from .parallel import tensor_parallel_step
+    from .prefill import prefill_step
+
+    acc = accelerator_for(m)
+    bpp = kvb = m.bytes_per_param
+    p, o = m.prompt_tokens or 0, m.output_tokens or 0
+    if m.metric == "ttft":
+        st = prefill_step(m.model, acc, p, bpp, batch=m.batch, kv_bytes_per_element=kvb,
+                          cards=m.cards)
+        bound = st.t_step
+    else:
+        st = tensor_parallel_step(m.model, acc, m.cards, batch=m.batch, context=p + o // 2,
+                                  bytes_per_param=bpp, kv_bytes_per_element=kvb,
+                                  weights="touched")
+        if m.metric in ("itl", "tpot"):
+            if p and o > 1:
+                bound = generation_time(m.model, acc, p, o, bpp, batch=m.batch,
+                                        kv_bytes_per_element=kvb, cards=m.cards,
+                                        weights="touched").tpot_mean
+            else:
+                bound = st.t_step          # lengths not stated: a step with p + o/2 tokens of cache
+        else:
+            g = generation_time(m.model, acc, p, o, bpp, batch=m.batch, kv_bytes_per_element=kvb,
+                                cards=m.cards, weights="touched")
+            bound = g.total if m.metric == "e2e_latency" else m.batch * o / g.total / m.cards
+    if METRICS[m.metric] == "time":
+        fraction = bound / m.value_si
+    else:
+        fraction = m.value_si / bound
+    return RealityRow(m, float(bound), str(st.bound), float(fraction), float(st.t_read),
+                      float(st.t_compute), float(st.t_comm))
+
+
+def reality_check() -> list:
+    """:func:`lower_bound` of every packaged measurement, in file order."""
+    return [lower_bound(m) for m in measurements()]

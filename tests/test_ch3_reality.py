@@ -1,0 +1,60 @@
+"""The reality check data file and its bounds."""
+import csv
+import math
+import pathlib
+import re
+
+import pytest
+
+import infra_calc as ic
+from infra_calc import reality
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CSV = ROOT / "infra_calc" / "data" / "measurements.csv"
+
+
+def test_enough_rows_and_independent_sources():
+    rows = reality.measurements()
+    assert len(rows) >= 6
+    publishers = {re.sub(r"\(.*\)", "", r.source).strip() for r in rows}
+    hosts = {re.match(r"https://([^/]+)/", r.url).group(1) for r in rows}
+    assert len(publishers) >= 3 and len(hosts) >= 3
+
+
+def test_every_row_names_its_source_and_maps_to_the_catalog():
+    for r in reality.measurements():
+        assert r.url.startswith("https://") and r.source and r.engine
+        assert r.model in ic.MODELS and ic.accelerator(r.accelerator)
+        assert r.value > 0 and r.unit and r.batch >= 1 and r.cards >= 1
+        assert r.date == "" or re.fullmatch(r"\d{4}-\d{2}-\d{2}", r.date)
+
+
+def test_values_are_copied_as_printed():
+    """Values keep the source's decimals: the CSV text is never reformatted."""
+    with CSV.open(encoding="utf-8") as f:
+        raw = {r["id"]: r["value"] for r in csv.DictReader(f)}
+    assert raw["nim-70b-ttft-5000"] == "406.77"
+    assert raw["vllm-8b-latency-h100"] == "997.542"
+    assert raw["trtllm-7b-throughput"] == "19694"
+
+
+def test_bounds_are_below_the_measurements():
+    for row in reality.reality_check():
+        assert 0 < row.fraction <= 1, row.measurement.id
+        assert row.bound_kind in ("memory", "compute", "communication")
+        assert math.isclose(row.gap * row.fraction, 1.0)
+
+
+def test_bound_of_a_ttft_row_is_the_prefill_step():
+    m = next(r for r in reality.measurements() if r.id == "trtllm-7b-ttft")
+    acc = reality.accelerator_for(m)
+    assert acc.peak_flops == 2 * ic.accelerator("H100").peak_flops   # FP8 math
+    pre = ic.prefill_step(m.model, acc, m.prompt_tokens, 1, kv_bytes_per_element=1)
+    assert reality.lower_bound(m).bound == pytest.approx(pre.t_step)
+
+
+def test_bound_of_a_latency_row_is_the_whole_request():
+    m = next(r for r in reality.measurements() if r.id == "vllm-8b-latency-h100")
+    g = ic.generation_time(m.model, m.accelerator, 32, 128, 2, batch=8, cards=1,
+                           weights="touched")
+    assert reality.lower_bound(m).bound == pytest.approx(g.total)
