@@ -32,6 +32,7 @@ EXPLORERS = {
     "roofline": ("roofline_explorer()", 1),         # K
     "moe": ("moe_padding_explorer()", 3),           # skew
     "capacity": ("capacity_planner()", 1),          # batch
+    "kv": ("kv_explorer()", 0),                     # batch
 }
 
 INSTALL_JS = """() => {
