@@ -7,8 +7,8 @@ module imports ipywidgets and matplotlib; ``import infra_calc`` does not.
 from ._checker import answer_checker
 from .capacity import capacity_planner
 from .decode import decode_step_explorer
-from .moe import moe_padding_explorer
 from .kv import kv_explorer
+from .moe import moe_padding_explorer
 from .roofline import roofline_explorer
 
 __all__ = ["answer_checker", "decode_step_explorer", "roofline_explorer", "capacity_planner",

@@ -29,10 +29,10 @@ from .. import exercises
 __all__ = ["AnswerChecker", "answer_checker", "SETTLE_S", "REGRADE_S"]
 
 #: seconds a click waits for late box updates before grading (see the module docstring)
-SETTLE_S = 0.25
+SETTLE_S = 0.5
 #: a box update this soon after a click that was graded without it re-grades that attempt
 #: (a kernel too busy to get the late update within SETTLE_S)
-REGRADE_S = 3.0
+REGRADE_S = 5.0
 GOOD, BAD, NOTE = "#009E73", "#D55E00", "#555555"
 
 
@@ -100,6 +100,7 @@ class AnswerChecker(w.VBox):
         self.attempts += 1
         self._pending = self.attempts
         self._clicked_at = time.monotonic()
+        self.verdict.value = "<span class='ic-checking' style='color:#555555'>Checking…</span>"
         if self._schedule is None:       # outside a kernel (scripts, unit tests): grade now
             self.grade()
             return
