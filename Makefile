@@ -51,8 +51,16 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(PYTEST) tests -k "not html and not browser and not pdf" $(PYTEST_ARGS)
 
+# `make lab`: JupyterLab with jupyterlab-myst (renders the pages' MyST directives and
+# stored {eval} numbers), opened on the book's front page.  --allow-root only as root.
+LAB_FRONT := book/front/how_to_use.ipynb
+LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
-	$(BIN)/jupyter lab book
+	@$(BIN)/python -c "import jupyterlab_myst" 2>/dev/null || $(BIN)/python -m pip install --quiet "$$(grep '^jupyterlab-myst==' requirements.txt)"
+	$(BIN)/jupyter labextension enable jupyterlab-myst >/dev/null
+	$(BIN)/jupyter server extension enable jupyterlab_myst >/dev/null
+	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) \
+		--LabApp.default_url=/lab/tree/$(LAB_FRONT)
 
 figures: $(STAMP)
 	$(BIN)/python -m infra_calc figures --out book/figures

@@ -181,18 +181,20 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", action="append",
-                   choices=["build", "nbval", "import", "slider", "figures"])
+                   choices=["build", "nbval", "import", "slider", "figures", "lab"])
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--json", type=pathlib.Path)
     args = p.parse_args(argv)
-    todo = args.only or ["build", "nbval", "import", "slider", "figures"]
+    todo = args.only or ["build", "nbval", "import", "slider", "figures", "lab"]
     m = machine()
     print(f"machine: {m['nproc']} CPUs, {m['cpu']}, {m['ram']} RAM, Python {m['python']}")
     t0 = time.perf_counter()
     for name in todo:
         {"build": bench_build, "nbval": bench_nbval, "figures": bench_figures,
          "import": lambda: bench_import(args.repeat),
-         "slider": lambda: bench_slider(args.repeat)}[name]()
+         "slider": lambda: bench_slider(args.repeat),
+         "lab": lambda: subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lab_latency.py")]),
+         }[name]()
     print(f"total {time.perf_counter() - t0:.0f} s")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

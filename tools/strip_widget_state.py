@@ -3,17 +3,29 @@
 Widget cells are removed from the web pages, so the saved state is dead weight
 that would make the HTML load widget JavaScript for nothing.  (nbclient's own
 ``store_widget_state=False`` crashes on Output widgets, hence this step.)
+
+Without its state a stored widget *view* points at a model that no longer
+exists: JupyterLab shows "Error displaying widget: model not found" for it in a
+trusted notebook.  So the view is dropped too, and the cell keeps only its
+``text/plain``, which the book's widgets write as "... run this cell to show ...".
 """
 import json
 import pathlib
 import sys
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def main(paths) -> int:
     for name in paths:
         path = pathlib.Path(name)
         nb = json.loads(path.read_text(encoding="utf-8"))
-        if nb.get("metadata", {}).pop("widgets", None) is not None:
+        views = 0
+        for cell in nb.get("cells", []):
+            for out in cell.get("outputs", []):
+                if out.get("data", {}).pop(WIDGET_VIEW, None) is not None:
+                    views += 1
+        if nb.get("metadata", {}).pop("widgets", None) is not None or views:
             path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             print(f"stripped widget state: {path}")
     return 0

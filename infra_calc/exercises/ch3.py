@@ -13,7 +13,7 @@ from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
 from ..step import batch_turning_point
 from ..units import GB
-from . import Exercise, register, tbs, tflops
+from . import Choice, Exercise, register, tbs, tflops
 
 #: the cases the exercises use (the page reads them from here)
 SMALL, BIG, MOE, CARD = "Llama-3.1-8B", "DeepSeek-R1-Distill-Llama-70B", "Mixtral-8x7B", "H100 SXM"
@@ -98,6 +98,12 @@ register(Exercise(
              f"R = {prefill_step(SMALL, CARD, PROMPT).bytes_read / GB:.2f} GB; "
              f"max(F/Π, R/β) = {n4():.2f} ms, {prefill_step(SMALL, CARD, PROMPT).bound}-bound."),
     tags=("new",),
+    hints=("Prefill does the whole prompt at once: F = 2PN + 2LP²Hd FLOPs against reading the "
+           "weights once; the step takes the larger of F/Π and R/β.",),
+    parts=(Choice("Which bound decides?",
+                  lambda: f"{prefill_step(SMALL, CARD, PROMPT).bound}-bound",
+                  ("compute-bound", "memory-bound"),
+                  "A long prompt gives every weight thousands of rows to multiply."),),
 ))
 
 

@@ -8,7 +8,7 @@ from .. import source as S
 from ..capacity import max_batch
 from ..step import decode_step, read_time
 from ..units import GB, GiB
-from . import Exercise, register, tbs, tflops
+from . import Exercise, register, tbs, tflops, yes_no
 
 
 def _a100_read():
@@ -24,6 +24,10 @@ register(Exercise(
              f"{S.j07_a100().mem_bandwidth / GB:.0f} GB/s = {_a100_read():.1f} ms > "
              f"{S.J07_TARGET_STEP * 1e3:.0f} ms: no, it is slower than on the H100."),
     source_answer=34.3,
+    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",
+           "Use the A100's bandwidth in bytes/s; the weights stay 70 GB."),
+    parts=(yes_no("Is 10 ms per token reachable?", lambda: _a100_read() <= S.J07_TARGET_STEP * 1e3,
+                  "The read bound alone is above 10 ms."),),
 ))
 
 
@@ -39,6 +43,8 @@ register(Exercise(
              f"T_read = {S.J07_PARAMS * 0.5 / GB:.0f} GB / {S.j07_h100().mem_bandwidth / GB:.0f} GB/s "
              f"= {_four_bit():.2f} ms."),
     source_answer=10.45,
+    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",
+           "Half a byte per parameter halves the bytes read."),
 ))
 
 
@@ -54,6 +60,9 @@ register(Exercise(
              f"per output. Latency does not fall: every request still waits for the whole "
              f"{_b32().t_step * 1e3:.2f} ms step."),
     source_answer=0.65,
+    hints=("The step still reads every weight once; divide that read time by the batch.",),
+    parts=(yes_no("Did single-request latency fall?", lambda: False,
+                  "Each request still waits for the whole step."),),
 ))
 
 
@@ -74,6 +83,8 @@ register(Exercise(
              f"{(S.j07_h100().mem_capacity - S.J07_WEIGHTS_8BIT) / GB:.2f} GB remain, enough for "
              f"{_fit_8k()} requests of {S.J07_CONTEXT} tokens, far from 148."),
     abs_tol=0.0, rel_tol=0.0, source_answer=2,
+    hints=("Subtract the weights from the capacity, then divide by the KV cache of one "
+           "8K-token request, and round down.",),
 ))
 
 
@@ -97,6 +108,10 @@ register(Exercise(
              f"{_read_ms('H200 SXM'):.2f} ms > {S.J07_TARGET_STEP * 1e3:.0f} ms: still no, although "
              f"the H200 has the H100's compute; only its bandwidth is higher."),
     tags=("new",),
+    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",),
+    parts=(yes_no("Is 10 ms per token reachable?",
+                  lambda: _read_ms("H200 SXM") <= S.J07_TARGET_STEP * 1e3,
+                  "Its read bound is still above 10 ms."),),
 ))
 
 register(Exercise(
@@ -109,6 +124,10 @@ register(Exercise(
              f"the compute bound is only "
              f"{decode_step(S.J07_PARAMS, 1, 'B200').t_compute * 1e3:.4f} ms."),
     tags=("new",),
+    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",),
+    parts=(yes_no("Is 10 ms per token within reach for one request?",
+                  lambda: _read_ms("B200") <= S.J07_TARGET_STEP * 1e3,
+                  "Its read bound is below 10 ms."),),
 ))
 
 
@@ -126,6 +145,7 @@ register(Exercise(
     lambda: (f"B* = b_W·Π / (2β) = 1 × {_hw('MI300X').peak_flops / 1e12:.1f}e12 / "
              f"(2 × {_hw('MI300X').mem_bandwidth / 1e12:.1f}e12) = {_mi300x_bstar():.1f} requests."),
     tags=("new",),
+    hints=("B* = b_W·Π / (2β): where 2BN FLOPs take as long as reading b_W·N bytes.",),
 ))
 
 
@@ -143,6 +163,9 @@ register(Exercise(
              f"stays {decode_step(S.J07_PARAMS, 0.5, S.j07_a100()).t_compute * 1e3:.3f} ms because "
              f"the parameter count did not change."),
     tags=("new",),
+    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",),
+    parts=(yes_no("Does it meet 10 ms?", lambda: _a100_4bit() <= S.J07_TARGET_STEP * 1e3,
+                  "Even halved, the A100's read bound stays above 10 ms."),),
 ))
 
 
@@ -175,6 +198,7 @@ register(Exercise(
              f"{_h200_compute_bound_batch()}. More bandwidth moves B* down: the H100's is "
              f"{_bstar(S.j07_h100()):.1f}."),
     rel_tol=0.0, tags=("new",),
+    hints=("Find B* = b_W·Π / (2β) for the H200, then take the first whole batch above it.",),
 ))
 
 
@@ -191,6 +215,7 @@ register(Exercise(
              f"{_h200_b8().t_read * 1e3:.2f} ms), so 8 / {_h200_b8().t_step:.5f} s = "
              f"{_h200_b8().tokens_per_s:.1f} tokens/s."),
     tags=("new",),
+    hints=("Check which bound decides at batch 8, then tokens/s = batch / step time.",),
 ))
 
 
@@ -212,4 +237,6 @@ register(Exercise(
              f"per request → {_fit_8k_physical()} requests, against {_fit_8k()} in the source's reading; "
              f"still far from B* = {_bstar(S.j07_h100()):.1f}."),
     rel_tol=0.0, tags=("new",),
+    hints=("80 GiB is 80 × 2³⁰ bytes; subtract the weights, divide by one request's KV "
+           "cache, round down.",),
 ))

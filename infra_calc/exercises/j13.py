@@ -8,8 +8,8 @@ from .. import source as S
 from ..capacity import max_batch
 from ..roofline import arithmetic_intensity
 from ..shape import padded_rows, route_tokens
-from . import Exercise, register, tbs, tflops
 from ..units import GiB
+from . import Choice, Exercise, register, tbs, tflops
 
 
 def _i64():
@@ -24,6 +24,11 @@ register(Exercise(
     lambda: (f"I = 2·64·4096² / (2·(64·4096 + 4096² + 64·4096)) = {_i64():.1f} FLOP/byte, far below "
              f"I* = {S.j13_h100().ridge_point:.1f}: bandwidth-bound."),
     source_answer=62.1,
+    hints=("I = F / V with F = 2MKN and V = b(MK + KN + MN), b = 2 bytes.",),
+    parts=(Choice("Compute- or bandwidth-bound on an H100?",
+                  lambda: "compute-bound" if _i64() >= S.j13_h100().ridge_point
+                  else "bandwidth-bound", ("compute-bound", "bandwidth-bound"),
+                  "I is far below the ridge point I*."),),
 ))
 
 
@@ -44,6 +49,7 @@ register(Exercise(
              f"{(1 - round(_i256(), 1) / round(_ridge(), 1)) * 100:.1f}% from the rounded "
              f"{_i256():.1f} and {_ridge():.1f}). The weight read still dominates the bytes."),
     source_answer=295.3,
+    hints=("I* = Π / β: peak FLOP/s over bytes/s.",),
 ))
 
 
@@ -62,6 +68,7 @@ register(Exercise(
              f"{_uniform().executed} rows executed, {_uniform().useful} useful "
              f"({_uniform().waste_ratio:.0f}× waste)."),
     rel_tol=0.0, source_answer=4096,
+    hints=("Each active expert's rows are rounded up to a whole 16-row tile.",),
 ))
 
 
@@ -81,6 +88,8 @@ register(Exercise(
     "requests", _b4090,
     lambda: (f"B_max = floor(({S.j13_rtx4090().mem_capacity / 1e9:g}e9 − weights − 2 GiB) / ({S.J13_CONTEXTS[0]} × 144 KiB)) = {_b4090()}."),
     rel_tol=0.0, source_answer=4,
+    hints=("Capacity − weights − workspace, divided by one 8K request's KV cache "
+           "(8192 × 144 KiB), rounded down.",),
 ))
 
 
@@ -108,6 +117,10 @@ register(Exercise(
              f"about half the H100's {_m_star('H100 SXM'):.1f}: the A100 has less compute per byte "
              f"of bandwidth, so it is fed with a smaller batch."),
     rel_tol=0.01, tags=("roofline",),
+    hints=("Set I(M) = I* and solve for M: M* = I*·K·N / (K·N − I*·(K + N)).",),
+    parts=(Choice("More or fewer rows than on the H100?",
+                  lambda: "fewer" if _m_star("A100 80GB") < _m_star("H100 SXM") else "more",
+                  ("more", "fewer"), "The A100's ridge point is lower."),),
 ))
 
 register(Exercise(
@@ -119,6 +132,10 @@ register(Exercise(
              f"{_ridge_of('H100 SXM'):.1f}; at I ≈ 1 decode is still bandwidth-bound by a factor of "
              f"about {_ridge_of('MI300X'):.0f}."),
     rel_tol=0.01, tags=("roofline",),
+    hints=("I* = Π / β.",),
+    parts=(Choice("Is decode (M = 1) compute- or bandwidth-bound on it?",
+                  lambda: "compute-bound" if 1 >= _ridge_of("MI300X") else "bandwidth-bound",
+                  ("compute-bound", "bandwidth-bound"), "I ≈ 1 is far below the ridge point."),),
 ))
 
 
@@ -152,6 +169,7 @@ register(Exercise(
              "32K request holds 32768 × 144 KiB = {3:.2f} GB, so B_max = floor({2:.2f} / {3:.2f}) = "
              .format(*_l40s_parts()) + f"{_b_l40s_32k()}."),
     rel_tol=0.0, tags=("capacity",),
+    hints=("48 GiB is 48 × 2³⁰ bytes; one 32K request holds 32768 × 144 KiB.",),
 ))
 
 
@@ -187,6 +205,7 @@ register(Exercise(
              f"needs {_one_8k() / 1e9:.2f} GB, so B_max = {_b4090_physical()}, one more than the source's "
              f"{_b4090()} with 24e9 bytes."),
     rel_tol=0.0, tags=("capacity", "units"),
+    hints=("24 GiB is 24 × 2³⁰ bytes, not 24 × 10⁹: more room for the KV cache.",),
 ))
 
 
@@ -206,6 +225,8 @@ register(Exercise(
              f"{_skew_half().executed} rows executed for {_skew_half().useful} useful "
              f"({_skew_half().waste_ratio:.2f}×), between the uniform 8× and the concentrated 1×."),
     rel_tol=0.0, tags=("shape",),
+    hints=("Spread the dispatches over the active experts, then round each expert's "
+           "rows up to whole 16-row tiles.",),
 ))
 
 
@@ -230,4 +251,5 @@ register(Exercise(
              f"{_amdahl08_limit():.0f}×. A larger f raises both, but the 20% that is not sped up "
              f"still caps the gain."),
     rel_tol=0.01, tags=("amdahl",),
+    hints=("Amdahl: S = 1 / ((1 − f) + f / s); the ceiling is s → ∞.",),
 ))

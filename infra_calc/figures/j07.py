@@ -172,8 +172,23 @@ def _xlim_for(values_ms):
     return 10 ** (math.floor(math.log10(lo)) - 0.3), 10 ** (math.ceil(math.log10(hi)) + 0.6)
 
 
+def fmt_sig(value: float, digits: int = 4) -> str:
+    """``value`` with ``digits`` significant digits and thousands separators.
+
+    The bar labels and the explorer's readout both use it, so one number shows
+    the same digits in both.
+
+    >>> fmt_sig(20.896), fmt_sig(0.14146), fmt_sig(34.3306), fmt_sig(1234.6), fmt_sig(0.0)
+    ('20.90', '0.1415', '34.33', '1,235', '0')
+    """
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f}"
+
+
 def _panel_text(st):
-    return (f"{st.hw.name}, N = {st.params / 1e9:g}e9, b_W = {st.bytes_per_param:g} B, "
+    return (f"{st.hw.name}, N = {st.params / 1e9:g} billion, b_W = {st.bytes_per_param:g} byte, "
             f"B = {st.batch:g}\n{st.bound}-bound, {st.tokens_per_s:,.1f} tokens/s")
 
 
@@ -194,9 +209,11 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
     ax.invert_yaxis()
     ax.set_xlabel("time (ms, log scale)")
     ax.grid(axis="y", visible=False)
-    labels = [ax.text(v * 1.1, i, f"{v:.4g} ms", va="center", fontsize=8.5)
+    labels = [ax.text(v * 1.1, i, f"{fmt_sig(v)} ms", va="center", fontsize=8.5)
               for i, v in enumerate(vals)]
     ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.2)
+    ax.text(target * 1e3 * 1.08, 0.5, f"{target * 1e3:g} ms target", ha="left",
+            va="center", fontsize=8, color=PALETTE["green"])  # between the read and compute bars
     title = ax.set_title(_panel_text(step), fontsize=9.5)
     ax.set_xlim(*_xlim_for(vals + [target * 1e3]))
     return {"bars": list(bars.patches), "labels": labels, "title": title, "ax": ax,
@@ -209,9 +226,10 @@ def update_decode_panel(artists, step):
     for patch, label, v in zip(artists["bars"], artists["labels"], vals, strict=True):
         patch.set_width(v - _BAR_FLOOR_MS)
         label.set_position((v * 1.1, label.get_position()[1]))
-        label.set_text(f"{v:.4g} ms")
+        label.set_text(f"{fmt_sig(v)} ms")
     artists["title"].set_text(_panel_text(step))
-    artists["ax"].set_xlim(*_xlim_for(vals + [artists["target"] * 1e3]))
+    # a fixed range (the explorer's) keeps an unchanged bar the same length
+    artists["ax"].set_xlim(*(artists.get("xlim") or _xlim_for(vals + [artists["target"] * 1e3])))
     return artists
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import StrMethodFormatter
 
 from .. import source as S
 from ..hardware import resolve_hw
@@ -33,6 +34,10 @@ _Y_LABEL = "attainable throughput (TFLOP/s)"
 
 def _source_hw(hw):
     return S.j13_h100() if hw is None else resolve_hw(hw)
+
+
+def _shape_rows(m):
+    return f"{m:.0f}" if float(m).is_integer() else f"{m:.1f}"
 
 
 def _fmt_rows(m):
@@ -95,7 +100,8 @@ def update_roofline_axes(art, hw, m, k=S.J13_K, n=S.J13_N, bytes_per_element=S.J
     art["ridge_text"].set_visible(True)
     art["point_text"].set_position((pt.intensity * 1.15, pt.attainable / TERA * 1.25))
     art["point_text"].set_text(f"M = {_fmt_rows(m)}: I = {pt.intensity:,.1f}\n{pt.bound}-bound")
-    art["title"].set_text(f"{acc.name}, [{_fmt_rows(m)}, {k}] @ [{k}, {n}]")
+    # a matrix shape is written without thousands separators: [1 × 4096] @ [4096 × 4096]
+    art["title"].set_text(f"{acc.name}: [{_shape_rows(m)} × {k}] @ [{k} × {n}]")
     return pt, m_star
 
 
@@ -110,7 +116,8 @@ def moe_axes(ax):
     for bar, hatch in zip(bars, (HATCHES[0], HATCHES[1]), strict=True):
         bar.set_hatch(hatch)
     ax.set_xticks([0, 1], ["useful rows", "executed rows\n(padded to tiles)"])
-    ax.set_ylabel("rows through the matrix unit (rows)")
+    ax.set_ylabel("rows through the matrix unit")
+    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))  # 12,000 like the bar labels
     ax.set_xlim(-0.6, 1.6)
     labels = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=10) for i in (0, 1)]
     return {"bars": bars, "labels": labels, "title": ax.set_title("")}
@@ -126,7 +133,8 @@ def update_moe_axes(art, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE
         bar.set_height(value)
         label.set_position((bar.get_x() + bar.get_width() / 2, value))
         label.set_text(f"{value:,}")
-    ax.set_ylim(0, max(pr.executed, 1) * 1.18)
+    # the explorer keeps its own, steadier range in art["ylim"]
+    ax.set_ylim(*(art.get("ylim") or (0, max(pr.executed, 1) * 1.18)))
     art["title"].set_text(f"skew {skew:.2f}: {pr.active_experts} of {experts} experts active, "
                           f"η = {pr.efficiency:.1%}")
     return pr

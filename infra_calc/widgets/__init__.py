@@ -5,11 +5,11 @@ wire controls to it and update existing plot artists in place.  Importing this
 module imports ipywidgets and matplotlib; ``import infra_calc`` does not.
 """
 from ._checker import answer_checker
-from .decode import decode_step_explorer
-from .roofline import roofline_explorer
 from .capacity import capacity_planner
-from .moe import moe_padding_explorer
+from .decode import decode_step_explorer
 from .kv import kv_explorer
+from .moe import moe_padding_explorer
+from .roofline import roofline_explorer
 
 __all__ = ["answer_checker", "decode_step_explorer", "roofline_explorer", "capacity_planner",
            "moe_padding_explorer", "kv_explorer"]

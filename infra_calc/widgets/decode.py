@@ -4,90 +4,110 @@ Pick an accelerator, the parameter count, the bytes stored per parameter and
 the batch size; the explorer shows the two lower bounds, the step time (their
 maximum), tokens per second and which bound decides.  All numbers come from
 :func:`infra_calc.step.decode_step`; the plot is drawn once and its artists
-are updated in place.
+are updated in place (:class:`~infra_calc.widgets._base.Explorer`).
 """
 from __future__ import annotations
 
 import html
+import math
 
 import ipywidgets as w
-from IPython.display import display
-from matplotlib.figure import Figure
 
 from .. import source as S
-from ..hardware import accelerator_names
-from ..step import batch_turning_point, decode_step
-from ..figures._registry import style
 from ..figures.j07 import draw_decode_panel, update_decode_panel
+from ..hardware import accelerator, accelerator_names
+from ..step import batch_turning_point, decode_step
+from ._base import Explorer, sig
 
-__all__ = ["decode_step_explorer", "BATCH_OPTIONS", "BYTES_OPTIONS"]
+__all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "BYTES_OPTIONS"]
 
 #: batch sizes offered by the slider: roughly even steps on a log scale, 1 … 512
 BATCH_OPTIONS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 148, 192, 256, 384, 512)
 #: bytes per parameter: 16-bit, 8-bit, 4-bit weights
 BYTES_OPTIONS = (("2 (16-bit)", 2.0), ("1 (8-bit)", 1.0), ("0.5 (4-bit)", 0.5))
+#: parameter slider range, in billions (10**0 … 10**3)
+PARAMS_LOG10_RANGE = (0, 3)
 
 
-def _readout(st) -> str:
-    b_star = batch_turning_point(st.hw, st.bytes_per_param)
-    return (
-        f"<b>{html.escape(st.hw)}</b>: read {st.t_read * 1e3:.3f} ms, compute "
-        f"{st.t_compute * 1e3:.4f} ms, step {st.t_step * 1e3:.3f} ms "
-        f"(<b>{st.bound}-bound</b>, read/compute = {st.ratio:.1f}×)<br>"
-        f"{st.tokens_per_s:,.1f} tokens/s; read per output {st.read_time_per_output * 1e3:.3f} ms; "
-        f"B* = {b_star:.1f}"
-    )
+def _fixed_xlim(names) -> tuple[float, float]:
+    """One x range (ms) that holds every bar any control setting can draw."""
+    lo, hi = math.inf, S.J07_TARGET_STEP * 1e3
+    n_lo, n_hi = 10 ** PARAMS_LOG10_RANGE[0] * 1e9, 10 ** PARAMS_LOG10_RANGE[1] * 1e9
+    b_lo, b_hi = min(v for _, v in BYTES_OPTIONS), max(v for _, v in BYTES_OPTIONS)
+    for name in names:
+        small = decode_step(n_lo, b_lo, name, batch=BATCH_OPTIONS[0])
+        big = decode_step(n_hi, b_hi, name, batch=BATCH_OPTIONS[-1])
+        lo = min(lo, small.t_compute * 1e3, small.t_read * 1e3)
+        hi = max(hi, big.t_compute * 1e3, big.t_read * 1e3)
+    return 10 ** (math.floor(math.log10(lo)) - 0.2), 10 ** (math.ceil(math.log10(hi)) + 0.8)
+
+
+class DecodeStepExplorer(Explorer):
+    """The decode-step explorer; ``controls``, ``readout``, ``fig``, ``artists`` stay the same."""
+
+    summary = ("Decode-step explorer: sliders for the accelerator, parameters (billions), "
+               "bytes per parameter and batch (requests); shows the read, compute and step "
+               "time of one decode step as bars against the 10 ms target, tokens/s and which "
+               "bound decides.")
+    width_px, height_px = 720, 320
+
+    def __init__(self, hw="H100 SXM", params_billion=S.J07_PARAMS / 1e9,
+                 bytes_per_param=S.J07_BYTES_PER_PARAM, batch=1):
+        self._start()
+        names = accelerator_names()
+        wide = {"description_width": "initial"}
+        self.controls = {
+            "hw": w.Dropdown(options=names, value=hw, description="accelerator", style=wide),
+            "params": w.FloatLogSlider(value=params_billion, base=10, min=PARAMS_LOG10_RANGE[0],
+                                       max=PARAMS_LOG10_RANGE[1], step=0.01,
+                                       description="parameters (billions)", readout_format=".3g",
+                                       continuous_update=False, style=wide),
+            "bytes_per_param": w.Dropdown(options=list(BYTES_OPTIONS), value=float(bytes_per_param),
+                                          description="bytes per parameter", style=wide),
+            "batch": w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch),
+                                       description="batch (requests)", continuous_update=False,
+                                       style=wide),
+        }
+        ax = self.fig.add_subplot()
+        self.ax = ax
+        self.artists = draw_decode_panel(ax, self.state())
+        self.artists["xlim"] = _fixed_xlim(names)
+        ax.set_xlim(*self.artists["xlim"])
+        self.fig.tight_layout()
+        a = self.artists
+        self._animated = [*a["bars"], *a["labels"], a["title"]]
+        c = self.controls
+        self._finish([(c["hw"], c["bytes_per_param"]), (c["params"], c["batch"])])
+
+    def state(self):
+        """The current :class:`~infra_calc.step.DecodeStep`."""
+        c = self.controls
+        return decode_step(c["params"].value * 1e9, c["bytes_per_param"].value,
+                           accelerator(c["hw"].value), batch=c["batch"].value)
+
+    def _update(self):
+        st = self.state()
+        update_decode_panel(self.artists, st)
+        hw = st.hw.name                     # the Accelerator object the step holds
+        b_star = batch_turning_point(st.hw, st.bytes_per_param)
+        ms = lambda t: sig(t * 1e3) + " ms"  # noqa: E731  (the bar labels' format)
+        self.readout.value = (
+            f"<b>{html.escape(hw)}</b>: read {ms(st.t_read)}, compute {ms(st.t_compute)}, "
+            f"step {ms(st.t_step)} (<b>{st.bound}-bound</b>, read/compute = {st.ratio:,.1f}×)<br>"
+            f"{st.tokens_per_s:,.1f} tokens/s; read time per output token "
+            f"{ms(st.read_time_per_output)}; batch turning point B* = {b_star:,.1f} requests")
+        return st
 
 
 def decode_step_explorer(hw="H100 SXM", params_billion=S.J07_PARAMS / 1e9,
-                         bytes_per_param=S.J07_BYTES_PER_PARAM, batch=1) -> "w.VBox":
+                         bytes_per_param=S.J07_BYTES_PER_PARAM, batch=1) -> DecodeStepExplorer:
     """Build the explorer.
 
-    Returns an ``ipywidgets.VBox`` holding the controls, a text readout and the
-    matplotlib figure.  For tests the box exposes ``.controls`` (dict of
-    widgets), ``.readout`` (HTML widget), ``.fig``, ``.artists`` (from
-    :func:`~infra_calc.figures.j07.draw_decode_panel`), ``.state()`` (the
-    current :class:`~infra_calc.step.DecodeStep`) and ``.update()``.
+    Returns a :class:`DecodeStepExplorer` (an ``ipywidgets.VBox``) holding the
+    controls, a text readout and the figure.  For tests it exposes
+    ``.controls`` (dict of widgets), ``.readout`` (HTML widget), ``.fig``,
+    ``.artists`` (from :func:`~infra_calc.figures.j07.draw_decode_panel`),
+    ``.image``, ``.state()`` (the current :class:`~infra_calc.step.DecodeStep`)
+    and ``.update()``.
     """
-    names = accelerator_names()
-    hw_dd = w.Dropdown(options=names, value=hw, description="accelerator")
-    n_sl = w.FloatLogSlider(value=params_billion, base=10, min=0, max=3, step=0.01,
-                            description="params (B)", readout_format=".3g", continuous_update=False,
-                            style={"description_width": "initial"})
-    bw_dd = w.Dropdown(options=list(BYTES_OPTIONS), value=float(bytes_per_param),
-                       description="bytes/param", style={"description_width": "initial"})
-    b_sl = w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch), description="batch B",
-                             continuous_update=False)
-    readout = w.HTML()
-
-    def state():
-        return decode_step(n_sl.value * 1e9, bw_dd.value, hw_dd.value, batch=b_sl.value)
-
-    with style():
-        fig = Figure(figsize=(7.0, 3.0))
-        ax = fig.add_subplot()
-        artists = draw_decode_panel(ax, state())
-        fig.tight_layout()
-    out = w.Output()
-
-    def update(_=None):
-        st = state()
-        update_decode_panel(artists, st)
-        readout.value = _readout(st)
-        with out:
-            out.clear_output(wait=True)
-            display(fig)
-        return st
-
-    for c in (hw_dd, n_sl, bw_dd, b_sl):
-        c.observe(update, names="value")
-    update()
-
-    box = w.VBox([w.HBox([hw_dd, bw_dd]), w.HBox([n_sl, b_sl]), readout, out])
-    box.controls = {"hw": hw_dd, "params": n_sl, "bytes_per_param": bw_dd, "batch": b_sl}
-    box.readout = readout
-    box.fig = fig
-    box.artists = artists
-    box.state = state
-    box.update = update
-    return box
+    return DecodeStepExplorer(hw, params_billion, bytes_per_param, batch)

@@ -4,24 +4,23 @@ Sliders for context and batch; menus for the model, the accelerator and the
 KV-cache byte width.  Three bars show the time to read the weights, to read
 the KV cache and to do the math; the dashed line is the whole read.  All
 numbers come from :func:`infra_calc.kv.model_decode_step`; the plot is drawn
-once and its artists are updated in place.
+once and its artists are updated in place (:class:`~infra_calc.widgets._base.Explorer`).
 """
 from __future__ import annotations
 
 import html
 
 import ipywidgets as w
-from IPython.display import display
-from matplotlib.figure import Figure
 
-from ..figures._registry import style
 from ..figures.ch3 import KV_EXPLORER_SETTINGS, draw_kv_panel, update_kv_panel
 from ..hardware import accelerator_names
 from ..kv import critical_context, model_decode_step
 from ..models import model, model_names
 from ..step import batch_turning_point
+from ._base import Explorer
+from .moe import nice_ceiling
 
-__all__ = ["kv_explorer", "BATCH_OPTIONS", "CONTEXT_OPTIONS", "KV_BYTES_OPTIONS"]
+__all__ = ["KvExplorer", "kv_explorer", "BATCH_OPTIONS", "CONTEXT_OPTIONS", "KV_BYTES_OPTIONS"]
 
 BATCH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 CONTEXT_OPTIONS = (0, 128, 256, 512, 1024, 1458, 2048, 4096, 8192, 16384, 32768)
@@ -42,60 +41,71 @@ def _readout(st, bytes_per_param, kv_bytes) -> str:
             f"B*(S) = {b_text}; S_max = {s_max:,.0f} tokens")
 
 
+class KvExplorer(Explorer):
+    """The KV explorer; ``controls``, ``readout``, ``fig``, ``artists`` stay the same objects."""
+
+    summary = ("KV explorer: sliders for batch (requests) and context (tokens), menus for the "
+               "model, the accelerator and the KV-cache bytes; shows the time to read the "
+               "weights, to read the KV cache and to do the math of one decode step as bars, "
+               "with tokens/s, B*(S) and S_max.")
+    width_px, height_px = 720, 300
+
+    def __init__(self, model_name, hw, batch, context, kv_bytes_per_element, bytes_per_param):
+        self._start()
+        self.bytes_per_param = bytes_per_param
+        self.controls = {
+            "model": w.Dropdown(options=model_names(), value=model(model_name).name,
+                                description="model",
+                                layout=w.Layout(width="max-content", min_width="22em")),
+            "hw": w.Dropdown(options=accelerator_names(), value=hw, description="accelerator"),
+            "kv_bytes": w.Dropdown(options=list(KV_BYTES_OPTIONS), value=float(kv_bytes_per_element),
+                                   description="KV bytes per element",
+                                   style={"description_width": "initial"}),
+            "batch": w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch),
+                                       description="batch (requests)", continuous_update=False,
+                                       style={"description_width": "initial"}),
+            "context": w.SelectionSlider(options=list(CONTEXT_OPTIONS), value=int(context),
+                                         description="context (tokens)", continuous_update=False,
+                                         style={"description_width": "initial"}),
+        }
+        self.ax = self.fig.add_subplot()
+        self.artists = draw_kv_panel(self.ax, self.state())
+        self.fig.tight_layout()
+        a = self.artists
+        self._animated = [*a["bars"], a["read_line"], a["title"]]
+        c = self.controls
+        self._finish([(c["model"], c["hw"], c["kv_bytes"]), (c["batch"], c["context"])])
+
+    def state(self):
+        """The current :class:`~infra_calc.kv.ModelDecodeStep`."""
+        c = self.controls
+        spec = model(c["model"].value)
+        s = c["context"].value
+        if spec.max_position_embeddings:
+            s = min(s, spec.max_position_embeddings)
+        return model_decode_step(spec, c["hw"].value, batch=c["batch"].value, context=s,
+                                 bytes_per_param=self.bytes_per_param,
+                                 kv_bytes_per_element=c["kv_bytes"].value)
+
+    def _update(self):
+        st = self.state()
+        update_kv_panel(self.artists, st)
+        # a steady axis: it moves only when the longest bar crosses a 1-2-2.5-5 step
+        longest = max(st.t_weights + st.t_kv, st.t_compute) * 1e3
+        self.ax.set_xlim(0, nice_ceiling(longest * 1.15))
+        self.readout.value = _readout(st, self.bytes_per_param, self.controls["kv_bytes"].value)
+        return st
+
+
 def kv_explorer(model_name=KV_EXPLORER_SETTINGS["model"], hw=KV_EXPLORER_SETTINGS["hw"],
                 batch=KV_EXPLORER_SETTINGS["batch"], context=KV_EXPLORER_SETTINGS["context"],
                 kv_bytes_per_element=KV_EXPLORER_SETTINGS["kv_bytes_per_element"],
-                bytes_per_param=KV_EXPLORER_SETTINGS["bytes_per_param"]) -> w.VBox:
+                bytes_per_param=KV_EXPLORER_SETTINGS["bytes_per_param"]) -> KvExplorer:
     """Build the explorer.
 
-    Returns an ``ipywidgets.VBox`` exposing ``.controls`` (dict of widgets),
-    ``.readout``, ``.fig``, ``.artists``, ``.state()`` (the current
-    :class:`~infra_calc.kv.ModelDecodeStep`) and ``.update()``.
+    Returns a :class:`KvExplorer` (an ``ipywidgets.VBox``) exposing ``.controls``
+    (dict of widgets), ``.readout``, ``.fig``, ``.artists``, ``.image``,
+    ``.state()`` (the current :class:`~infra_calc.kv.ModelDecodeStep`) and
+    ``.update()``.
     """
-    m_dd = w.Dropdown(options=model_names(), value=model(model_name).name, description="model")
-    hw_dd = w.Dropdown(options=accelerator_names(), value=hw, description="accelerator")
-    kv_dd = w.Dropdown(options=list(KV_BYTES_OPTIONS), value=float(kv_bytes_per_element),
-                       description="KV bytes", style={"description_width": "initial"})
-    b_sl = w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch), description="batch B",
-                             continuous_update=False)
-    s_sl = w.SelectionSlider(options=list(CONTEXT_OPTIONS), value=int(context),
-                             description="context S", continuous_update=False)
-    readout = w.HTML()
-
-    def state():
-        spec = model(m_dd.value)
-        s = s_sl.value
-        if spec.max_position_embeddings:
-            s = min(s, spec.max_position_embeddings)
-        return model_decode_step(spec, hw_dd.value, batch=b_sl.value, context=s,
-                                 bytes_per_param=bytes_per_param,
-                                 kv_bytes_per_element=kv_dd.value)
-
-    with style():
-        fig = Figure(figsize=(7.0, 2.8))
-        ax = fig.add_subplot()
-        artists = draw_kv_panel(ax, state())
-        fig.tight_layout()
-    out = w.Output()
-
-    def update(_=None):
-        st = state()
-        update_kv_panel(artists, st)
-        readout.value = _readout(st, bytes_per_param, kv_dd.value)
-        with out:
-            out.clear_output(wait=True)
-            display(fig)
-        return st
-
-    for c in (m_dd, hw_dd, kv_dd, b_sl, s_sl):
-        c.observe(update, names="value")
-    update()
-
-    box = w.VBox([w.HBox([m_dd, hw_dd, kv_dd]), w.HBox([b_sl, s_sl]), readout, out])
-    box.controls = {"model": m_dd, "hw": hw_dd, "kv_bytes": kv_dd, "batch": b_sl, "context": s_sl}
-    box.readout = readout
-    box.fig = fig
-    box.artists = artists
-    box.state = state
-    box.update = update
-    return box
+    return KvExplorer(model_name, hw, batch, context, kv_bytes_per_element, bytes_per_param)

@@ -2,34 +2,49 @@
 
 Routing comes from :func:`infra_calc.route_tokens`, padding from
 :func:`infra_calc.padded_rows`.  The bar chart is built once and its bars are
-resized in place (``set_height``) on every control change.
+resized in place (``set_height``) on every control change
+(:class:`~infra_calc.widgets._base.Explorer`).
 """
 from __future__ import annotations
 
-import html
-import io
+import math
 
 import ipywidgets as w
-from matplotlib.figure import Figure
 
 from .. import source as S
-from ..figures._registry import style
 from ..figures.j13 import moe_axes, update_moe_axes
+from ..shape import padded_rows, route_tokens
+from ._base import Explorer, table_html
 
-__all__ = ["MoePaddingExplorer", "moe_padding_explorer"]
-
-
-def _png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
-    return buf.getvalue()
+__all__ = ["MoePaddingExplorer", "moe_padding_explorer", "nice_ceiling"]
 
 
-class MoePaddingExplorer(w.VBox):
+def nice_ceiling(x: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10^k that is >= ``x`` (a steady axis end).
+
+    >>> nice_ceiling(604), nice_ceiling(4833), nice_ceiling(5000), nice_ceiling(0.3)
+    (1000.0, 5000.0, 5000.0, 1.0)
+    """
+    if x <= 1:
+        return 1.0
+    k = 10 ** math.floor(math.log10(x))
+    for f in (1, 2, 2.5, 5, 10):
+        if f * k >= x - 1e-9:
+            return float(f * k)
+    return float(10 * k)  # pragma: no cover
+
+
+class MoePaddingExplorer(Explorer):
     """The explorer's box; ``fig``, ``artists``, ``controls``, ``readout`` stay the same objects."""
+
+    summary = ("MoE padding explorer: sliders for tokens, experts, top-k, routing skew and the "
+               "tile rows; shows useful against executed (padded) rows as two bars, with the "
+               "efficiency and the waste ratio.")
+    width_px, height_px = 640, 400
 
     def __init__(self, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K, skew=0.0,
                  tile_rows=S.MOE_TILE_ROWS):
+        self._start()
         self.controls = {
             "tokens": w.IntSlider(value=tokens, min=1, max=1024, description="tokens",
                                   continuous_update=False),
@@ -42,42 +57,42 @@ class MoePaddingExplorer(w.VBox):
             "tile_rows": w.Dropdown(options=[1, 8, 16, 32, 64, 128], value=tile_rows,
                                     description="tile rows"),
         }
-        with style():
-            self.fig = Figure(figsize=(6.0, 3.8))
-            self.ax = self.fig.subplots()
-            self.artists = moe_axes(self.ax)
-        self.image = w.Image(format="png")
-        self.readout = w.HTML()
+        self.ax = self.fig.subplots()
+        self.artists = moe_axes(self.ax)
+        a = self.artists
+        self._animated = [*a["bars"], *a["labels"], a["title"]]
         self.result = None
-        for c in self.controls.values():
-            c.observe(self.update, names="value")
-        c = self.controls
-        super().__init__([w.HBox([c["tokens"], c["experts"], c["top_k"]]),
-                          w.HBox([c["skew"], c["tile_rows"]]), self.image, self.readout])
-        self.update()
+        self._update()
         self.fig.tight_layout()  # once, now that the titles have their text
-        self.image.value = _png(self.fig)
+        c = self.controls
+        self._finish([(c["tokens"], c["experts"], c["top_k"]), (c["skew"], c["tile_rows"])])
 
-    def update(self, _change=None):
+    def _ylim(self):
+        """Fixed while skew moves: the most rows any skew can execute, rounded up nicely."""
+        c = self.controls
+        k = min(c["top_k"].value, c["experts"].value)
+        worst = max(padded_rows(route_tokens(c["tokens"].value, c["experts"].value, k, s),
+                                c["tile_rows"].value).executed for s in (0.0, 1.0))
+        return (0, nice_ceiling(worst * 1.12))
+
+    def _update(self):
         """Route, pad, resize the bars in place and refresh the readout."""
         c = self.controls
         if c["top_k"].value > c["experts"].value:  # a token cannot pick more experts than exist
-            c["top_k"].value = c["experts"].value  # re-enters update() through observe
-            return
-        pr = update_moe_axes(self.artists, c["tokens"].value, c["experts"].value, c["top_k"].value,
-                             c["skew"].value, c["tile_rows"].value)
+            c["top_k"].value = c["experts"].value  # re-enters refresh() through observe
+            return False
+        self.artists["ylim"] = self._ylim()
+        pr = update_moe_axes(self.artists, c["tokens"].value, c["experts"].value,
+                             c["top_k"].value, c["skew"].value, c["tile_rows"].value)
         self.result = pr
-        rows = [
+        self.readout.value = table_html([
             ("dispatches (useful rows)", f"{pr.useful:,}"),
             ("experts that receive tokens", f"{pr.active_experts:,}"),
             ("rows executed after padding", f"{pr.executed:,}"),
             ("efficiency useful / executed", f"{pr.efficiency:.1%}"),
             ("waste ratio executed / useful", f"{pr.waste_ratio:.2f}×"),
-        ]
-        self.readout.value = "<table>" + "".join(
-            f"<tr><td>{html.escape(a)}</td><td><b>{html.escape(b)}</b></td></tr>" for a, b in rows
-        ) + "</table>"
-        self.image.value = _png(self.fig)
+        ])
+        return pr
 
 
 def moe_padding_explorer(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,

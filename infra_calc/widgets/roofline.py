@@ -1,42 +1,50 @@
 """Roofline explorer (J13): move one GEMM along an accelerator's roofline.
 
-The figure is built once; every control change moves the existing artists
-(``set_data`` / ``set_text``) and re-renders that same figure into an image
-widget, so it works in any Jupyter front end without an interactive backend.
-All numbers come from :func:`infra_calc.gemm_roofline` and
-:func:`infra_calc.critical_rows`.
+The figure is built once on fixed log–log axes; every control change moves the
+existing artists (``set_data`` / ``set_text``) and re-renders that same figure
+into an image widget (:class:`~infra_calc.widgets._base.Explorer`), so it works
+in any Jupyter front end without an interactive backend.  All numbers come
+from :func:`infra_calc.gemm_roofline` and :func:`infra_calc.critical_rows`.
 """
 from __future__ import annotations
 
-import html
-import io
-
 import ipywidgets as w
-from matplotlib.figure import Figure
 
 from .. import source as S
-from ..hardware import accelerator_names, resolve_hw
-from ..units import MiB, TERA
-from ..figures._registry import style
+from ..display import shown
 from ..figures.j13 import roofline_axes, update_roofline_axes
+from ..hardware import accelerator, accelerator_names, resolve_hw
+from ..units import TERA
+from ._base import Explorer, table_html
 
 __all__ = ["RooflineExplorer", "roofline_explorer"]
 
 
-def _png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
-    return buf.getvalue()
+def _scaled(value: float, units) -> str:
+    """``value`` in the largest of ``units`` (SI prefixes) that keeps it >= 1, 2 decimals."""
+    from ..display import UNIT_SCALES
+
+    pick = units[0]
+    for u in units:
+        if abs(value) >= UNIT_SCALES[u]:
+            pick = u
+    return str(shown(value, pick, 2))
 
 
-class RooflineExplorer(w.VBox):
+class RooflineExplorer(Explorer):
     """The explorer's box; ``fig``, ``artists``, ``controls``, ``readout`` stay the same objects."""
+
+    summary = ("Roofline explorer: sliders for the rows M, K and N of one [M × K] @ [K × N] "
+               "matrix multiply and an accelerator menu; shows the operating point moving along "
+               "the roofline, its intensity I, the ridge point I*, the attainable TFLOP/s, which "
+               "resource bounds it, and M*.")
+    width_px, height_px = 720, 450
 
     def __init__(self, m=1, k=S.J13_K, n=S.J13_N, hw="H100 SXM",
                  bytes_per_element=S.J13_BYTES_PER_ELEMENT):
+        self._start()
         self.bytes_per_element = bytes_per_element
         names = list(accelerator_names())
-        hw_name = resolve_hw(hw).name
         self.controls = {
             "m": w.FloatLogSlider(value=m, base=2, min=0, max=12, step=0.25, description="rows M",
                                   readout_format=".0f", continuous_update=False),
@@ -44,56 +52,48 @@ class RooflineExplorer(w.VBox):
                              continuous_update=False),
             "n": w.IntSlider(value=n, min=256, max=16384, step=256, description="N",
                              continuous_update=False),
-            "hw": w.Dropdown(options=names, value=hw_name, description="accelerator"),
+            "hw": w.Dropdown(options=names, value=resolve_hw(hw).name, description="accelerator"),
         }
-        with style():
-            self.fig = Figure(figsize=(7.0, 4.4))
-            self.ax = self.fig.subplots()
-            self.artists = roofline_axes(self.ax)
-            self.ax.legend(handles=[self.artists["roof"], self.artists["ridge"],
-                                    self.artists["limit_line"], self.artists["point"]],
-                           loc="lower right", fontsize=8)
-        self.image = w.Image(format="png")
-        self.readout = w.HTML()
+        self.ax = self.fig.subplots()
+        self.artists = roofline_axes(self.ax)
+        self.ax.legend(handles=[self.artists["roof"], self.artists["ridge"],
+                                self.artists["limit_line"], self.artists["point"]],
+                       loc="lower right", fontsize=8)
         self.point = None
         self.m_star = None
-        for c in self.controls.values():
-            c.observe(self.update, names="value")
-        super().__init__([w.HBox([self.controls["m"], self.controls["hw"]]),
-                          w.HBox([self.controls["k"], self.controls["n"]]),
-                          self.image, self.readout])
-        self.update()
+        a = self.artists
+        self._animated = [a[key] for key in ("roof", "ridge_line", "limit_line", "ridge", "point",
+                                             "ridge_text", "point_text", "title")]
+        self._update()
         self.fig.tight_layout()  # once, now that the titles have their text
-        self.image.value = _png(self.fig)
+        c = self.controls
+        self._finish([(c["m"], c["hw"]), (c["k"], c["n"])])
 
     @property
     def rows(self) -> int:
         """The slider's M rounded to a whole number of rows."""
         return max(1, int(round(self.controls["m"].value)))
 
-    def update(self, _change=None):
+    def _update(self):
         """Recompute from the controls and move the artists in place."""
         c = self.controls
-        acc = resolve_hw(c["hw"].value)
+        acc = accelerator(c["hw"].value)
         m, k, n = self.rows, c["k"].value, c["n"].value
         self.point, self.m_star = update_roofline_axes(self.artists, acc, m, k, n,
                                                        self.bytes_per_element)
         pt = self.point
         m_star = ("never (ridge above the M → ∞ limit)" if self.m_star == float("inf")
                   else f"{self.m_star:,.1f} rows (smallest whole batch {int(-(-self.m_star // 1)):,})")
-        rows = [
-            ("F = 2MKN", f"{pt.flops / 1e6:,.2f} MFLOP"),
-            ("V = b(MK + KN + MN)", f"{pt.nbytes / MiB:,.2f} MiB"),
+        self.readout.value = table_html([
+            ("F = 2MKN", _scaled(pt.flops, ("MFLOP", "GFLOP", "TFLOP"))),
+            ("V = b(MK + KN + MN)", _scaled(pt.nbytes, ("MB", "GB"))),
             ("I = F/V", f"{pt.intensity:,.1f} FLOP/byte"),
             ("I* = Π/β", f"{pt.ridge:,.1f} FLOP/byte"),
             ("attainable", f"{pt.attainable / TERA:,.1f} TFLOP/s ({pt.fraction_of_peak:.1%} of peak)"),
             ("bound", f"{pt.bound}"),
             ("M* (I reaches I*)", m_star),
-        ]
-        self.readout.value = "<table>" + "".join(
-            f"<tr><td>{html.escape(a)}</td><td><b>{html.escape(b)}</b></td></tr>" for a, b in rows
-        ) + "</table>"
-        self.image.value = _png(self.fig)
+        ])
+        return pt
 
 
 def roofline_explorer(m=1, k=S.J13_K, n=S.J13_N, hw="H100 SXM",
