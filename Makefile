@@ -16,7 +16,7 @@ PYTEST_JOBS ?= 2
 PYTEST_ARGS ?=
 PYTEST = $(BIN)/python -m pytest --mpl -n $(PYTEST_JOBS) --dist loadfile
 
-.PHONY: all install book test test-fast lab figures execute bench pdf clean help
+.PHONY: all install book test test-fast lint lab figures execute bench pdf clean help
 
 all: book
 
@@ -43,10 +43,14 @@ book: $(STAMP)
 # pytest's exit status 5 means "no tests collected" (a PYTEST_ARGS selection that matches
 # nothing): reported, not a failure.
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(MAKE) book OFFLINE=$(OFFLINE)
 	@status=0; $(PYTEST) $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest: no tests collected (exit status 5)"; status=0; fi; \
 	exit $$status
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
 
 test-fast: $(STAMP)
 	$(PYTEST) tests -k "not html and not browser and not pdf" $(PYTEST_ARGS)

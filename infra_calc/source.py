@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .capacity import DECIMAL_CAPACITY_NOTE, decimal_reading
+from .capacity import decimal_reading
 from .hardware import accelerator
 from .units import GB, US, GiB
 
@@ -21,10 +21,9 @@ __all__ = [
     "J13_CONTEXTS", "j13_h100", "j13_rtx4090", "MOE_TOKENS", "MOE_TOP_K", "MOE_EXPERTS",
     "MOE_TILE_ROWS", "TPU_V1_AREA_SOURCE", "TPU_V1_AREA_PAPER",
     "TPU_V1_PAPER_UB_ALONE", "TPU_V1_PAPER_MMU_ALONE", "AMDAHL_F", "AMDAHL_S",
-    "AMDAHL_T_TOTAL", "SOURCE_CAPACITY_NOTE",
+    "AMDAHL_T_TOTAL",
 ]
 
-SOURCE_CAPACITY_NOTE = DECIMAL_CAPACITY_NOTE
 
 # --- S23-J07: one decode step of a 70B dense model on an H100 -------------
 J07_MODEL = "DeepSeek-R1-Distill-Llama-70B"

@@ -66,6 +66,10 @@ def execute(path: str) -> str:
                     n_expr += len(exprs)
                 else:
                     cell.metadata.pop("user_expressions", None)
+    # store the metadata as JupyterLab writes it, so that opening a page in
+    # `make lab` leaves the file unchanged
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
+                                 "name": "python3"}
     nbformat.write(nb, p)
     strip_widget_state([str(p)])
     return f"executed {p} ({n_expr} stored values)"

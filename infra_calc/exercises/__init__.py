@@ -168,7 +168,7 @@ def register(ex: Exercise) -> Exercise:
 
 
 def _load():
-    from . import j07, j13, ch3  # noqa: F401  (modules register on import)
+    from . import ch3, j07, j13  # noqa: F401  (modules register on import)
 
 
 def exercise_ids(chapter: str | None = None) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import source as S
 from ..capacity import max_batch
+from ..models import model
 from ..step import decode_step, read_time
 from ..units import GB, GiB
 from . import Exercise, register, tbs, tflops, yes_no
@@ -17,7 +18,8 @@ def _a100_read():
 
 register(Exercise(
     "j07-1",
-    f"Swap the H100 for an A100 80GB ({tbs('A100 80GB')} TB/s, {tflops('A100 80GB')} TFLOP/s). What is the read lower bound "
+    f"Swap the H100 for an A100 80GB ({tbs('A100 80GB')} TB/s, {tflops('A100 80GB')} TFLOP/s). What "
+    f"is the read lower bound "
     "for the same model, in ms? Is 10 ms per token reachable?",
     "ms", _a100_read,
     lambda: (f"T_read = b_W·N / β = {S.J07_PARAMS * S.J07_BYTES_PER_PARAM / GB:.0f} GB / "
@@ -108,7 +110,8 @@ register(Exercise(
              f"{_read_ms('H200 SXM'):.2f} ms > {S.J07_TARGET_STEP * 1e3:.0f} ms: still no, although "
              f"the H200 has the H100's compute; only its bandwidth is higher."),
     tags=("new",),
-    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",),
+    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = "
+           "b_W·N / β.",),
     parts=(yes_no("Is 10 ms per token reachable?",
                   lambda: _read_ms("H200 SXM") <= S.J07_TARGET_STEP * 1e3,
                   "Its read bound is still above 10 ms."),),
@@ -124,7 +127,8 @@ register(Exercise(
              f"the compute bound is only "
              f"{decode_step(S.J07_PARAMS, 1, 'B200').t_compute * 1e3:.4f} ms."),
     tags=("new",),
-    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",),
+    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = "
+           "b_W·N / β.",),
     parts=(yes_no("Is 10 ms per token within reach for one request?",
                   lambda: _read_ms("B200") <= S.J07_TARGET_STEP * 1e3,
                   "Its read bound is below 10 ms."),),
@@ -139,7 +143,8 @@ def _mi300x_bstar():
 
 register(Exercise(
     "j07-n3",
-    f"On an AMD MI300X ({tflops('MI300X')} TFLOP/s dense BF16, {tbs('MI300X')} TB/s), where is the batch turning "
+    f"On an AMD MI300X ({tflops('MI300X')} TFLOP/s dense BF16, {tbs('MI300X')} TB/s), where is the "
+    f"batch turning "
     "point B* for 1-byte weights?",
     "requests", _mi300x_bstar,
     lambda: (f"B* = b_W·Π / (2β) = 1 × {_hw('MI300X').peak_flops / 1e12:.1f}e12 / "
@@ -163,7 +168,8 @@ register(Exercise(
              f"stays {decode_step(S.J07_PARAMS, 0.5, S.j07_a100()).t_compute * 1e3:.3f} ms because "
              f"the parameter count did not change."),
     tags=("new",),
-    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",),
+    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = "
+           "b_W·N / β.",),
     parts=(yes_no("Does it meet 10 ms?", lambda: _a100_4bit() <= S.J07_TARGET_STEP * 1e3,
                   "Even halved, the A100's read bound stays above 10 ms."),),
 ))
@@ -229,11 +235,12 @@ def _fit_8k_physical():
 
 register(Exercise(
     "j07-n7",
-    f"Read the H100's memory physically, 80 GiB = {80 * GiB / 1e9:.1f}e9 bytes. How many 8K-token requests fit "
+    f"Read the H100's memory physically, 80 GiB = {80 * GiB / 1e9:.1f}e9 bytes. How many 8K-token "
+    f"requests fit "
     f"beside the {S.J07_WEIGHTS_8BIT / GB:.2f} GB of weights (workspace not counted, as in the source)?",
     "requests", _fit_8k_physical,
     lambda: (f"({_hw('H100 SXM').mem_capacity / GB:.2f} − {S.J07_WEIGHTS_8BIT / GB:.2f}) GB / "
-             f"{S.J07_CONTEXT * __import__('infra_calc').model(S.J07_MODEL).kv_bytes_per_token(2) / GB:.2f} GB "
+             f"{S.J07_CONTEXT * model(S.J07_MODEL).kv_bytes_per_token(2) / GB:.2f} GB "
              f"per request → {_fit_8k_physical()} requests, against {_fit_8k()} in the source's reading; "
              f"still far from B* = {_bstar(S.j07_h100()):.1f}."),
     rel_tol=0.0, tags=("new",),

@@ -44,7 +44,8 @@ register(Exercise(
     "j13-2",
     "What is the H100's ridge point I* (FLOP/byte)? Why is M = 256 still on the bandwidth side?",
     "FLOP/byte", _ridge,
-    lambda: (f"I* = {tflops(S.j13_h100())}e12 / {tbs(S.j13_h100())}e12 = {_ridge():.1f} FLOP/byte; I(256) = {_i256():.1f} is "
+    lambda: (f"I* = {tflops(S.j13_h100())}e12 / {tbs(S.j13_h100())}e12 = {_ridge():.1f} FLOP/byte; "
+             f"I(256) = {_i256():.1f} is "
              f"{(1 - _i256() / _ridge()) * 100:.2f}% short of it ("
              f"{(1 - round(_i256(), 1) / round(_ridge(), 1)) * 100:.1f}% from the rounded "
              f"{_i256():.1f} and {_ridge():.1f}). The weight read still dominates the bytes."),
@@ -86,7 +87,8 @@ register(Exercise(
     "Qwen3-8B in BF16 on an RTX 4090 (source reading: 24 GB = 24e9 bytes), 2 GiB workspace, "
     "8K context: how many concurrent requests at most?",
     "requests", _b4090,
-    lambda: (f"B_max = floor(({S.j13_rtx4090().mem_capacity / 1e9:g}e9 − weights − 2 GiB) / ({S.J13_CONTEXTS[0]} × 144 KiB)) = {_b4090()}."),
+    lambda: (f"B_max = floor(({S.j13_rtx4090().mem_capacity / 1e9:g}e9 − weights − 2 GiB) / "
+             f"({S.J13_CONTEXTS[0]} × 144 KiB)) = {_b4090()}."),
     rel_tol=0.0, source_answer=4,
     hints=("Capacity − weights − workspace, divided by one 8K request's KV cache "
            "(8192 × 144 KiB), rounded down.",),
@@ -109,10 +111,12 @@ def _ridge_of(name):
 
 register(Exercise(
     "j13-n1",
-    f"Same 4096×4096 BF16 Q projection on an A100 80GB ({tflops('A100 80GB')} TFLOP/s dense BF16, {tbs('A100 80GB')} TB/s): how many "
+    f"Same 4096×4096 BF16 Q projection on an A100 80GB ({tflops('A100 80GB')} TFLOP/s dense BF16, "
+    f"{tbs('A100 80GB')} TB/s): how many "
     "rows M* does it need to reach the A100's ridge point? More or fewer than on the H100?",
     "rows", lambda: _m_star("A100 80GB"),
-    lambda: (f"I* = {tflops('A100 80GB')}e12 / {tbs('A100 80GB')}e12 = {_ridge_of('A100 80GB'):.1f} FLOP/byte. Solving "
+    lambda: (f"I* = {tflops('A100 80GB')}e12 / {tbs('A100 80GB')}e12 = {_ridge_of('A100 80GB'):.1f} "
+             f"FLOP/byte. Solving "
              f"M·K·N / (M·K + K·N + M·N) = I* for M gives M* = {_m_star('A100 80GB'):.1f} rows, "
              f"about half the H100's {_m_star('H100 SXM'):.1f}: the A100 has less compute per byte "
              f"of bandwidth, so it is fed with a smaller batch."),
@@ -125,10 +129,12 @@ register(Exercise(
 
 register(Exercise(
     "j13-n2",
-    f"What is the ridge point I* of an AMD MI300X ({tflops('MI300X')} TFLOP/s dense BF16, {tbs('MI300X')} TB/s), in FLOP/byte? "
+    f"What is the ridge point I* of an AMD MI300X ({tflops('MI300X')} TFLOP/s dense BF16, "
+    f"{tbs('MI300X')} TB/s), in FLOP/byte? "
     "Is a decode step (M = 1, I ≈ 1) on it compute- or bandwidth-bound?",
     "FLOP/byte", lambda: _ridge_of("MI300X"),
-    lambda: (f"I* = {tflops('MI300X').replace(',', '')}e12 / {tbs('MI300X')}e12 = {_ridge_of('MI300X'):.1f} FLOP/byte, below the H100's "
+    lambda: (f"I* = {tflops('MI300X').replace(',', '')}e12 / {tbs('MI300X')}e12 = "
+             f"{_ridge_of('MI300X'):.1f} FLOP/byte, below the H100's "
              f"{_ridge_of('H100 SXM'):.1f}; at I ≈ 1 decode is still bandwidth-bound by a factor of "
              f"about {_ridge_of('MI300X'):.0f}."),
     rel_tol=0.01, tags=("roofline",),
@@ -217,10 +223,13 @@ register(Exercise(
     "j13-n5",
     f"The {S.MOE_TOKENS} tokens × {S.MOE_TOP_K} experts = {S.MOE_TOKENS * S.MOE_TOP_K} dispatches are "
     f"spread as evenly as possible over {_skew_half().active_experts} of the {S.MOE_EXPERTS} "
-    f"experts (half-way skew, route_tokens(..., skew=0.5)), rows padded to {S.MOE_TILE_ROWS}. How many rows are "
+    f"experts (half-way skew, route_tokens(..., skew=0.5)), rows padded to {S.MOE_TILE_ROWS}. How "
+    f"many rows are "
     f"executed, and how many times the useful {_skew_half().useful} is that?",
     "rows", lambda: _skew_half().executed,
-    lambda: (f"{_skew_half().useful} / {_skew_half().active_experts} = {_skew_half().useful / _skew_half().active_experts:.1f}, so every active expert gets 11 or 12 rows, "
+    lambda: (f"{_skew_half().useful} / {_skew_half().active_experts} = "
+             f"{_skew_half().useful / _skew_half().active_experts:.1f}, so every active expert gets "
+             f"11 or 12 rows, "
              f"each padded to one 16-row tile: {_skew_half().active_experts} × 16 = "
              f"{_skew_half().executed} rows executed for {_skew_half().useful} useful "
              f"({_skew_half().waste_ratio:.2f}×), between the uniform 8× and the concentrated 1×."),

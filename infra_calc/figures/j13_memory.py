@@ -15,21 +15,17 @@ from matplotlib.patches import Patch
 
 from .. import source as S
 from ..amdahl import amdahl_limit, amdahl_speedup
-from ..capacity import READINGS, PlannerState, capacity_reading, planner_state
+from ..capacity import capacity_reading, planner_state
 from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["SEGMENT_COLOURS", "SEGMENT_HATCHES", "legend_handles", "capacity_4090",
            "tpu_area", "amdahl_curves", "capacity_planner_snapshot"]
-# Shims: READINGS, PlannerState and planner_state live in infra_calc.capacity; these names stay
-# importable from here only until widgets/capacity.py takes them from infra_calc.
-__all__ += ["READINGS", "PlannerState", "capacity_reading", "planner_state"]
 
 #: Colour and hatch of each memory segment (weights, workspace, KV cache), shared with
 #: the capacity planner widget.
 SEGMENT_COLOURS = {"weights": PALETTE["blue"], "workspace": PALETTE["orange"], "kv": PALETTE["green"]}
 SEGMENT_HATCHES = {"weights": HATCHES[0], "workspace": HATCHES[2], "kv": HATCHES[1]}
-_SEG_COLOURS, _SEG_HATCH = SEGMENT_COLOURS, SEGMENT_HATCHES   # old names, still used by widgets/
 
 
 def legend_handles(per_request: bool = True):
@@ -40,7 +36,6 @@ def legend_handles(per_request: bool = True):
                            ("kv", kv_label))]
 
 
-_legend_handles = legend_handles   # old name, still used by widgets/
 
 
 @figure("j13-capacity-4090",

@@ -21,7 +21,8 @@ import html
 import ipywidgets as w
 
 from .. import source as S
-from ..figures.j13_memory import _SEG_COLOURS, _SEG_HATCH, READINGS, _legend_handles, planner_state
+from ..capacity import READINGS, planner_state
+from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles
 from ..hardware import accelerator_names
 from ..models import model_names
 from ..units import GB, GiB
@@ -83,15 +84,15 @@ class CapacityPlanner(Explorer):
         self.ax = ax
         self.bars = {}
         for key in ("weights", "workspace", "kv"):
-            self.bars[key] = ax.barh(0, 1.0, left=0.0, height=0.5, color=_SEG_COLOURS[key],
-                                     hatch=_SEG_HATCH[key], edgecolor="white")[0]
+            self.bars[key] = ax.barh(0, 1.0, left=0.0, height=0.5, color=SEGMENT_COLOURS[key],
+                                     hatch=SEGMENT_HATCHES[key], edgecolor="white")[0]
         self.cap_line = ax.axvline(1.0, color="black", linestyle="-", linewidth=2.0)
         self.cap_text = ax.text(1.0, 0.36, "", ha="right", va="bottom", fontsize=9)
         ax.set_yticks([])
         ax.set_ylim(-0.5, 0.62)
         ax.set_xlabel("memory (GB = 10⁹ bytes)")
         ax.xaxis.set_major_formatter("{x:,.0f}")
-        ax.legend(handles=_legend_handles(per_request=False), loc="upper center",
+        ax.legend(handles=legend_handles(per_request=False), loc="upper center",
                   bbox_to_anchor=(0.5, -0.35), ncol=3, fontsize=8.5)
         self.title = ax.set_title("", fontsize=10)
         self.fig.subplots_adjust(bottom=0.42, left=0.03, right=0.97, top=0.88)
