@@ -65,7 +65,7 @@ class Shown:
 
     __slots__ = ("value", "text", "unit")
 
-    def __init__(self, value: float, text: str, unit: str | None = None):
+    def __init__(self, value: float | None, text: str, unit: str | None = None):
         self.value = value
         self.text = text
         self.unit = unit
@@ -148,12 +148,15 @@ class PageValues:
     """A namespace for the numbers one page shows (``v.t_read = shown(...)``).
 
     A name is set once: rebinding it raises, since the prose that refers to it
-    has been rendered with the first value.
+    has been rendered with the first value.  Plain text (a date, a machine's
+    name) is kept as a :class:`Shown` too, so the prose shows it without quotes.
     """
 
     def __setattr__(self, name: str, value) -> None:
         if name in self.__dict__:
             raise AttributeError(f"page value {name!r} is already set; use a new name")
+        if isinstance(value, str):
+            value = Shown(None, value)
         object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:

@@ -43,6 +43,8 @@ def lab_command(port: int, token: str, root: pathlib.Path, state: pathlib.Path) 
            f"--ServerApp.root_dir={root}",
            f"--LabApp.user_settings_dir={state / 'settings'}",
            f"--LabApp.workspaces_dir={state / 'workspaces'}",
+           # checkpoints go to the temporary folder, not .ipynb_checkpoints/ in book/
+           f"--FileCheckpoints.checkpoint_dir={state / 'checkpoints'}",
            "--LabApp.expose_app_in_browser=True",
            "--LabServerApp.open_browser=False",
            # no "build recommended" or news pop-ups over the notebook

@@ -78,3 +78,9 @@ def test_check_page_values_fails_on_stale_or_missing(tmp_path, monkeypatch, stor
     v.t = ic.shown(0.0209, "ms", 2)
     with pytest.raises(AssertionError, match="out of date"):
         ic.check_page_values({"v": v}, _notebook(tmp_path, stored))
+
+
+def test_page_values_show_plain_text_without_quotes():
+    v = ic.PageValues()
+    v.date = "2026-11-29"
+    assert repr(v.date) == "2026-11-29" and v.date == "2026-11-29"
