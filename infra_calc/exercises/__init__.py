@@ -94,7 +94,6 @@ class Exercise:
     rel_tol: float = 0.01
     abs_tol: float = 0.0
     source_answer: float | None = None
-    tags: tuple = field(default=())
     hints: tuple = field(default=())
     parts: tuple = field(default=())
     digits: int | None = None

@@ -44,7 +44,6 @@ register(Exercise(
     "tokens", n1,
     lambda: (f"S_max = 2Nβ/(Π m_kv) = 2 × {_m(SMALL).params:.4g} × {accelerator(CARD).mem_bandwidth:.4g}"
              f" / ({accelerator(CARD).peak_flops:.4g} × {_kv(SMALL)}) = {n1():,.0f} tokens."),
-    tags=("new",),
 ))
 
 
@@ -62,7 +61,6 @@ register(Exercise(
     "requests", n2,
     lambda: (f"B*(S) = N b_W / (2Nβ/Π − S m_kv) with m_kv = {_kv(BIG):,} bytes: "
              f"{n2():.1f} requests, against {batch_turning_point(CARD, 1):.1f} without the cache."),
-    tags=("new",),
 ))
 
 
@@ -79,7 +77,6 @@ register(Exercise(
     "tokens", n3,
     lambda: (f"m_kv grows {_m(BIG).heads // _m(BIG).kv_heads}×, so S_max shrinks as much: "
              f"{critical_context(_m(BIG).params, CARD, _kv(BIG)):,.0f} → {n3():,.0f} tokens."),
-    tags=("new",),
     rel_tol=0.02,
 ))
 
@@ -97,7 +94,6 @@ register(Exercise(
     lambda: (f"F = 2PN + 2LP²Hd = {prefill_step(SMALL, CARD, PROMPT).flops / 1e12:.2f} TFLOP, "
              f"R = {prefill_step(SMALL, CARD, PROMPT).bytes_read / GB:.2f} GB; "
              f"max(F/Π, R/β) = {n4():.2f} ms, {prefill_step(SMALL, CARD, PROMPT).bound}-bound."),
-    tags=("new",),
     hints=("Prefill does the whole prompt at once: F = 2PN + 2LP²Hd FLOPs against reading the "
            "weights once; the step takes the larger of F/Π and R/β.",),
     parts=(Choice("Which bound decides?",
@@ -125,7 +121,6 @@ register(Exercise(
              f"read + {tensor_parallel_step(BIG, CARD, CARDS_N5).t_comm * 1e3:.2f} ms all-reduces = "
              f"{tensor_parallel_step(BIG, CARD, CARDS_N5).t_step * 1e3:.2f} ms: {n5():.2f}×, "
              f"not {CARDS_N5}×."),
-    tags=("new",),
 ))
 
 
@@ -143,7 +138,6 @@ register(Exercise(
     lambda: (f"Experts hit per layer E(1 − (1 − k/E)^B) = {_m(MOE).experts_hit(BATCH_N6):.2f}; "
              f"weights read = {n6():.2f} GB, against {_m(MOE).decode_weight_bytes(2, 1) / GB:.2f} GB "
              f"at batch 1 and {_m(MOE).weight_bytes(2) / GB:.2f} GB for all of it."),
-    tags=("new",),
 ))
 
 
@@ -160,5 +154,4 @@ register(Exercise(
     lambda: (f"TTFT {generation_time(SMALL, CARD, PROMPT, OUTPUT).ttft * 1e3:.2f} ms + "
              f"{OUTPUT - 1} decode steps of about "
              f"{generation_time(SMALL, CARD, PROMPT, OUTPUT).tpot_mean * 1e3:.2f} ms = {n7():.3f} s."),
-    tags=("new",),
 ))

@@ -109,7 +109,6 @@ register(Exercise(
     lambda: (f"T_read = {S.J07_PARAMS / GB:.0f} GB / {_hw('H200 SXM').mem_bandwidth / GB:.0f} GB/s = "
              f"{_read_ms('H200 SXM'):.2f} ms > {S.J07_TARGET_STEP * 1e3:.0f} ms: still no, although "
              f"the H200 has the H100's compute; only its bandwidth is higher."),
-    tags=("new",),
     hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = "
            "b_W·N / β.",),
     parts=(yes_no("Is 10 ms per token reachable?",
@@ -126,7 +125,6 @@ register(Exercise(
              f"{_read_ms('B200'):.2f} ms < {S.J07_TARGET_STEP * 1e3:.0f} ms: yes, as a lower bound; "
              f"the compute bound is only "
              f"{decode_step(S.J07_PARAMS, 1, 'B200').t_compute * 1e3:.4f} ms."),
-    tags=("new",),
     hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = "
            "b_W·N / β.",),
     parts=(yes_no("Is 10 ms per token within reach for one request?",
@@ -149,7 +147,6 @@ register(Exercise(
     "requests", _mi300x_bstar,
     lambda: (f"B* = b_W·Π / (2β) = 1 × {_hw('MI300X').peak_flops / 1e12:.1f}e12 / "
              f"(2 × {_hw('MI300X').mem_bandwidth / 1e12:.1f}e12) = {_mi300x_bstar():.1f} requests."),
-    tags=("new",),
     hints=("B* = b_W·Π / (2β): where 2BN FLOPs take as long as reading b_W·N bytes.",),
 ))
 
@@ -167,7 +164,6 @@ register(Exercise(
              f"= {_a100_4bit():.2f} ms > {S.J07_TARGET_STEP * 1e3:.0f} ms: no. The compute bound "
              f"stays {decode_step(S.J07_PARAMS, 0.5, S.j07_a100()).t_compute * 1e3:.3f} ms because "
              f"the parameter count did not change."),
-    tags=("new",),
     hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = "
            "b_W·N / β.",),
     parts=(yes_no("Does it meet 10 ms?", lambda: _a100_4bit() <= S.J07_TARGET_STEP * 1e3,
@@ -203,7 +199,7 @@ register(Exercise(
              f"{_bstar('H200 SXM'):.2f}; the first whole batch above it is "
              f"{_h200_compute_bound_batch()}. More bandwidth moves B* down: the H100's is "
              f"{_bstar(S.j07_h100()):.1f}."),
-    rel_tol=0.0, tags=("new",),
+    rel_tol=0.0,
     hints=("Find B* = b_W·Π / (2β) for the H200, then take the first whole batch above it.",),
 ))
 
@@ -220,7 +216,6 @@ register(Exercise(
     lambda: (f"Still memory-bound (compute {_h200_b8().t_compute * 1e3:.2f} ms < read "
              f"{_h200_b8().t_read * 1e3:.2f} ms), so 8 / {_h200_b8().t_step:.5f} s = "
              f"{_h200_b8().tokens_per_s:.1f} tokens/s."),
-    tags=("new",),
     hints=("Check which bound decides at batch 8, then tokens/s = batch / step time.",),
 ))
 
@@ -243,7 +238,7 @@ register(Exercise(
              f"{S.J07_CONTEXT * model(S.J07_MODEL).kv_bytes_per_token(2) / GB:.2f} GB "
              f"per request → {_fit_8k_physical()} requests, against {_fit_8k()} in the source's reading; "
              f"still far from B* = {_bstar(S.j07_h100()):.1f}."),
-    rel_tol=0.0, tags=("new",),
+    rel_tol=0.0,
     hints=("80 GiB is 80 × 2³⁰ bytes; subtract the weights, divide by one request's KV "
            "cache, round down.",),
 ))

@@ -120,7 +120,7 @@ register(Exercise(
              f"M·K·N / (M·K + K·N + M·N) = I* for M gives M* = {_m_star('A100 80GB'):.1f} rows, "
              f"about half the H100's {_m_star('H100 SXM'):.1f}: the A100 has less compute per byte "
              f"of bandwidth, so it is fed with a smaller batch."),
-    rel_tol=0.01, tags=("roofline",),
+    rel_tol=0.01,
     hints=("Set I(M) = I* and solve for M: M* = I*·K·N / (K·N − I*·(K + N)).",),
     parts=(Choice("More or fewer rows than on the H100?",
                   lambda: "fewer" if _m_star("A100 80GB") < _m_star("H100 SXM") else "more",
@@ -137,7 +137,7 @@ register(Exercise(
              f"{_ridge_of('MI300X'):.1f} FLOP/byte, below the H100's "
              f"{_ridge_of('H100 SXM'):.1f}; at I ≈ 1 decode is still bandwidth-bound by a factor of "
              f"about {_ridge_of('MI300X'):.0f}."),
-    rel_tol=0.01, tags=("roofline",),
+    rel_tol=0.01,
     hints=("I* = Π / β.",),
     parts=(Choice("Is decode (M = 1) compute- or bandwidth-bound on it?",
                   lambda: "compute-bound" if 1 >= _ridge_of("MI300X") else "bandwidth-bound",
@@ -174,7 +174,7 @@ register(Exercise(
     lambda: ("C = {0:.2f} GB, weights {1:.2f} GB, left for KV after the workspace {2:.2f} GB; one "
              "32K request holds 32768 × 144 KiB = {3:.2f} GB, so B_max = floor({2:.2f} / {3:.2f}) = "
              .format(*_l40s_parts()) + f"{_b_l40s_32k()}."),
-    rel_tol=0.0, tags=("capacity",),
+    rel_tol=0.0,
     hints=("48 GiB is 48 × 2³⁰ bytes; one 32K request holds 32768 × 144 KiB.",),
 ))
 
@@ -210,7 +210,7 @@ register(Exercise(
     lambda: (f"24 GiB − weights − 2 GiB leaves {_physical_left() / 1e9:.2f} GB for KV; each 8K request "
              f"needs {_one_8k() / 1e9:.2f} GB, so B_max = {_b4090_physical()}, one more than the source's "
              f"{_b4090()} with 24e9 bytes."),
-    rel_tol=0.0, tags=("capacity", "units"),
+    rel_tol=0.0,
     hints=("24 GiB is 24 × 2³⁰ bytes, not 24 × 10⁹: more room for the KV cache.",),
 ))
 
@@ -233,7 +233,7 @@ register(Exercise(
              f"each padded to one 16-row tile: {_skew_half().active_experts} × 16 = "
              f"{_skew_half().executed} rows executed for {_skew_half().useful} useful "
              f"({_skew_half().waste_ratio:.2f}×), between the uniform 8× and the concentrated 1×."),
-    rel_tol=0.0, tags=("shape",),
+    rel_tol=0.0,
     hints=("Spread the dispatches over the active experts, then round each expert's "
            "rows up to whole 16-row tiles.",),
 ))
@@ -259,6 +259,6 @@ register(Exercise(
     lambda: (f"S = 1 / (0.2 + 0.8/4) = 1 / 0.4 = {_amdahl08():.2f}×; ceiling 1 / (1 − 0.8) = "
              f"{_amdahl08_limit():.0f}×. A larger f raises both, but the 20% that is not sped up "
              f"still caps the gain."),
-    rel_tol=0.01, tags=("amdahl",),
+    rel_tol=0.01,
     hints=("Amdahl: S = 1 / ((1 − f) + f / s); the ceiling is s → ∞.",),
 ))
