@@ -26,19 +26,8 @@ from .capacity import (
     max_batch,
     planner_state,
 )
-from .display import PageValues, Shown, check_page_values, shown
 from .estimate import Estimate, estimate
-from .generation import GenerationTime, generation_time
 from .hardware import CATALOG, Accelerator, accelerator, accelerator_names, resolve_hw
-from .kv import (
-    ModelDecodeStep,
-    critical_context,
-    decode_region,
-    kv_weight_batch,
-    model_decode_step,
-)
-from .parallel import TensorParallelStep, ring_allreduce_time, tensor_parallel_step
-from .prefill import PrefillStep, prefill_step
 from .roofline import (
     RooflinePoint,
     arithmetic_intensity,
@@ -67,6 +56,16 @@ __version__ = "1.0.0"
 _LAZY = {
     "MODELS": "models", "ModelSpec": "models", "model": "models", "model_names": "models",
     "resolve_model": "models",
+    # chapter 3: the whole request
+    "critical_context": "kv", "kv_weight_batch": "kv", "decode_region": "kv",
+    "ModelDecodeStep": "kv", "model_decode_step": "kv",
+    "PrefillStep": "prefill", "prefill_step": "prefill",
+    "GenerationTime": "generation", "generation_time": "generation",
+    "TensorParallelStep": "parallel", "tensor_parallel_step": "parallel",
+    "ring_allreduce_time": "parallel",
+    # the book's pages: numbers as the prose shows them
+    "shown": "display", "Shown": "display", "PageValues": "display",
+    "check_page_values": "display",
 }
 #: Submodules imported on first use.
 _SUBMODULES = ("models", "figures", "widgets", "measure", "exercises", "reproduce",

@@ -200,7 +200,8 @@ def check_page_values(namespace: dict, notebook: str) -> int:
     ``INFRA_CALC_STORING=1``), nothing is stored yet: the check then only makes
     sure that every expression evaluates.
 
-    Returns the number of expressions checked.
+    Returns the number of expressions checked (an ``int`` that prints as a
+    sentence, since it is the last output of a page in JupyterLab).
     """
     import json
     import os
@@ -237,4 +238,12 @@ def check_page_values(namespace: dict, notebook: str) -> int:
     if problems:
         raise AssertionError(f"{notebook}: {len(problems)} stored value(s) out of date:\n  "
                              + "\n  ".join(problems))
-    return count
+    return _Checked(count)
+
+
+class _Checked(int):
+    def __repr__(self) -> str:
+        return f"all {int(self)} numbers in the prose match what the code computes"
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(repr(self))
