@@ -46,6 +46,8 @@ if os.environ.get("LAB_E2E_NOTEBOOKS"):
 RAW_MARKUP = ("{glue", ":class:", ":label:", "```{", "{eval}", "{numref}", ":name:")
 UNKNOWN = ("Unknown Directive", "Unknown Role")
 CHECKER_TRIES = 50
+#: a click whose attempt shows no verdict in this time is clicked again, at most twice a checker
+LOST_CLICK_MS, MAX_LOST_CLICKS = 30_000, 2
 WAIT_MS = 120_000
 
 
@@ -224,6 +226,15 @@ def _checker_ids(page) -> list[str]:
         c => (c.querySelector('b') || {}).textContent.replace(/\\.$/, ''))""")
 
 
+def _attempt_shows(page, i: int, n: int, timeout_ms: int) -> bool:
+    try:
+        page.wait_for_selector(f".ic-checker >> nth={i} >> .ic-verdict [data-attempt='{n}']",
+                               timeout=timeout_ms)
+        return True
+    except Exception:
+        return False
+
+
 def _attempt(page, i: int, n: int) -> str:
     sel = f".ic-checker >> nth={i} >> .ic-verdict [data-attempt='{n}']"
     page.wait_for_selector(sel, timeout=WAIT_MS)
@@ -277,16 +288,23 @@ def test_checkers_coach_and_grade_the_box_at_the_click(lab, relpath):
         assert checker.locator(".ic-revealed").count() == 0          # no solution unless asked
         rights = [f"{exp:.6g}", f"{exp:.6g} {ex.unit}"]
         regraded = 0
+        lost = 0
         for n in range(2, CHECKER_TRIES + 2):
             box.fill(wrong)
             box.press("Enter")           # an update in flight ...
             box.fill(rights[n % 2])
             check.click()                # ... so the click overtakes the next one
+            if not _attempt_shows(page, i, n, LOST_CLICK_MS):
+                # on a machine loaded to the hilt a click can fail to reach the kernel
+                # (seen once in ~10 runs of 150 tries); the reader clicks again
+                lost += 1
+                assert lost <= MAX_LOST_CLICKS, f"{eid}: {lost} clicks never graded"
+                check.click()
             text, late = _final_attempt(page, i, n)
             regraded += late
             assert "Right" in text, f"{eid} try {n - 1}: typed {rights[n % 2]!r}, got {text!r}"
         print(f"{eid}: {CHECKER_TRIES} right answers graded right; {regraded} first graded "
-              "before the box's late update arrived, then re-graded")
+              f"before the box's late update arrived, then re-graded; {lost} clicks clicked again")
         checker.locator("button.ic-reveal").click()
         page.wait_for_selector(f".ic-checker >> nth={i} >> .ic-revealed", timeout=WAIT_MS)
         assert answer in checker.locator(".ic-revealed").inner_text()
