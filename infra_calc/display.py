@@ -26,15 +26,16 @@ import math
 import numbers
 import re
 
+from .units import BYTE_UNITS, MS, US
+
 __all__ = ["Shown", "shown", "PageValues", "UNIT_SCALES", "check_page_values", "eval_expressions"]
 
 #: unit -> the SI value of one of it (seconds, bytes, FLOPs, FLOP/s, bytes/s ...)
 UNIT_SCALES: dict[str, float] = {
     # time
-    "s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9,
-    # bytes, decimal and binary
-    "B": 1.0, "bytes": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
-    "KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30, "TiB": 2.0**40,
+    "s": 1.0, "ms": MS, "µs": US, "us": US, "ns": 1e-9,
+    # bytes, decimal and binary (the same constants as infra_calc.units)
+    **{unit: float(scale) for unit, scale in BYTE_UNITS.items()}, "bytes": 1.0,
     # work
     "FLOP": 1.0, "FLOPs": 1.0, "kFLOP": 1e3, "MFLOP": 1e6, "MFLOPs": 1e6, "GFLOP": 1e9,
     "GFLOPs": 1e9, "TFLOP": 1e12, "TFLOPs": 1e12, "PFLOP": 1e15,
