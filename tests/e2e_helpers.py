@@ -321,6 +321,8 @@ class Reader:
         return url.startswith(self.base + "/") or url == self.base or url.startswith(("data:", "blob:"))
 
     def visit(self, docname: str) -> Visit:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
         if docname in self._cache:
             return self._cache[docname]
         console_errors: list[str] = []
@@ -362,7 +364,7 @@ class Reader:
                 f"HTTP {resp.status}: {resp.url}"))
 
             url = f"{self.base}/{docname}.html"
-            response = page.goto(url, wait_until="networkidle", timeout=60_000)
+            response = page.goto(url, wait_until="networkidle", timeout=180_000)
             page.evaluate(SETTLE_JS)
             info = page.evaluate(INSPECT_JS, self.explorer_ids)
             shot = self.screenshots / (docname.replace("/", "__") + ".png")
@@ -378,7 +380,13 @@ class Reader:
                 button = sol.locator(".toggle-button")
                 target = button.first if button.count() else sol.locator(".admonition-title").first
                 target.click()
-                page.wait_for_timeout(250)
+                # wait for the solution to open (a condition, not a fixed sleep: a busy
+                # machine may take longer than any guess); the limit only guards a hang
+                try:
+                    page.wait_for_function(SOLUTION_VISIBLE_JS, arg=sol.element_handle(),
+                                           timeout=60_000, polling=100)
+                except PlaywrightTimeoutError:
+                    pass                    # reported below as not visible after the click
                 rec["visible_after"] = sol.evaluate(SOLUTION_VISIBLE_JS)
                 solutions.append(rec)
             visit = Visit(docname, url, response.status if response else None, console_errors,

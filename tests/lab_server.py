@@ -26,7 +26,7 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync"]
-START_TIMEOUT_S = 180
+START_TIMEOUT_S = 600
 CELL_TIMEOUT_MS = 240_000
 
 

@@ -175,7 +175,7 @@ def test_prefill_vectorised_matches_scalar():
 
 
 # ------------------------------------------------------------- generation
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(MODELS, ACCS, st.integers(1, 3000), st.integers(1, 400), st.integers(1, 64),
        st.sampled_from([1, 2, 4, 8]))
 def test_generation_total_is_prefill_plus_steps(name, hw, p, o, b, cards):
@@ -199,7 +199,7 @@ def test_generation_one_output_token_is_prefill():
 
 
 # --------------------------------------------------------- tensor parallel
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(MODELS, ACCS, st.integers(1, 512), st.integers(0, 4000), st.sampled_from([0.5, 1, 2]),
        st.sampled_from([1, 2]))
 def test_one_card_equals_decode_step(name, hw, b, s, bpp, kvb):

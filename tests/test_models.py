@@ -443,7 +443,7 @@ def random_configs(draw):
     return cfg
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(random_configs())
 def test_random_configs_match_tensor_listing(cfg):
     spec = ModelSpec.from_hf_config(cfg)

@@ -1,0 +1,57 @@
+"""The suite itself: no test times itself.
+
+A busy 2-core machine makes every clock in a test a source of failures that say nothing
+about the code.  So:
+
+* hypothesis runs under the suite's profile (``tests/conftest.py``): no per-example
+  deadline, no "too slow" health check, derandomized (a failure is reproducible);
+* no test sets its own hypothesis deadline;
+* no test or tool waits a fixed time for something to happen (``wait_for_timeout``,
+  ``time.sleep``): it waits for the condition, with a limit that only guards a hang.
+  The one allowed sleep is the pause between two polls of a condition.
+"""
+from __future__ import annotations
+
+import re
+
+from conftest import ROOT
+from hypothesis import HealthCheck, settings
+
+#: file -> why a time.sleep there is a poll of a condition, not a guess of a duration
+POLLING_SLEEPS = {
+    "tests/lab_server.py": "pause between polls of the server's /api/status, until it answers",
+}
+
+
+def test_hypothesis_profile_has_no_clock():
+    s = settings.default
+    assert s.deadline is None
+    assert s.derandomize is True
+    assert HealthCheck.too_slow in s.suppress_health_check
+
+
+def _python_files():
+    for folder in ("tests", "tools", "benchmarks"):
+        yield from sorted((ROOT / folder).rglob("*.py"))
+
+
+def test_no_test_sets_its_own_deadline():
+    bad = [f"{p.relative_to(ROOT)}:{i}" for p in _python_files() if p.parent.name == "tests"
+           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+           if re.search(r"@settings\(.*deadline\s*=", line)]
+    assert not bad, f"hypothesis deadlines set per test (the profile handles it): {bad}"
+
+
+def test_no_fixed_waits():
+    bad = []
+    for p in _python_files():
+        rel = p.relative_to(ROOT).as_posix()
+        if rel == "tests/test_suite_rules.py":
+            continue
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if "wait_for_timeout(" in code:
+                bad.append(f"{rel}:{i}: {line.strip()}")
+            elif re.search(r"\btime\.sleep\(", code) and rel not in POLLING_SLEEPS:
+                bad.append(f"{rel}:{i}: {line.strip()}")
+    assert not bad, "fixed waits (wait for a condition instead):\n  " + "\n  ".join(bad)
