@@ -1,244 +1,495 @@
 """Exercises for chapter J07 (one decode step from a few numbers).
 
-``j07-1`` … ``j07-4`` are the source's §10 self-test; ``j07-n*`` are new.
+Each registry id is the ``:label:`` of the exercise on ``book/j07/06_self_test.ipynb``
+and each ``title`` the name the reader sees there ("Exercise 1.3").  Every exercise
+needs its own idea:
+
+* ``j07-e1``: a worked example (the capacity check), solved on the page; the page
+  shows how to check an answer with it.
+* ``j07-1`` … ``j07-4``: the source's four self-test questions (§10), in the book's words.
+  1 and 3 keep the source's numbers and answers; 2 and 4 keep the source's idea with a
+  twist, because the chapter pages already print the source's answers to them
+  (2: the bytes per weight include the quantisation scales; 4: how short requests would
+  have to be for B* of them to fit).
+* ``j07-n1`` … ``j07-n5`` (new): max against sum, utilisation from a measurement, which fix
+  helps once the KV cache is read too, the bandwidth a target needs, B* with 4-bit weights.
 """
 from __future__ import annotations
 
+import math
+
 from .. import source as S
-from ..capacity import max_batch
+from ..capacity import capacity_check, kv_cache_bytes
+from ..hardware import accelerator
 from ..models import model
-from ..step import decode_step, read_time
-from ..units import GB, GiB
-from . import Exercise, register, tbs, tflops, yes_no
+from ..step import batch_turning_point, decode_step, read_time
+from ..units import GB
+from . import Choice, Exercise, register, tbs, tflops, yes_no
+
+#: group quantisation in exercise 1.2: 4-bit weights, one 16-bit scale per group of 32
+Q4_BITS, Q4_SCALE_BITS, Q4_GROUP = 4, 16, 32
+#: exercise 1.5: requests and tokens of context each, on the H200
+N1_BATCH, N1_CONTEXT = 100, 512
+#: exercise 1.6: a measured time per token at batch 1 on the H100 (an assumed measurement)
+N2_MEASURED = 28e-3
+#: exercise 1.7: requests and tokens of context each, on the H100
+N3_BATCH, N3_CONTEXT = 2, 4096
+#: exercises 1.7 to 1.9: 4-bit weights, half a byte per parameter (scales left out)
+HALF_BYTE = 0.5
 
 
+def _register(title: str, **fields) -> Exercise:
+    """Register an exercise with ``title``, the name the reader sees ("Exercise 1.3").
+
+    ``Exercise.title`` arrives with the checker's rewrite; until that is merged the title
+    is attached to the (frozen) instance, so ``ex.title`` reads the same either way.
+    """
+    if "title" in Exercise.__dataclass_fields__:
+        return register(Exercise(title=title, **fields))
+    ex = Exercise(**fields)
+    object.__setattr__(ex, "title", title)
+    return register(ex)
+
+
+def _h100():
+    return S.j07_h100()
+
+
+def _m_kv():
+    """KV-cache bytes per token of the J07 model (BF16 keys and values)."""
+    return model(S.J07_MODEL).kv_bytes_per_token(2)
+
+
+def _ms(t: float) -> str:
+    return f"{t * 1e3:.2f} ms"
+
+
+# --- 1.1: the A100 (source question 1) ----------------------------------------------
 def _a100_read():
     return read_time(S.J07_PARAMS * S.J07_BYTES_PER_PARAM, S.j07_a100()) * 1e3
 
 
-register(Exercise(
-    "j07-1",
-    f"Swap the H100 for an A100 80GB ({tbs('A100 80GB')} TB/s, {tflops('A100 80GB')} TFLOP/s). What "
-    f"is the read lower bound "
-    "for the same model, in ms? Is 10 ms per token reachable?",
-    "ms", _a100_read,
-    lambda: (f"T_read = b_W·N / β = {S.J07_PARAMS * S.J07_BYTES_PER_PARAM / GB:.0f} GB / "
-             f"{S.j07_a100().mem_bandwidth / GB:.0f} GB/s = {_a100_read():.1f} ms > "
-             f"{S.J07_TARGET_STEP * 1e3:.0f} ms: no, it is slower than on the H100."),
+_register(
+    "Exercise 1.1",
+    id="j07-1",
+    question=(f"Swap the H100 for an A100 80GB ({tbs('A100 80GB')} TB/s, "
+              f"{tflops('A100 80GB')} TFLOP/s). What is the read lower bound for the same "
+              "model, in ms? Is 10 ms per token reachable?"),
+    unit="ms", answer=_a100_read,
+    solution=lambda: (
+        f"T_read = b_W·N / β = {S.J07_PARAMS * S.J07_BYTES_PER_PARAM / GB:.0f} GB / "
+        f"{S.j07_a100().mem_bandwidth / GB:.0f} GB/s = {_a100_read():.1f} ms > "
+        f"{S.J07_TARGET_STEP * 1e3:.0f} ms: no, it is slower than on the H100."),
     source_answer=34.3,
-    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",
+    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: "
+           "T_read = b_W·N / β.",
            "Use the A100's bandwidth in bytes/s; the weights stay 70 GB."),
-    parts=(yes_no("Is 10 ms per token reachable?", lambda: _a100_read() <= S.J07_TARGET_STEP * 1e3,
+    parts=(yes_no("Is 10 ms per token reachable?",
+                  lambda: _a100_read() <= S.J07_TARGET_STEP * 1e3,
                   "The read bound alone is above 10 ms."),),
-))
+)
 
 
-def _four_bit():
-    return read_time(S.J07_PARAMS * 0.5, S.j07_h100()) * 1e3
+# --- 1.2: 4-bit weights with their scales (source question 2, with the scales) -------
+def q4_bytes_per_weight() -> float:
+    """Bytes a step reads per weight in exercise 1.2: ``(bits + scale bits / group) / 8``."""
+    return (Q4_BITS + Q4_SCALE_BITS / Q4_GROUP) / 8
 
 
-register(Exercise(
-    "j07-2",
-    "Store the weights in 4 bits (0.5 bytes per parameter). What does the read lower bound become, in ms?",
-    "ms", _four_bit,
-    lambda: (f"R = 0.5 × {S.J07_PARAMS / 1e9:.0f}e9 = {S.J07_PARAMS * 0.5 / GB:.0f} GB; "
-             f"T_read = {S.J07_PARAMS * 0.5 / GB:.0f} GB / {S.j07_h100().mem_bandwidth / GB:.0f} GB/s "
-             f"= {_four_bit():.2f} ms."),
-    source_answer=10.45,
-    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = b_W·N / β.",
-           "Half a byte per parameter halves the bytes read."),
-))
+def _q4_read():
+    return read_time(S.J07_PARAMS * q4_bytes_per_weight(), _h100()) * 1e3
 
 
+_register(
+    "Exercise 1.2",
+    id="j07-2",
+    question=(f"Store the weights in {Q4_BITS} bits with group quantisation: every group of "
+              f"{Q4_GROUP} weights shares one {Q4_SCALE_BITS}-bit scale, stored beside them. "
+              "What does the read lower bound on the H100 become, in ms?"),
+    unit="ms", answer=_q4_read,
+    solution=lambda: (
+        f"b_W = ({Q4_BITS} + {Q4_SCALE_BITS}/{Q4_GROUP}) bits / 8 = "
+        f"{q4_bytes_per_weight():.4g} bytes; R_W = {S.J07_PARAMS * q4_bytes_per_weight() / GB:.3f} GB; "
+        f"T_read = R_W / {_h100().mem_bandwidth / GB:.0f} GB/s = {_q4_read():.2f} ms, "
+        f"still above {S.J07_TARGET_STEP * 1e3:.0f} ms."),
+    hints=("Count the bits a step reads per weight: the weight's own bits plus its share of "
+           "the group's scale.",
+           "Bytes per weight = bits per weight / 8; then T_read = b_W·N / β."),
+    parts=(yes_no("Does the step reach 10 ms?",
+                  lambda: _q4_read() <= S.J07_TARGET_STEP * 1e3,
+                  "The scales keep the read bound above 10 ms."),),
+)
+
+
+# --- 1.3: batch 32 (source question 3) ------------------------------------------------
 def _b32():
-    return decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, S.j07_h100(), batch=32)
+    return decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, _h100(), batch=32)
 
 
-register(Exercise(
-    "j07-3",
-    "At batch 32, what is the read time per output token, in ms? Did single-request latency change?",
-    "ms", lambda: _b32().read_time_per_output * 1e3,
-    lambda: (f"T_read / B = {_b32().t_read * 1e3:.2f} ms / 32 = {_b32().read_time_per_output * 1e3:.2f} ms "
-             f"per output. Latency does not fall: every request still waits for the whole "
-             f"{_b32().t_step * 1e3:.2f} ms step."),
+_register(
+    "Exercise 1.3",
+    id="j07-3",
+    question=("At batch 32, what is the read time per output token, in ms? Did "
+              "single-request latency change?"),
+    unit="ms", answer=lambda: _b32().read_time_per_output * 1e3,
+    solution=lambda: (
+        f"T_read / B = {_b32().t_read * 1e3:.2f} ms / 32 = "
+        f"{_b32().read_time_per_output * 1e3:.2f} ms per output. Latency does not fall: every "
+        f"request still waits for the whole {_b32().t_step * 1e3:.2f} ms step."),
     source_answer=0.65,
     hints=("The step still reads every weight once; divide that read time by the batch.",),
     parts=(yes_no("Did single-request latency fall?", lambda: False,
                   "Each request still waits for the whole step."),),
-))
+)
 
 
-def _fit_8k():
-    from ..models import model
-
-    h = S.j07_h100()
-    return max_batch(h.mem_capacity, S.J07_WEIGHTS_8BIT, 0, S.J07_CONTEXT,
-                     model(S.J07_MODEL).kv_bytes_per_token(2))
+# --- 1.4: how short would B* requests have to be? (source question 4) -----------------
+def bstar_requests() -> int:
+    """B* of the source's case as a whole number of requests: ``ceil(b_W·Π / 2β)``."""
+    return math.ceil(batch_turning_point(_h100(), S.J07_BYTES_PER_PARAM))
 
 
-register(Exercise(
-    "j07-4",
-    "Why is B* ≈ 148 usually out of reach in deployment? How many 8K-token requests fit in the "
-    "memory left after the weights (source reading, 80 GB = 80e9 bytes, workspace not counted)?",
-    "requests", _fit_8k,
-    lambda: (f"Capacity: after {S.J07_WEIGHTS_8BIT / GB:.2f} GB of weights only "
-             f"{(S.j07_h100().mem_capacity - S.J07_WEIGHTS_8BIT) / GB:.2f} GB remain, enough for "
-             f"{_fit_8k()} requests of {S.J07_CONTEXT} tokens, far from 148."),
-    abs_tol=0.0, rel_tol=0.0, source_answer=2,
-    hints=("Subtract the weights from the capacity, then divide by the KV cache of one "
-           "8K-token request, and round down.",),
-))
+def _bstar_context():
+    left = _h100().mem_capacity - S.J07_WEIGHTS_8BIT
+    return math.floor(left / (bstar_requests() * _m_kv()))
 
 
-# --- new exercises (not in the source) --------------------------------------
-def _read_ms(hw, bytes_per_param=S.J07_BYTES_PER_PARAM):
-    return read_time(S.J07_PARAMS * bytes_per_param, hw) * 1e3
+_register(
+    "Exercise 1.4",
+    id="j07-4",
+    question=("B* ≈ 148 requests is usually out of reach. To see why: in the memory the H100 "
+              "has left after the weights (the source's 80e9-byte reading, workspace not "
+              "counted), how many tokens of context could each of 148 requests keep?"),
+    unit="tokens", answer=_bstar_context,
+    solution=lambda: (
+        f"Left: {(_h100().mem_capacity - S.J07_WEIGHTS_8BIT) / GB:.2f} GB; one token of context "
+        f"costs {_m_kv():,} bytes of KV cache; ⌊left / ({bstar_requests()} × {_m_kv():,})⌋ = "
+        f"{_bstar_context()} tokens per request: far too short for real requests, so the "
+        f"batch a card can hold, not B*, sets the pace."),
+    rel_tol=0.0, abs_tol=1.0,
+    hints=("Subtract the weights from the capacity, share the rest among 148 requests, and "
+           "divide by the KV bytes of one token.",),
+)
 
 
-def _hw(name):
-    from ..hardware import accelerator
-
-    return accelerator(name)
-
-
-register(Exercise(
-    "j07-n1",
-    f"Same 70B model at 1 byte per parameter, one request, on an H200 SXM ({tbs('H200 SXM')} TB/s, same "
-    f"{tflops('H200 SXM')} TFLOP/s as the H100). What is the read lower bound, in ms? Is 10 ms reachable?",
-    "ms", lambda: _read_ms("H200 SXM"),
-    lambda: (f"T_read = {S.J07_PARAMS / GB:.0f} GB / {_hw('H200 SXM').mem_bandwidth / GB:.0f} GB/s = "
-             f"{_read_ms('H200 SXM'):.2f} ms > {S.J07_TARGET_STEP * 1e3:.0f} ms: still no, although "
-             f"the H200 has the H100's compute; only its bandwidth is higher."),
-    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = "
-           "b_W·N / β.",),
-    parts=(yes_no("Is 10 ms per token reachable?",
-                  lambda: _read_ms("H200 SXM") <= S.J07_TARGET_STEP * 1e3,
-                  "Its read bound is still above 10 ms."),),
-))
-
-register(Exercise(
-    "j07-n2",
-    f"And on one B200 ({tbs('B200')} TB/s)? Give the read lower bound in ms and say whether 10 ms per token "
-    "is within reach for one request.",
-    "ms", lambda: _read_ms("B200"),
-    lambda: (f"T_read = {S.J07_PARAMS / GB:.0f} GB / {_hw('B200').mem_bandwidth / GB:.0f} GB/s = "
-             f"{_read_ms('B200'):.2f} ms < {S.J07_TARGET_STEP * 1e3:.0f} ms: yes, as a lower bound; "
-             f"the compute bound is only "
-             f"{decode_step(S.J07_PARAMS, 1, 'B200').t_compute * 1e3:.4f} ms."),
-    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = "
-           "b_W·N / β.",),
-    parts=(yes_no("Is 10 ms per token within reach for one request?",
-                  lambda: _read_ms("B200") <= S.J07_TARGET_STEP * 1e3,
-                  "Its read bound is below 10 ms."),),
-))
+# --- 1.5: max against sum -------------------------------------------------------------
+def n1_step():
+    """The 1.5 step: N1_BATCH requests of N1_CONTEXT tokens on the H200, KV read counted."""
+    kv = kv_cache_bytes(N1_CONTEXT, _m_kv(), batch=N1_BATCH)
+    return decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, "H200 SXM", batch=N1_BATCH,
+                       kv_bytes=kv)
 
 
-def _mi300x_bstar():
-    from ..step import batch_turning_point
-
-    return batch_turning_point("MI300X", S.J07_BYTES_PER_PARAM)
-
-
-register(Exercise(
-    "j07-n3",
-    f"On an AMD MI300X ({tflops('MI300X')} TFLOP/s dense BF16, {tbs('MI300X')} TB/s), where is the "
-    f"batch turning "
-    "point B* for 1-byte weights?",
-    "requests", _mi300x_bstar,
-    lambda: (f"B* = b_W·Π / (2β) = 1 × {_hw('MI300X').peak_flops / 1e12:.1f}e12 / "
-             f"(2 × {_hw('MI300X').mem_bandwidth / 1e12:.1f}e12) = {_mi300x_bstar():.1f} requests."),
-    hints=("B* = b_W·Π / (2β): where 2BN FLOPs take as long as reading b_W·N bytes.",),
-))
+def _n1_saving():
+    st = n1_step()
+    return (st.t_read + st.t_compute - st.t_step) * 1e3
 
 
-def _a100_4bit():
-    return _read_ms(S.j07_a100(), 0.5)
+_register(
+    "Exercise 1.5",
+    id="j07-n1",
+    question=(f"On an H200 SXM ({tbs('H200 SXM')} TB/s, {tflops('H200 SXM')} TFLOP/s), "
+              f"{N1_BATCH} requests with {N1_CONTEXT} tokens of context each are decoded "
+              "together, 70B model at 1 byte per parameter. A step reads the weights and "
+              "every request's KV cache. How much shorter, in ms, is the step's lower bound "
+              "when reads and arithmetic overlap than when they run one after the other?"),
+    unit="ms", answer=_n1_saving,
+    solution=lambda: (
+        f"Read: {n1_step().bytes_read / GB:.2f} GB → {_ms(n1_step().t_read)}; arithmetic: "
+        f"{n1_step().flops / 1e12:.0f} TFLOP → {_ms(n1_step().t_compute)}. Overlapped: the "
+        f"larger, {_ms(n1_step().t_step)}; serial: the sum, "
+        f"{_ms(n1_step().t_read + n1_step().t_compute)}. The overlap saves the smaller one, "
+        f"{_n1_saving():.2f} ms."),
+    hints=("Work out both bounds; count the KV caches in the bytes read.",
+           "Serial minus overlapped is sum minus maximum: the smaller of the two times."),
+)
 
 
-register(Exercise(
-    "j07-n4",
-    "Combine two fixes: 4-bit weights (0.5 byte per parameter) on the A100 80GB. What is the "
-    "read lower bound, in ms, and does it meet 10 ms?",
-    "ms", _a100_4bit,
-    lambda: (f"T_read = {S.J07_PARAMS * 0.5 / GB:.0f} GB / {S.j07_a100().mem_bandwidth / GB:.0f} GB/s "
-             f"= {_a100_4bit():.2f} ms > {S.J07_TARGET_STEP * 1e3:.0f} ms: no. The compute bound "
-             f"stays {decode_step(S.J07_PARAMS, 0.5, S.j07_a100()).t_compute * 1e3:.3f} ms because "
-             f"the parameter count did not change."),
-    hints=("The read bound is the bytes of all weights divided by the memory bandwidth: T_read = "
-           "b_W·N / β.",),
-    parts=(yes_no("Does it meet 10 ms?", lambda: _a100_4bit() <= S.J07_TARGET_STEP * 1e3,
-                  "Even halved, the A100's read bound stays above 10 ms."),),
-))
+# --- 1.6: bandwidth utilisation from a measurement ------------------------------------
+def _n2_mbu():
+    st = decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, _h100())
+    return st.bytes_read / N2_MEASURED / _h100().mem_bandwidth * 100
 
 
-def _bstar(hw):
-    from ..step import batch_turning_point
+_register(
+    "Exercise 1.6",
+    id="j07-n2",
+    question=(f"A team serves the 70B model at 1 byte per parameter on one H100, one request "
+              f"at a time with short contexts, and measures {N2_MEASURED * 1e3:g} ms per token. "
+              "What memory-bandwidth utilisation (MBU) does that imply, in %?"),
+    unit="%", answer=_n2_mbu,
+    solution=lambda: (
+        f"Achieved bandwidth: {S.J07_PARAMS / GB:.0f} GB / {N2_MEASURED * 1e3:g} ms = "
+        f"{S.J07_PARAMS / N2_MEASURED / 1e12:.2f} TB/s, against "
+        f"{_h100().mem_bandwidth / 1e12:.2f} TB/s: MBU = {_n2_mbu():.1f}%, the read bound "
+        f"divided by the measured time."),
+    hints=("MBU = the bandwidth the step achieves (bytes read / measured time) divided by the "
+           "card's peak bandwidth.",),
+)
 
-    return batch_turning_point(hw, S.J07_BYTES_PER_PARAM)
+
+# --- 1.7: which fix helps once the KV cache is read too -------------------------------
+def n3_steps() -> dict:
+    """The 1.7 step, its two upgrades and the baseline: ``{name: DecodeStep}``."""
+    h = _h100()
+    kv = kv_cache_bytes(N3_CONTEXT, _m_kv(), batch=N3_BATCH)
+    args = dict(batch=N3_BATCH, kv_bytes=kv)
+    return {"baseline": decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, h, **args),
+            "4-bit weights": decode_step(S.J07_PARAMS, HALF_BYTE, h, **args),
+            "twice the bandwidth": decode_step(
+                S.J07_PARAMS, S.J07_BYTES_PER_PARAM,
+                h.with_(mem_bandwidth=2 * h.mem_bandwidth), **args)}
 
 
-def _h200_compute_bound_batch():
+def _n3_better() -> str:
+    s = n3_steps()
+    return min(("4-bit weights", "twice the bandwidth"), key=lambda k: s[k].t_step)
+
+
+_register(
+    "Exercise 1.7",
+    id="j07-n3",
+    question=(f"The H100 serves {N3_BATCH} requests with {N3_CONTEXT:,} tokens of context "
+              "each; a step reads the weights (1 byte per parameter) and both KV caches. Two "
+              "upgrades are on offer: 4-bit weights (half a byte per parameter), or a card "
+              "with twice the bandwidth. What is the step's lower bound with the 4-bit "
+              "weights, in ms? Which upgrade gives the shorter step?"),
+    unit="ms", answer=lambda: n3_steps()["4-bit weights"].t_step * 1e3,
+    solution=lambda: (
+        f"KV caches: {(n3_steps()['baseline'].bytes_read - S.J07_PARAMS) / GB:.2f} GB, kept "
+        f"in BF16. 4-bit weights: {n3_steps()['4-bit weights'].bytes_read / GB:.2f} GB → "
+        f"{_ms(n3_steps()['4-bit weights'].t_step)}. Twice the bandwidth: "
+        f"{n3_steps()['baseline'].bytes_read / GB:.2f} GB at "
+        f"{2 * _h100().mem_bandwidth / 1e12:.1f} TB/s → "
+        f"{_ms(n3_steps()['twice the bandwidth'].t_step)}. Quantising the weights leaves the "
+        f"KV bytes alone; more bandwidth speeds up every byte."),
+    hints=("Add the KV caches to the bytes a step reads; 4-bit storage halves only the "
+           "weights' part.",),
+    parts=(Choice("Which upgrade gives the shorter step?", _n3_better,
+                  ("4-bit weights", "twice the bandwidth"),
+                  "More bandwidth speeds up the KV bytes too; 4-bit weights do not shrink them."),),
+)
+
+
+# --- 1.8: the bandwidth a target needs -------------------------------------------------
+def _n4_bandwidth():
+    return S.J07_PARAMS * HALF_BYTE / S.J07_TARGET_STEP / 1e12
+
+
+_register(
+    "Exercise 1.8",
+    id="j07-n4",
+    question=("With 4-bit weights (half a byte per parameter) and one request, what memory "
+              "bandwidth, in TB/s, does a card need at least for the read bound to meet "
+              "10 ms per token? Is the H100's enough?"),
+    unit="TB/s", answer=_n4_bandwidth,
+    solution=lambda: (
+        f"T_read = b_W·N / β ≤ {S.J07_TARGET_STEP * 1e3:.0f} ms ⇔ β ≥ b_W·N / 10 ms = "
+        f"{S.J07_PARAMS * HALF_BYTE / GB:.0f} GB / {S.J07_TARGET_STEP * 1e3:.0f} ms = "
+        f"{_n4_bandwidth():.2f} TB/s. The H100's {_h100().mem_bandwidth / 1e12:.2f} TB/s falls "
+        f"just short."),
+    hints=("Solve the read bound for the bandwidth: β ≥ b_W·N / T_target.",),
+    parts=(yes_no("Is the H100's bandwidth enough?",
+                  lambda: _h100().mem_bandwidth >= _n4_bandwidth() * 1e12,
+                  "It is a little below the bandwidth the target needs."),),
+)
+
+
+# --- 1.9: B* with 4-bit weights on the H200 ---------------------------------------------
+def _n5_batch():
     """Smallest whole batch at which the H200's compute bound exceeds its read bound."""
-    import math
-
-    from ..step import batch_turning_point
-
-    b = math.floor(batch_turning_point("H200 SXM", S.J07_BYTES_PER_PARAM)) + 1
-    assert decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, "H200 SXM", batch=b).bound == "compute"
-    assert decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, "H200 SXM", batch=b - 1).bound == "memory"
+    b = math.floor(batch_turning_point("H200 SXM", HALF_BYTE)) + 1
+    assert decode_step(S.J07_PARAMS, HALF_BYTE, "H200 SXM", batch=b).bound == "compute"
+    assert decode_step(S.J07_PARAMS, HALF_BYTE, "H200 SXM", batch=b - 1).bound == "memory"
     return b
 
 
-register(Exercise(
-    "j07-n5",
-    "At 1 byte per parameter, from which whole batch size on is one decode step on the H200 "
-    "compute-bound?",
-    "requests", _h200_compute_bound_batch,
-    lambda: (f"B* = {_hw('H200 SXM').peak_flops / 1e12:.1f}e12 / "
-             f"(2 × {_hw('H200 SXM').mem_bandwidth / 1e12:.1f}e12) = "
-             f"{_bstar('H200 SXM'):.2f}; the first whole batch above it is "
-             f"{_h200_compute_bound_batch()}. More bandwidth moves B* down: the H100's is "
-             f"{_bstar(S.j07_h100()):.1f}."),
+_register(
+    "Exercise 1.9",
+    id="j07-n5",
+    question=("With 4-bit weights (half a byte per parameter) on an H200 SXM, from which whole "
+              "batch size on is a decode step compute-bound? Count the weights only, as B* "
+              "does."),
+    unit="requests", answer=_n5_batch,
+    solution=lambda: (
+        f"B* = b_W·Π / (2β) = {HALF_BYTE} × {accelerator('H200 SXM').peak_flops / 1e12:.1f}e12 "
+        f"/ (2 × {accelerator('H200 SXM').mem_bandwidth / 1e12:.1f}e12) = "
+        f"{batch_turning_point('H200 SXM', HALF_BYTE):.2f}; the first whole batch above it is "
+        f"{_n5_batch()}."),
     rel_tol=0.0,
-    hints=("Find B* = b_W·Π / (2β) for the H200, then take the first whole batch above it.",),
-))
+    hints=("B* = b_W·Π / (2β): halving the bytes per weight halves it. Then take the first "
+           "whole batch above it.",),
+)
 
 
-def _h200_b8():
-    return decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, "H200 SXM", batch=8)
+# --- the worked example --------------------------------------------------------------
+def _e1_total():
+    kv = kv_cache_bytes(S.J07_CONTEXT, _m_kv())
+    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, kv,
+                          S.J07_WORKSPACE).total / GB
 
 
-register(Exercise(
-    "j07-n6",
-    "Batch 8 on the H200 SXM, 1 byte per parameter: how many output tokens per second does "
-    "the lower bound allow?",
-    "tokens/s", lambda: _h200_b8().tokens_per_s,
-    lambda: (f"Still memory-bound (compute {_h200_b8().t_compute * 1e3:.2f} ms < read "
-             f"{_h200_b8().t_read * 1e3:.2f} ms), so 8 / {_h200_b8().t_step:.5f} s = "
-             f"{_h200_b8().tokens_per_s:.1f} tokens/s."),
-    hints=("Check which bound decides at batch 8, then tokens/s = batch / step time.",),
-))
+_register(
+    "Exercise (worked example)",
+    id="j07-e1",
+    question=(f"Does the 70B model at 8 bits ({S.J07_WEIGHTS_8BIT / GB:.2f} GB resident) fit "
+              f"on the H100 (80e9 bytes, the source's reading) beside one request of "
+              f"{S.J07_CONTEXT:,} tokens ({_m_kv():,} bytes of KV cache per token) and a "
+              "2 GiB workspace? What is the total, in GB?"),
+    unit="GB", answer=_e1_total,
+    solution=lambda: (
+        f"{S.J07_WEIGHTS_8BIT / GB:.2f} + {kv_cache_bytes(S.J07_CONTEXT, _m_kv()) / GB:.2f} + "
+        f"{S.J07_WORKSPACE / GB:.2f} = {_e1_total():.2f} GB ≤ "
+        f"{_h100().mem_capacity / GB:.0f} GB: it fits, with "
+        f"{_h100().mem_capacity / GB - _e1_total():.2f} GB to spare."),
+    hints=("Add the weights, one request's KV cache (tokens × bytes per token) and the "
+           "workspace (2 GiB = 2 × 2³⁰ bytes).",),
+    parts=(yes_no("Does it fit?", lambda: _e1_total() * GB <= _h100().mem_capacity,
+                  "The total is below the capacity."),),
+)
 
 
-def _fit_8k_physical():
-    from ..hardware import accelerator
-    from ..models import model
-
-    return max_batch(accelerator("H100 SXM").mem_capacity, S.J07_WEIGHTS_8BIT, 0, S.J07_CONTEXT,
-                     model(S.J07_MODEL).kv_bytes_per_token(2))
+# --- what the self-test page shows -------------------------------------------------------
+C1_LONG, C1_SHORT = S.J07_CONTEXT, 128   # the judgement question: two requests' contexts
 
 
-register(Exercise(
-    "j07-n7",
-    f"Read the H100's memory physically, 80 GiB = {80 * GiB / 1e9:.1f}e9 bytes. How many 8K-token "
-    f"requests fit "
-    f"beside the {S.J07_WEIGHTS_8BIT / GB:.2f} GB of weights (workspace not counted, as in the source)?",
-    "requests", _fit_8k_physical,
-    lambda: (f"({_hw('H100 SXM').mem_capacity / GB:.2f} − {S.J07_WEIGHTS_8BIT / GB:.2f}) GB / "
-             f"{S.J07_CONTEXT * model(S.J07_MODEL).kv_bytes_per_token(2) / GB:.2f} GB "
-             f"per request → {_fit_8k_physical()} requests, against {_fit_8k()} in the source's reading; "
-             f"still far from B* = {_bstar(S.j07_h100()):.1f}."),
-    rel_tol=0.0,
-    hints=("80 GiB is 80 × 2³⁰ bytes; subtract the weights, divide by one request's KV "
-           "cache, round down.",),
-))
+def page_values():
+    """The numbers ``book/j07/06_self_test.ipynb`` shows in its questions and solutions.
+
+    One call at the top of the page (``v = page_values()``), so the page's hidden
+    bookkeeping can sit at its end, away from the exercises; the page's last cells
+    check these values against the registry and the library.
+
+    Returns
+    -------
+    PageValues
+        ``v.<name>``: a :class:`~infra_calc.display.Shown` per number, in its unit.
+    """
+    from ..display import PageValues, Shown, shown
+    from ..hardware import accelerator_names
+
+    v = PageValues()
+    h100, a100, h200 = _h100(), S.j07_a100(), accelerator("H200 SXM")
+    n, bw, m_kv = S.J07_PARAMS, S.J07_BYTES_PER_PARAM, _m_kv()
+    base = decode_step(n, bw, h100)
+    v.target = shown(S.J07_TARGET_STEP, "ms", 0)
+    v.bw = shown(bw, digits=0)
+    v.half = shown(HALF_BYTE, digits=1)
+    v.r = shown(n * bw, "GB", 0)
+    v.cap = shown(h100.mem_capacity, "GB", 0)
+    v.w8 = shown(S.J07_WEIGHTS_8BIT, "GB", 2)
+    v.ctx = shown(S.J07_CONTEXT, digits=0)
+    v.mkv = shown(m_kv, "bytes", 0)
+    v.mkv_bare = shown(m_kv, digits=0)
+    v.ws_gib = shown(S.J07_WORKSPACE, "GiB", 0)
+    v.ws = shown(S.J07_WORKSPACE, "GB", 2)
+    v.h100_beta = shown(h100.mem_bandwidth, "GB/s", 0)
+    v.h100_tbs = shown(h100.mem_bandwidth, "TB/s", 2)
+    v.h100_read = shown(base.t_read, "ms", 2)
+    v.h100_read_bare = shown(base.t_read, "ms", 2, bare=True)
+
+    # worked example: the capacity check
+    kv8 = kv_cache_bytes(S.J07_CONTEXT, m_kv)
+    v.kv8 = shown(kv8, "GB", 2)
+    v.e1 = shown(_e1_total() * GB, "GB", 2)
+    v.e1_spare = shown(h100.mem_capacity - _e1_total() * GB, "GB", 2)
+
+    # 1.1
+    v.a100_tbs = shown(a100.mem_bandwidth, "TB/s", 3)
+    v.a100_pi = shown(a100.peak_flops, "TFLOP/s", 0)
+    v.a100_beta = shown(a100.mem_bandwidth, "GB/s", 0)
+    v.s1 = shown(_a100_read() * 1e-3, "ms", 1)
+
+    # 1.2
+    v.q4_bits, v.q4_group, v.q4_scale = (shown(x, digits=0) for x in (Q4_BITS, Q4_GROUP,
+                                                                       Q4_SCALE_BITS))
+    v.q4_bw = shown(q4_bytes_per_weight(), digits=4)
+    v.q4_r = shown(n * q4_bytes_per_weight(), "GB", 2)
+    v.s2 = shown(_q4_read() * 1e-3, "ms", 2)
+    v.q4_plain = shown(read_time(n * HALF_BYTE, h100), "ms", 2)
+    v.q4_extra_pct = shown(q4_bytes_per_weight() / HALF_BYTE - 1, "%", 1)
+
+    # 1.3
+    b32 = _b32()
+    v.b32 = shown(b32.batch, digits=0)
+    v.s3_step = shown(b32.t_step, "ms", 2)
+    v.s3_step_bare = shown(b32.t_step, "ms", 2, bare=True)
+    v.s3 = shown(b32.read_time_per_output, "ms", 2)
+    v.s3_comp = shown(b32.t_compute, "ms", 2)
+
+    # 1.4
+    left = h100.mem_capacity - S.J07_WEIGHTS_8BIT
+    v.bstar = shown(batch_turning_point(h100, bw), digits=1)
+    v.bstar_int = shown(bstar_requests(), digits=0)
+    v.left = shown(left, "GB", 2)
+    v.left_per = shown(left / bstar_requests(), "MB", 2)
+    v.left_per_bare = shown(left / bstar_requests(), digits=0)
+    v.s4 = shown(_bstar_context(), "tokens", 0)
+
+    # 1.5
+    st1 = n1_step()
+    kv1 = st1.bytes_read - n * bw
+    v.h200_tbs = shown(h200.mem_bandwidth, "TB/s", 1)
+    v.h200_beta = shown(h200.mem_bandwidth, "GB/s", 0)
+    v.h200_pi = shown(h200.peak_flops, "TFLOP/s", 1)
+    v.h200_cap = shown(h200.mem_capacity, "GB", 1)
+    v.h200_ridge = shown(h200.ridge_point, "FLOP/byte", 1)
+    v.n1_b = shown(N1_BATCH, digits=0)
+    v.n1_ctx = shown(N1_CONTEXT, digits=0)
+    v.n1_kv = shown(kv1, "GB", 2)
+    v.n1_total = shown(capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, kv1,
+                                      S.J07_WORKSPACE).total, "GB", 2)
+    v.n1_r = shown(st1.bytes_read, "GB", 2)
+    v.n1_tr = shown(st1.t_read, "ms", 2)
+    v.n1_f = shown(st1.flops, "TFLOP", 0)
+    v.n1_tc = shown(st1.t_compute, "ms", 2)
+    v.n1_sum = shown(st1.t_read + st1.t_compute, "ms", 2)
+    v.n1 = shown(_n1_saving() * 1e-3, "ms", 2)
+    v.n1_pct = shown(_n1_saving() * 1e-3 / (st1.t_read + st1.t_compute), "%", 0)
+    v.serial1_pct = shown(base.t_compute / base.t_step, "%", 1)
+
+    # 1.6
+    v.n2_meas = shown(N2_MEASURED, "ms", 0)
+    v.n2_meas_bare = shown(N2_MEASURED, "ms", 0, bare=True)
+    v.n2_bw = shown(n * bw / N2_MEASURED, "TB/s", 2)
+    v.n2 = shown(_n2_mbu() / 100, "%", 1)
+
+    # 1.7
+    s3 = n3_steps()
+    v.n3_b = shown(N3_BATCH, digits=0)
+    v.n3_ctx = shown(N3_CONTEXT, digits=0)
+    v.n3_kv = shown(s3["baseline"].bytes_read - n * bw, "GB", 2)
+    v.n3_base_r = shown(s3["baseline"].bytes_read, "GB", 2)
+    v.n3_base = shown(s3["baseline"].t_step, "ms", 2)
+    v.n3_q_r = shown(s3["4-bit weights"].bytes_read, "GB", 2)
+    v.n3 = shown(s3["4-bit weights"].t_step, "ms", 2)
+    v.n3_tc = shown(s3["baseline"].t_compute, "ms", 2)
+    v.beta2 = shown(2 * h100.mem_bandwidth, "TB/s", 2)
+    v.n3_bw = shown(s3["twice the bandwidth"].t_step, "ms", 2)
+    v.n3_choice = Shown(None, _n3_better())
+
+    # 1.8
+    need = _n4_bandwidth() * 1e12
+    cards = [c for c in accelerator_names()
+             if accelerator(c).mem_capacity >= S.J07_WEIGHTS_8BIT
+             and accelerator(c).mem_bandwidth >= need]
+    v.n4_r = shown(n * HALF_BYTE, "GB", 0)
+    v.n4 = shown(need, "TB/s", 2)
+    v.n4_short_pct = shown(1 - h100.mem_bandwidth / need, "%", 1)
+    v.n4_cards = Shown(len(cards), ", ".join(cards))
+
+    # 1.9
+    v.n5_bstar = shown(batch_turning_point(h200, HALF_BYTE), digits=2)
+    v.n5 = shown(_n5_batch(), "requests", 0)
+
+    # the question of judgement: a long and a short request share a step
+    kv_long, kv_short = (kv_cache_bytes(c, m_kv) for c in (C1_LONG, C1_SHORT))
+    alone = decode_step(n, bw, h100, kv_bytes=kv_short)
+    both = decode_step(n, bw, h100, batch=2, kv_bytes=kv_long + kv_short)
+    v.c1_long, v.c1_short = shown(C1_LONG, digits=0), shown(C1_SHORT, digits=0)
+    v.c1_long_kv = shown(kv_long, "GB", 2)
+    v.c1_short_kv = shown(kv_short, "GB", 3)
+    v.c1_alone = shown(alone.t_step, "ms", 2)
+    v.c1_both = shown(both.t_step, "ms", 2)
+    v.c1_delta = shown(both.t_step - alone.t_step, "ms", 2)
+    return v
