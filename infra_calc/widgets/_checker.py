@@ -68,11 +68,14 @@ class AnswerBox(anywidget.AnyWidget):
         attempt = self.attempts + 1 if attempt is None else attempt
         correct, colour, message = self._on_check(text, attempt)
         self.attempts = max(self.attempts, attempt)
+        head, sep, rest = message.partition(": ")
+        body = (f"<b>{html.escape(head + sep.rstrip())}</b> {html.escape(rest)}" if sep
+                else html.escape(message))
         self.verdict = {
             "attempt": attempt, "text": text, "correct": correct,
             "html": (f"<span class='ic-attempt' data-attempt='{attempt}' "
                      f"data-correct='{str(correct).lower()}' style='color:{colour}'>"
-                     f"<b>{html.escape(message)}</b></span>")}
+                     f"{body}</span>")}
         return self.verdict
 
 
