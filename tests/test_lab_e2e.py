@@ -26,7 +26,7 @@ The tests, one section per concern:
   ``artifacts/lab-e2e/checker_tries.json``;
 * **layout at 1280 px** (issue 18 §3 and §5, to come): :func:`box_of` and
   :func:`screenshot` measure and record what a reader sees; a new check takes
-  ``lab.page(relpath).page`` and asserts on them.
+  ``lab.page(relpath).page`` (a page of :data:`KEEP_OPEN`) and asserts on them.
 
 Every wait is on a condition with a generous limit (a loaded 2-core machine),
 never a sleep, and nothing asserts a duration.  Skipped only when Chromium is absent.
@@ -152,12 +152,17 @@ VERDICT_LOG_JS = """() => {
 }"""
 
 
-class PageRun:
-    """One page as the session saw it: opened, run once, saved once."""
+SHUTDOWN_JS = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
 
-    def __init__(self, page, dirty_on_open, before, after, errors, saved):
+
+class PageRun:
+    """One page as the session saw it: opened, run once, saved once.  ``page`` stays open
+    (kernel running) only for the pages whose widgets later tests use; else None."""
+
+    def __init__(self, page, dirty_on_open, before, after, errors, saved, links):
         self.page, self.dirty_on_open = page, dirty_on_open
         self.before, self.after, self.errors, self.saved = before, after, errors, saved
+        self.links = links
 
 
 class Session:
@@ -167,27 +172,44 @@ class Session:
         self.base, self.token = server
         self.browser = b
         self.root = root
-        self.runs: dict[str, PageRun] = {}
+        self.runs: dict[str, PageRun | Exception] = {}
 
     def new_page(self, relpath):
         ctx = self.browser.new_context(viewport=VIEWPORT)
         return open_notebook(ctx, self.base, self.token, relpath)
 
     def page(self, relpath) -> PageRun:
+        """The page's run; a page that failed to open or run fails every test that asks
+        for it with the first error (it is never opened a second time)."""
         if relpath not in self.runs:
-            page = self.new_page(relpath)
-            # jupyterlab-myst renders markdown cells asynchronously: wait for the last one
-            page.wait_for_function(RENDERED_JS, timeout=WAIT_MS, polling=250)
-            dirty = is_dirty_after_opening(page)
-            before = page.evaluate(MARKDOWN_JS)
-            page.evaluate(VERDICT_LOG_JS)
-            run_all(page)
-            after = page.evaluate(MARKDOWN_JS)
-            errors = page.evaluate(ERRORS_JS)
-            save(page)
-            saved = (self.root / relpath).read_bytes()
-            self.runs[relpath] = PageRun(page, dirty, before, after, errors, saved)
-        return self.runs[relpath]
+            try:
+                self.runs[relpath] = self._run(relpath)
+            except Exception as exc:
+                self.runs[relpath] = exc
+        run = self.runs[relpath]
+        if isinstance(run, Exception):
+            raise AssertionError(f"{relpath}: the page did not open and run: "
+                                 f"{type(run).__name__}: {str(run)[:2000]}") from run
+        return run
+
+    def _run(self, relpath) -> PageRun:
+        page = self.new_page(relpath)
+        # jupyterlab-myst renders markdown cells asynchronously: wait for the last one
+        page.wait_for_function(RENDERED_JS, timeout=WAIT_MS, polling=250)
+        dirty = is_dirty_after_opening(page)
+        before = page.evaluate(MARKDOWN_JS)
+        page.evaluate(VERDICT_LOG_JS)
+        run_all(page)
+        after = page.evaluate(MARKDOWN_JS)
+        errors = page.evaluate(ERRORS_JS)
+        save(page)
+        saved = (self.root / relpath).read_bytes()
+        links = page.evaluate(LINKS_JS)
+        if relpath not in KEEP_OPEN:
+            page.evaluate(SHUTDOWN_JS)      # one kernel and one browser page less
+            page.context.close()
+            page = None
+        return PageRun(page, dirty, before, after, errors, saved, links)
 
 
 @pytest.fixture(scope="module")
@@ -329,7 +351,7 @@ def _page_links(base: str, relpath: str, links) -> tuple[list[tuple[str, str]], 
 @pytest.mark.parametrize("relpath", NOTEBOOKS)
 def test_links_between_pages_open_the_page(lab, relpath):
     run = lab.page(relpath)
-    found, bad = _page_links(lab.base, relpath, run.page.evaluate(LINKS_JS))
+    found, bad = _page_links(lab.base, relpath, run.links)
     bad += [f"{text!r} -> {path}: no such file" for text, path in found
             if pathlib.Path(path).suffix in (".ipynb", ".md") and not (lab.root / path).is_file()]
     assert not bad, f"{relpath}: links JupyterLab cannot open:\n  " + "\n  ".join(bad)
@@ -345,6 +367,8 @@ def test_links_between_pages_open_the_page(lab, relpath):
         """(path) => { const w = window.jupyterapp.shell.currentWidget;
                       return !!w && !!w.context && w.context.path === path; }""",
         arg=path, timeout=WAIT_MS, polling=200)
+    page.evaluate("""async () => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))
+                      if (w.sessionContext) await w.sessionContext.shutdown(); }""")
     page.context.close()
 
 
@@ -382,6 +406,8 @@ def test_explorer_moves(lab, relpath):
 
 # ====================================================================== checkers
 CHECKER_NOTEBOOKS = [n for n in NOTEBOOKS if "answer_checker(" in _code(n)]
+#: pages whose browser page and kernel stay up after their first run (widgets tested later)
+KEEP_OPEN = set(EXPLORER_NOTEBOOKS) | set(CHECKER_NOTEBOOKS)
 #: checkers the pages show (one per answer_checker( call in their code)
 N_CHECKERS = sum(_code(n).count("answer_checker(") for n in CHECKER_NOTEBOOKS)
 MIN_CHECKER_TRIES, BURST, SINGLES = 100, 10, 5
@@ -524,7 +550,8 @@ def test_checkers_grade_exactly_what_was_typed(lab, relpath):
 
 # ====================================================================== layout at 1280 px
 # Issue 18 §3 (self-test pages) and §5 (explorers that fit the window) add their checks
-# here: take ``lab.page(relpath).page`` and measure with box_of(); record with screenshot().
+# here: take ``lab.page(relpath).page`` (add the page to KEEP_OPEN) and measure with
+# box_of(); record with screenshot().
 BOX_JS = """(el) => { const r = el.getBoundingClientRect();
   return {x: r.x, y: r.y, width: r.width, height: r.height,
           scroll_width: el.scrollWidth, client_width: el.clientWidth,

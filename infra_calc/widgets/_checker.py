@@ -145,7 +145,8 @@ class AnswerChecker(w.VBox):
     # -- what an unrun cell shows ----------------------------------------------------------
     def __repr__(self) -> str:
         ex = self.exercise
-        return (f"Answer checker for {self.title}: run this cell to type your answer "
+        name = self.title if self.title != ex.id else f"exercise {ex.id}"
+        return (f"Answer checker for {name}: run this cell to type your answer "
                 f"(in {ex.unit}) and press Check; a wrong answer gets a hint, and "
                 f"'Show answer' gives the worked solution.")
 

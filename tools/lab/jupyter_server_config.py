@@ -11,6 +11,7 @@ file.  The cell keeps its ``text/plain`` ("... run this cell to ...").
 """
 import pathlib
 import sys
+import warnings
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from strip_widget_state import strip  # noqa: E402
@@ -24,3 +25,7 @@ def keep_live_widgets_out(model, **kwargs):
 
 c = get_config()  # noqa: F821  (provided by the Jupyter config loader)
 c.FileContentsManager.pre_save_hook = keep_live_widgets_out
+# JupyterLab applies the server's configuration twice (once more when its extension
+# config is merged), so the hook is "overridden" by itself: not worth a warning
+warnings.filterwarnings("ignore", message=r"Overriding existing pre_save_hook "
+                        r"\(keep_live_widgets_out\) with a new one \(keep_live_widgets_out\)")
