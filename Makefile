@@ -57,12 +57,15 @@ test-fast: $(STAMP)
 
 # `make lab`: JupyterLab with jupyterlab-myst (renders the pages' MyST directives and
 # stored {eval} numbers), opened on the book's front page.  --allow-root only as root.
+# tools/lab/ adds the book's server settings to the reader's own (a saved page keeps no
+# live widgets: tools/lab/jupyter_server_config.py).
 LAB_FRONT := book/front/how_to_use.ipynb
 LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
 	@$(BIN)/python -c "import jupyterlab_myst" 2>/dev/null || $(BIN)/python -m pip install --quiet "$$(grep '^jupyterlab-myst==' requirements.txt)"
 	$(BIN)/jupyter labextension enable jupyterlab-myst >/dev/null
 	$(BIN)/jupyter server extension enable jupyterlab_myst >/dev/null
+	JUPYTER_CONFIG_PATH="$(CURDIR)/tools/lab$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) \
 		--LabApp.default_url=/lab/tree/$(LAB_FRONT)
 

@@ -2,11 +2,13 @@
 benchmarks/lab_latency.py).
 
 :func:`lab_server` starts ``jupyter lab`` on 127.0.0.1 at a free port with a
-random token (``--allow-root`` only when running as root), isolated settings and
-workspaces, and ``expose_app_in_browser`` so a test can call JupyterLab's own
-commands (``notebook:run-all-cells``).  :func:`open_notebook` opens one notebook
-in a Playwright page and waits until its kernel is idle.  Every wait is on a
-condition, with generous timeouts for a loaded 2-core machine.
+random token (``--allow-root`` only when running as root), isolated settings,
+workspaces and notebook signatures, the book's server settings
+(``tools/lab/jupyter_server_config.py``, as ``make lab`` loads them), and
+``expose_app_in_browser`` so a test can call JupyterLab's own commands
+(``notebook:run-all-cells``, ``docmanager:save``).  :func:`open_notebook` opens
+one notebook in a Playwright page and waits until its kernel is idle.  Every
+wait is on a condition, with generous timeouts for a loaded 2-core machine.
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ import time
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: the book's JupyterLab server settings (``make lab`` puts this folder on JUPYTER_CONFIG_PATH)
+LAB_CONFIG = ROOT / "tools" / "lab"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
@@ -45,6 +49,8 @@ def lab_command(port: int, token: str, root: pathlib.Path, state: pathlib.Path) 
            f"--LabApp.workspaces_dir={state / 'workspaces'}",
            # checkpoints go to the temporary folder, not .ipynb_checkpoints/ in book/
            f"--FileCheckpoints.checkpoint_dir={state / 'checkpoints'}",
+           # trusting a run page must not write the user's signature database
+           "--NotebookNotary.db_file=:memory:",
            "--LabApp.expose_app_in_browser=True",
            "--LabServerApp.open_browser=False",
            # no "build recommended" or news pop-ups over the notebook
@@ -84,8 +90,10 @@ def lab_server(root: pathlib.Path = ROOT):
         paths = [str(ROOT), str(root)] + env.get("PYTHONPATH", "").split(os.pathsep)
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(p for p in paths if p))
         env["JUPYTER_CONFIG_DIR"] = str(state / "config")   # no user config leaks in
+        env["JUPYTER_CONFIG_PATH"] = str(LAB_CONFIG)          # the book's, as `make lab`
         env["JUPYTER_RUNTIME_DIR"] = str(state / "runtime")
-        env["MPLBACKEND"] = "agg"
+        # kernels show figures as `make lab` does (the inline backend): no MPLBACKEND
+        env.pop("MPLBACKEND", None)
         _write_settings(state / "settings")
         log = open(state / "lab.log", "w+")
         proc = subprocess.Popen(lab_command(port, token, root, state), cwd=root, env=env,
@@ -164,3 +172,29 @@ def open_notebook(context, base: str, token: str, relpath: str, *, dpr: float = 
 def run_all(page) -> None:
     page.evaluate(RUN_ALL_JS)
     page.wait_for_function(RUN_DONE_JS, timeout=CELL_TIMEOUT_MS * 2, polling=250)
+
+
+# JupyterLab writes the kernel's language_info into the notebook once the kernel's
+# info has arrived: ask for that same promise, then read the flag on the next turn.
+DIRTY_AFTER_KERNEL_INFO_JS = """async () => {
+  const w = window.jupyterapp.shell.currentWidget;
+  await w.sessionContext.session.kernel.info;
+  await new Promise(r => setTimeout(r, 0));
+  return w.context.model.dirty;
+}"""
+
+SAVE_JS = """async () => {
+  const w = window.jupyterapp.shell.currentWidget;
+  await w.context.save();
+  return w.context.model.dirty;
+}"""
+
+
+def is_dirty_after_opening(page) -> bool:
+    """Whether the page opened in ``page`` is marked modified once its kernel is up."""
+    return page.evaluate(DIRTY_AFTER_KERNEL_INFO_JS)
+
+
+def save(page) -> None:
+    """Save the current notebook (what Ctrl+S does); returns once the file is written."""
+    assert page.evaluate(SAVE_JS) is False, "still modified after saving"

@@ -4,13 +4,22 @@ For each notebook: run every code cell top to bottom in one kernel (nbclient,
 ``record_timing=False``), and at each markdown cell evaluate its ``{eval}``
 expressions in the kernel as it stands at that point, which is what
 jupyterlab-myst does on *Run All*. The results go into the cell's metadata as
-``user_expressions`` (jupyterlab-myst's own format), where
+``user_expressions``, where
 
 * the web build reads them (``tools/stored_eval.py``: the book is built with
   execution off, from the outputs nbval verified), and
 * JupyterLab shows them before the reader runs anything.
 
-Saved widget state is dropped afterwards (``tools/strip_widget_state.py``).
+A page is stored exactly as JupyterLab would write it back, so that opening it
+does not mark it modified and *Run All* + *Save* leaves the file as it was:
+
+* ``metadata.language_info`` is the kernel's own (``kernel_info_reply``), which
+  JupyterLab writes into the notebook when the kernel starts;
+* ``user_expressions`` holds one entry per ``{eval}`` occurrence, in document
+  order (code spans and code blocks excluded), as jupyterlab-myst stores them;
+* the kernelspec is the one JupyterLab writes for the ``python3`` kernel;
+* saved widget state and widget views are dropped (``tools/strip_widget_state.py``;
+  ``make lab`` drops them on every save too, ``tools/lab/jupyter_server_config.py``).
 
 Usage: ``python tools/execute.py [-j N] NOTEBOOK ...``
 """
@@ -19,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
@@ -29,23 +39,65 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from strip_widget_state import main as strip_widget_state  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from infra_calc.display import eval_expressions  # noqa: E402
+# directives whose body is not MyST markdown (roles in it are not evaluated)
+CODE_DIRECTIVES = {"code", "code-block", "code-cell", "sourcecode", "literalinclude", "math",
+                   "raw", "eval-rst"}
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*(.*?)\s*$")
+_OPTION = re.compile(r"^:[\w-]+:(\s|$)")
+# a role, or a code span (which can hide a role): whichever starts first
+_INLINE = re.compile(r"\{eval\}`(?P<expr>[^`]+)`|(?P<ticks>`+)(?:.|\n)*?(?<!`)(?P=ticks)(?!`)")
+
+
+def inline_expressions(markdown: str) -> list[str]:
+    """Every ``{eval}`` expression of a markdown cell, one per occurrence, in document
+    order: what jupyterlab-myst finds in the cell's syntax tree (``inlineExpression``
+    nodes).  Roles in code spans, code blocks and non-markdown directives are no
+    expressions; a directive's title and body are markdown, its ``:option:`` lines not.
+    """
+    text, stack = [], []          # stack: (fence char, fence length, body is code)
+    for line in markdown.splitlines():
+        m = _FENCE.match(line)
+        if m:
+            fence, info = m.groups()
+            if stack and fence[0] == stack[-1][0] and len(fence) >= stack[-1][1] and not info:
+                stack.pop()
+                continue
+            if not (stack and stack[-1][2]):
+                name = re.match(r"\{([\w:-]+)\}\s*(.*)$", info)
+                if name or fence[0] != ":":
+                    code = not name or name.group(1) in CODE_DIRECTIVES
+                    stack.append((fence[0], len(fence), code))
+                    if name and not code:
+                        text.append(name.group(2))      # a directive's title is markdown
+                    continue
+        if stack and stack[-1][2]:
+            continue
+        if stack and _OPTION.match(line.strip()):
+            continue
+        text.append(line)
+    return [m.group("expr") for m in _INLINE.finditer("\n".join(text)) if m.group("expr")]
 
 
 def _evaluate(client: NotebookClient, exprs: list[str]) -> list[dict]:
-    names = {f"e{i}": e for i, e in enumerate(exprs)}
+    """Evaluate each distinct expression once; one stored entry per occurrence."""
+    unique = list(dict.fromkeys(exprs))
+    names = {f"e{i}": e for i, e in enumerate(unique)}
     msg_id = client.kc.execute("", silent=True, store_history=False, user_expressions=names)
     reply = client.wait_for_reply(msg_id)
     got = reply["content"].get("user_expressions", {})
-    out = []
+    results = {}
     for key, expr in names.items():
         res = got.get(key, {"status": "error", "ename": "NoReply", "evalue": "", "traceback": []})
         if res.get("status") != "ok":
             raise RuntimeError(f"{{eval}}`{expr}` failed: {res.get('ename')}: {res.get('evalue')}")
-        out.append({"expression": expr,
-                    "result": {"status": "ok", "data": res.get("data", {}),
-                               "metadata": res.get("metadata", {})}})
-    return out
+        results[expr] = {"status": "ok", "data": res.get("data", {}),
+                         "metadata": res.get("metadata", {})}
+    return [{"expression": e, "result": results[e]} for e in exprs]
+
+
+def _language_info(client: NotebookClient) -> dict:
+    reply = client.wait_for_reply(client.kc.kernel_info())
+    return reply["content"]["language_info"]
 
 
 def execute(path: str) -> str:
@@ -56,18 +108,18 @@ def execute(path: str) -> str:
                             resources={"metadata": {"path": str(p.parent)}})
     n_expr = 0
     with client.setup_kernel():
+        nb.metadata["language_info"] = _language_info(client)
         for idx, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
                 client.execute_cell(cell, idx)
             elif cell.cell_type == "markdown":
-                exprs = eval_expressions(cell.source)
+                exprs = inline_expressions(cell.source)
                 if exprs:
                     cell.metadata["user_expressions"] = _evaluate(client, exprs)
                     n_expr += len(exprs)
                 else:
                     cell.metadata.pop("user_expressions", None)
-    # store the metadata as JupyterLab writes it, so that opening a page in
-    # `make lab` leaves the file unchanged
+    # the kernelspec as JupyterLab writes it for this kernel
     nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
                                  "name": "python3"}
     nbformat.write(nb, p)

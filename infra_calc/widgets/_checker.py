@@ -1,84 +1,98 @@
 """The answer checker for the self-test exercises: it coaches, it does not tell.
 
 * The reader types an answer, with or without a unit (``34.3``, ``34.3 ms``,
-  ``0.0343 s``) into an empty text box whose placeholder names the unit.
-* **Check** grades what is in the box *at the moment of the click*.  A browser
-  sends a box's new text and a button's click over two different widget models,
-  and ipywidgets holds back a model's state update while an earlier one is in
-  flight, so the click can reach the kernel *before* the last keystrokes (today's
-  stale "you gave 20").  The checker therefore never grades inside the click
-  message: it marks a check as pending and grades when the box's late update
-  arrives, or, when none does, a moment later (:data:`SETTLE_S`), once the
-  kernel has taken every message the browser sent before the click.  Should a
-  busy kernel get the late update only after that, the attempt is graded again
-  with it (:data:`REGRADE_S`).
-* A wrong answer gets a hint (direction, order of magnitude, units, then the
-  exercise's own hints, one more per attempt), never the answer.  **Show answer**
-  reveals the answer and the worked solution when the reader asks.
+  ``0.0343 s``) into an empty text box whose placeholder names the unit, and
+  presses **Check** (or Enter).
+* The click and the text travel as **one message**: the checker's front end (a
+  small anywidget, :file:`_checker.js`, shipped with the package and loaded
+  from the kernel, so it works offline) sends ``{text, attempt}`` when the
+  button is pressed, and the kernel grades exactly that text and answers for
+  that attempt (the ``verdict`` trait).  The box's text is never synced on its
+  own, so there is nothing to wait for: no settle timer, no re-grading.
+* A wrong answer gets a hint (direction and a coarse size, or a unit slip, then
+  the exercise's own hints, one more per attempt), never the answer.
+  **Show answer** reveals the answer and the worked solution when asked.
 * Yes/no (pick-one) parts of a question have their own buttons.
 """
 from __future__ import annotations
 
 import html
-import time
+import pathlib
 
+import anywidget
 import ipywidgets as w
+import traitlets
 
 from .. import exercises
 
-__all__ = ["AnswerChecker", "answer_checker", "SETTLE_S", "REGRADE_S"]
+__all__ = ["AnswerBox", "AnswerChecker", "answer_checker"]
 
-#: seconds a click waits for late box updates before grading (see the module docstring)
-SETTLE_S = 0.5
-#: a box update this soon after a click that was graded without it re-grades that attempt
-#: (a kernel too busy to get the late update within SETTLE_S)
-REGRADE_S = 5.0
 GOOD, BAD, NOTE = "#009E73", "#D55E00", "#555555"
+_HERE = pathlib.Path(__file__).resolve().parent
 
 
-def _kernel_scheduler():
-    """``schedule(delay, fn)`` on the running kernel's event loop; None outside a kernel."""
-    try:
-        from ipykernel.kernelbase import Kernel
+class AnswerBox(anywidget.AnyWidget):
+    """Text box, **Check** and **Show answer** of one checker; the verdict below them.
 
-        if not Kernel.initialized():
-            return None
-        loop = Kernel.instance().io_loop
-    except Exception:  # pragma: no cover - not in a kernel
-        return None
-    return lambda delay, fn: loop.call_later(delay, fn)
+    Messages from the front end: ``{"event": "check", "text": str, "attempt": int}``
+    and ``{"event": "reveal"}``.  The kernel answers a check by setting
+    ``verdict = {"attempt", "text", "html", "correct"}``.
+    """
+
+    _esm = (_HERE / "_checker.js").read_text(encoding="utf-8")
+    _css = (_HERE / "_checker.css").read_text(encoding="utf-8")
+    exercise_id = traitlets.Unicode("").tag(sync=True)
+    placeholder = traitlets.Unicode("").tag(sync=True)
+    #: the highest attempt graded so far (a view drawn again counts on from it)
+    attempts = traitlets.Int(0).tag(sync=True)
+    verdict = traitlets.Dict({}).tag(sync=True)
+
+    def __init__(self, exercise_id: str, on_check, on_reveal, **kwargs):
+        super().__init__(exercise_id=exercise_id, **kwargs)
+        self._on_check, self._on_reveal = on_check, on_reveal
+        self.on_msg(self._handle)
+
+    def _handle(self, _widget, content, _buffers=None):
+        if not isinstance(content, dict):
+            return
+        if content.get("event") == "check":
+            attempt = content.get("attempt")
+            if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
+                attempt = self.attempts + 1
+            self.submit(str(content.get("text", "")), attempt)
+        elif content.get("event") == "reveal":
+            self._on_reveal()
+
+    def submit(self, text: str, attempt: int | None = None) -> dict:
+        """Grade ``text`` as attempt ``attempt`` (the next one by default); the new verdict."""
+        attempt = self.attempts + 1 if attempt is None else attempt
+        correct, colour, message = self._on_check(text, attempt)
+        self.attempts = max(self.attempts, attempt)
+        head, sep, rest = message.partition(": ")
+        body = (f"<b>{html.escape(head + sep.rstrip())}</b> {html.escape(rest)}" if sep
+                else html.escape(message))
+        self.verdict = {
+            "attempt": attempt, "text": text, "correct": correct,
+            "html": (f"<span class='ic-attempt' data-attempt='{attempt}' "
+                     f"data-correct='{str(correct).lower()}' style='color:{colour}'>"
+                     f"{body}</span>")}
+        return self.verdict
 
 
 class AnswerChecker(w.VBox):
-    """One exercise's checker.  ``box``, ``check_button``, ``verdict``, ``reveal_button``,
-    ``solution``, ``parts`` (list of ``(ToggleButtons, HTML)``) are its widgets."""
+    """One exercise's checker: ``header``, ``box`` (:class:`AnswerBox`), ``parts`` (list of
+    ``(ToggleButtons, HTML)``) and ``solution``."""
 
-    def __init__(self, exercise_id: str, schedule=None):
+    def __init__(self, exercise_id: str, title: str | None = None):
         self.exercise = ex = exercises.get(exercise_id)
-        self.attempts = 0
-        self._pending = None        # the attempt number waiting to be graded
-        self._timer = None
-        self._graded = None         # (attempt, text, monotonic time of its click) last graded
-        self._clicked_at = 0.0
-        self._schedule = schedule if schedule is not None else _kernel_scheduler()
-        self.box = w.Text(value="", placeholder=f"answer in {ex.unit}",
-                          description="Your answer:", continuous_update=False,
-                          style={"description_width": "initial"},
-                          layout=w.Layout(width="22em"))
-        self.box.add_class("ic-answer")
-        self.check_button = w.Button(description="Check", button_style="primary",
-                                     tooltip="grade the answer in the box")
-        self.check_button.add_class("ic-check")
-        self.reveal_button = w.Button(description="Show answer",
-                                      tooltip="show the answer and the worked solution")
-        self.reveal_button.add_class("ic-reveal")
-        self.verdict = w.HTML("")
-        self.verdict.add_class("ic-verdict")
+        self.title = title or ex.display_title
+        self.header = w.HTML(f"<b>{html.escape(self.title)}.</b> {html.escape(ex.question)}")
+        self.header.add_class("ic-question")
+        self.box = AnswerBox(ex.id, self._grade, self.reveal, placeholder=f"answer in {ex.unit}")
         self.solution = w.HTML("")
         self.solution.add_class("ic-solution")
         self.parts = []
-        rows = [w.HTML(f"<b>{html.escape(ex.id)}.</b> {html.escape(ex.question)}"),
-                w.HBox([self.box, self.check_button, self.reveal_button]), self.verdict]
+        rows = [self.header, self.box]
         for i, part in enumerate(ex.parts):
             pick = w.ToggleButtons(options=list(part.options), value=None,
                                    description=part.prompt, style={"description_width": "initial"})
@@ -91,47 +105,23 @@ class AnswerChecker(w.VBox):
         rows.append(self.solution)
         super().__init__(rows)
         self.add_class("ic-checker")
-        self.check_button.on_click(self._on_click)
-        self.reveal_button.on_click(lambda _=None: self.reveal())
-        self.box.observe(self._on_box, names="value")
 
     # -- grading -------------------------------------------------------------------------
-    def _on_click(self, _=None):
-        self.attempts += 1
-        self._pending = self.attempts
-        self._clicked_at = time.monotonic()
-        self.verdict.value = "<span class='ic-checking' style='color:#555555'>Checking…</span>"
-        if self._schedule is None:       # outside a kernel (scripts, unit tests): grade now
-            self.grade()
-            return
-        self._timer = self._schedule(SETTLE_S, self.grade)
-
-    def _on_box(self, _change=None):
-        if self._pending is not None:    # the late update of a box that was clicked: grade now
-            self.grade()
-        elif (self._graded is not None and self._graded[1] != self.box.value
-              and time.monotonic() - self._graded[2] < REGRADE_S):
-            self._pending = self._graded[0]   # graded too early, without this update: again
-            self.grade()
-
-    def grade(self):
-        """Grade what is in the box now and show the verdict (a hint when wrong)."""
-        if self._pending is None:
-            return None
-        attempt, self._pending = self._pending, None
-        text = self.box.value
-        self._graded = (attempt, text, self._clicked_at)
+    def _grade(self, text: str, attempt: int) -> tuple[bool, str, str]:
         try:
             res = exercises.check_text(self.exercise.id, text, attempt=attempt)
         except ValueError as exc:
-            self._show(attempt, NOTE, str(exc).capitalize())
-            return None
-        self._show(attempt, GOOD if res.correct else BAD, res.message)
-        return res
+            return False, NOTE, str(exc)[:1].upper() + str(exc)[1:]
+        return res.correct, GOOD if res.correct else BAD, res.message
 
-    def _show(self, attempt: int, colour: str, text: str):
-        self.verdict.value = (f"<span class='ic-attempt' data-attempt='{attempt}' "
-                              f"style='color:{colour}'><b>{html.escape(text)}</b></span>")
+    def check(self, text: str) -> dict:
+        """Grade ``text`` as the next attempt, as a click on **Check** does; the verdict."""
+        return self.box.submit(text)
+
+    @property
+    def verdict(self) -> str:
+        """The HTML of the last verdict ("" before the first check)."""
+        return self.box.verdict.get("html", "")
 
     def _grade_part(self, i: int, picked):
         pick, note = self.parts[i]
@@ -155,7 +145,8 @@ class AnswerChecker(w.VBox):
     # -- what an unrun cell shows ----------------------------------------------------------
     def __repr__(self) -> str:
         ex = self.exercise
-        return (f"Answer checker for exercise {ex.id}: run this cell to type your answer "
+        name = self.title if self.title != ex.id else f"exercise {ex.id}"
+        return (f"Answer checker for {name}: run this cell to type your answer "
                 f"(in {ex.unit}) and press Check; a wrong answer gets a hint, and "
                 f"'Show answer' gives the worked solution.")
 
@@ -168,12 +159,15 @@ class AnswerChecker(w.VBox):
         return data
 
 
-def answer_checker(exercise_id: str) -> AnswerChecker:
+def answer_checker(exercise_id: str, title: str | None = None) -> AnswerChecker:
     """Type an answer (a unit is optional), press *Check*: a verdict or a hint.
 
     Parameters
     ----------
     exercise_id : str
         An id from :func:`infra_calc.exercises.exercise_ids`, e.g. ``"j07-1"``.
+    title : str, optional
+        The name the reader sees (``"Exercise 1"``); the exercise's own
+        ``title`` (or its id) by default.
     """
-    return AnswerChecker(exercise_id)
+    return AnswerChecker(exercise_id, title)

@@ -1,0 +1,119 @@
+"""tools/execute.py, tools/strip_widget_state.py and tools/lab/: a page is stored as
+JupyterLab writes it back (issue 18 §4), so opening it marks nothing modified and
+*Run All* + *Save* leaves the file as it was (tests/test_lab_e2e.py checks both in a
+real JupyterLab)."""
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+
+import nbformat
+import pytest
+from conftest import NOTEBOOKS, ROOT, cells, load, source
+
+sys.path.insert(0, str(ROOT / "tools"))
+from execute import execute, inline_expressions  # noqa: E402
+from strip_widget_state import WIDGET_VIEW, strip  # noqa: E402
+
+#: the keys of the kernel's language_info that JupyterLab writes into a notebook
+LANGUAGE_INFO_KEYS = {"codemirror_mode", "file_extension", "mimetype", "name",
+                      "nbconvert_exporter", "pygments_lexer", "version"}
+
+
+# ------------------------------------------------------------------ {eval} occurrences
+@pytest.mark.parametrize("markdown, exprs", [
+    ("a {eval}`x` b {eval}`y` c {eval}`x`", ["x", "y", "x"]),            # one per occurrence
+    ("``{eval}`no` `` and `{eval}` {eval}`yes`", ["yes"]),              # code spans
+    ("```python\n{eval}`no`\n```\n{eval}`yes`", ["yes"]),                 # code blocks
+    ("```{exercise} Title {eval}`t`\n:label: e1\nBody {eval}`b`\n```", ["t", "b"]),
+    ("````{solution} e1\n:class: dropdown\n```{math}\n{eval}`no`\n```\nS {eval}`s`\n````", ["s"]),
+    (":::{note}\n{eval}`n`\n:::\n", ["n"]),
+    ("", []),
+])
+def test_inline_expressions_as_jupyterlab_myst_finds_them(markdown, exprs):
+    assert inline_expressions(markdown) == exprs
+
+
+# ------------------------------------------------------------------ execute a page
+def test_execute_stores_the_kernels_metadata_and_one_result_per_occurrence(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.cells = [nbformat.v4.new_code_cell("x = 6 * 7"),
+                nbformat.v4.new_markdown_cell("{eval}`x` and {eval}`x + 1`, again {eval}`x`."),
+                nbformat.v4.new_code_cell("import ipywidgets as w\nw.IntSlider()")]
+    path = tmp_path / "page.ipynb"
+    nbformat.write(nb, path)
+    execute(str(path))
+    got = load(path)
+    info = got["metadata"]["language_info"]
+    assert set(info) == LANGUAGE_INFO_KEYS and info["name"] == "python"
+    assert info["version"] == ".".join(map(str, sys.version_info[:3]))
+    assert got["metadata"]["kernelspec"]["display_name"] == "Python 3 (ipykernel)"
+    stored = got["cells"][1]["metadata"]["user_expressions"]
+    assert [e["expression"] for e in stored] == ["x", "x + 1", "x"]
+    assert [e["result"]["data"]["text/plain"] for e in stored] == ["42", "43", "42"]
+    assert stored[0]["result"] == {"status": "ok", "data": {"text/plain": "42"}, "metadata": {}}
+    out = got["cells"][2]["outputs"][0]["data"]
+    assert WIDGET_VIEW not in out and "text/plain" in out and "widgets" not in got["metadata"]
+
+
+# ------------------------------------------------------------------ saving in JupyterLab
+def test_strip_drops_widget_views_and_state_only():
+    nb = {"metadata": {"widgets": {"state": {}}, "kernelspec": {}},
+          "cells": [{"cell_type": "code", "outputs": [
+              {"output_type": "display_data", "data": {WIDGET_VIEW: {"model_id": "m"},
+                                                       "text/plain": "run this cell"}},
+              {"output_type": "stream", "text": "x"}]},
+              {"cell_type": "markdown", "source": ""}]}
+    assert strip(nb) == 2
+    assert nb == {"metadata": {"kernelspec": {}},
+                  "cells": [{"cell_type": "code", "outputs": [
+                      {"output_type": "display_data", "data": {"text/plain": "run this cell"}},
+                      {"output_type": "stream", "text": "x"}]},
+                      {"cell_type": "markdown", "source": ""}]}
+    assert strip(nb) == 0
+
+
+def test_lab_config_strips_notebooks_on_save():
+    class Config(dict):
+        def __getattr__(self, name):
+            return self.setdefault(name, Config())
+
+        def __setattr__(self, name, value):
+            self[name] = value
+
+    cfg = Config()
+    ns = runpy.run_path(str(ROOT / "tools" / "lab" / "jupyter_server_config.py"),
+                        init_globals={"get_config": lambda: cfg})
+    hook = cfg.FileContentsManager.pre_save_hook
+    assert hook is ns["keep_live_widgets_out"]
+    model = {"type": "notebook", "content": {"metadata": {"widgets": {}}, "cells": []}}
+    hook(model=model, path="x.ipynb", contents_manager=None)
+    assert model["content"]["metadata"] == {}
+    text = {"type": "file", "content": "{}"}
+    hook(model=text, path="x.txt", contents_manager=None)
+    assert text["content"] == "{}"
+
+
+# ------------------------------------------------------------------ the stored pages
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_pages_are_stored_as_jupyterlab_writes_them(path):
+    """The kernel's language_info, and user_expressions one per {eval} occurrence in
+    document order (run `make execute` after changing a page or tools/execute.py)."""
+    nb = load(path)
+    missing = LANGUAGE_INFO_KEYS - set(nb["metadata"].get("language_info", {}))
+    assert not missing, f"language_info lacks {sorted(missing)}: run make execute"
+    bad = []
+    for i, c in enumerate(cells(path)):
+        if c["cell_type"] != "markdown":
+            continue
+        want = inline_expressions(source(c))
+        got = [e["expression"] for e in c.get("metadata", {}).get("user_expressions", [])]
+        if got != want:
+            bad.append(f"cell {i}: stored {got}, jupyterlab-myst writes {want}")
+    assert not bad, "user_expressions not as jupyterlab-myst writes them (make execute):\n" + \
+        "\n".join(bad[:5])
+    assert "widgets" not in nb["metadata"]
+    assert not any(WIDGET_VIEW in o.get("data", {}) for c in nb["cells"]
+                   for o in c.get("outputs", []) or []), json.dumps(path.name)

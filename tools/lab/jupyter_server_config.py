@@ -1,0 +1,31 @@
+"""JupyterLab server settings for the book (``make lab``, tests/lab_server.py).
+
+Loaded through ``JUPYTER_CONFIG_PATH=tools/lab``, next to (not instead of) the
+reader's own Jupyter configuration.
+
+Saving a page keeps it as ``make execute`` stored it: the live widgets of a run
+(the checkers, the explorers) are not written into the file.  Their views would
+point at widget models that are gone once the kernel stops ("Error displaying
+widget: model not found" on the next opening), and their state would grow the
+file.  The cell keeps its ``text/plain`` ("... run this cell to ...").
+"""
+import pathlib
+import sys
+import warnings
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from strip_widget_state import strip  # noqa: E402
+
+
+def keep_live_widgets_out(model, **kwargs):
+    """Pre-save hook: drop widget views and widget state from a notebook being saved."""
+    if model.get("type") == "notebook" and isinstance(model.get("content"), dict):
+        strip(model["content"])
+
+
+c = get_config()  # noqa: F821  (provided by the Jupyter config loader)
+c.FileContentsManager.pre_save_hook = keep_live_widgets_out
+# JupyterLab applies the server's configuration twice (once more when its extension
+# config is merged), so the hook is "overridden" by itself: not worth a warning
+warnings.filterwarnings("ignore", message=r"Overriding existing pre_save_hook "
+                        r"\(keep_live_widgets_out\) with a new one \(keep_live_widgets_out\)")
