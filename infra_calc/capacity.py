@@ -15,12 +15,23 @@ size (memory is built in binary sizes, so a card sold as "24 GB" holds
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import source as S
 from ._validate import check_number, unwrap
-from .hardware import Accelerator, accelerator
-from .units import GB, GiB
+from .hardware import (
+    DECIMAL_CAPACITY_NOTE,
+    READINGS,
+    Accelerator,
+    accelerator,
+    capacity_reading,
+    decimal_reading,
+)
+
+if TYPE_CHECKING:                      # infra_calc.models loads on first use
+    from .modelspec import ModelSpec
 
 __all__ = ["CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes", "READINGS",
            "DECIMAL_CAPACITY_NOTE", "capacity_reading", "decimal_reading", "PlannerState",
@@ -127,51 +138,20 @@ def max_batch(capacity, weights, workspace, seq_len, kv_bytes_per_token):
     return unwrap(b, int)
 
 
-# ------------------------------------------------------------------ two readings of "N GB"
-#: The two ways to read a card's capacity: what is physically built (binary
-#: GiB, the catalog value) and the number on the box read as 10^9 bytes.
-READINGS = ("physical GiB", "decimal GB")
-
-#: What an accelerator read the decimal way says about its capacity.
-DECIMAL_CAPACITY_NOTE = (
-    "the source reads a card sold as 'N GB' as N x 10^9 bytes; the physical "
-    "memory is N GiB = N x 2^30 bytes"
-)
-
-
-def capacity_reading(hw, reading: str = "physical GiB") -> float:
-    """Capacity ``C`` in bytes of accelerator ``hw`` under one reading.
-
-    ``"physical GiB"`` is the catalog value (memory is built in binary sizes:
-    a card sold as 24 GB holds 24 GiB); ``"decimal GB"`` reads the same label
-    as ``N × 10^9`` bytes, as the source does.
-
-    >>> capacity_reading("RTX 4090", "decimal GB")
-    24000000000.0
-    """
-    acc = accelerator(hw)
-    if reading == "physical GiB":
-        return float(acc.mem_capacity)
-    if reading == "decimal GB":
-        return float(round(acc.mem_capacity / GiB) * GB)
-    raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
-
-
-def decimal_reading(hw) -> Accelerator:
-    """A copy of ``hw`` whose capacity is its label read as 10^9 bytes (80 GiB -> 80e9 B)."""
-    acc = accelerator(hw)
-    return acc.with_(mem_capacity=capacity_reading(acc, "decimal GB"), note=DECIMAL_CAPACITY_NOTE)
-
-
 # ------------------------------------------------------------------ the capacity planner
 @dataclass(frozen=True)
 class PlannerState:
-    """Numbers behind one capacity-planner setting (bytes unless stated)."""
+    """Numbers behind one capacity-planner setting (bytes unless stated).
 
-    #: Accelerator name.
-    accelerator: str
-    #: Model name.
-    model: str
+    ``accelerator`` and ``model`` are the objects the numbers were computed
+    for (a changed copy keeps its figures); ``accelerator.name`` and
+    ``model.name`` are their names.
+    """
+
+    #: The accelerator, exactly as given.
+    accelerator: Accelerator
+    #: The model, exactly as given.
+    model: ModelSpec
     #: Tokens of KV cache per request, ``S``.
     context: int
     #: Concurrent requests, ``B``.
@@ -180,7 +160,7 @@ class PlannerState:
     bytes_per_param: float
     #: Which capacity reading (one of :data:`READINGS`).
     reading: str
-    #: Usable memory ``C`` under that reading.
+    #: Usable memory ``C`` under that reading (:func:`capacity_reading`).
     capacity: float
     #: Resident weights ``W``.
     weights: float
@@ -197,7 +177,12 @@ class PlannerState:
     #: ``total <= C``.
     fits: bool
     #: Largest batch of ``context``-token requests that fits (:func:`max_batch`).
-    b_max: int
+    max_batch: int
+
+    @property
+    def b_max(self) -> int:
+        """The old name of :attr:`max_batch`."""
+        return self.max_batch
 
 
 def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, batch=4,
@@ -206,18 +191,20 @@ def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, ba
     """Evaluate the capacity inequality for one setting of the planner.
 
     Inputs left at None take J13's case (:mod:`infra_calc.source`: Qwen3-8B,
-    8K tokens, a 2 GiB workspace).  Uses :func:`kv_cache_bytes`,
+    8K tokens, a 2 GiB workspace).  ``accelerator_name`` and ``model_name``
+    may be names or objects; the result keeps the objects.  The capacity is
+    :func:`capacity_reading` of the accelerator under ``reading``, the one
+    mechanism for the two readings.  Uses :func:`kv_cache_bytes`,
     :func:`capacity_check` and :func:`max_batch`; nothing is computed here
     that those functions do not already define.
     """
-    from . import source as S
-    from .models import model
+    from .models import resolve_model
 
     model_name = S.J13_MODEL if model_name is None else model_name
     context = S.J13_CONTEXTS[0] if context is None else context
     workspace = S.J13_WORKSPACE if workspace is None else workspace
     acc = accelerator(accelerator_name)
-    m = model(model_name)
+    m = resolve_model(model_name)
     cap = capacity_reading(acc, reading)
     weights = float(m.weight_bytes(bytes_per_param))
     m_kv = m.kv_bytes_per_token(kv_bytes_per_element)
@@ -225,6 +212,6 @@ def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, ba
     kv = kv_cache_bytes(context, m_kv, batch)
     chk = capacity_check(cap, weights, kv, workspace)
     b_max = max_batch(cap, weights, workspace, context, m_kv)
-    return PlannerState(acc.name, m.name, int(context), int(batch), float(bytes_per_param), reading,
+    return PlannerState(acc, m, int(context), int(batch), float(bytes_per_param), reading,
                         cap, weights, float(workspace), float(per), float(kv), float(chk.total),
                         float(chk.headroom), bool(chk.fits), int(b_max))

@@ -1,9 +1,13 @@
 """Shared set-up of the test suite: backend, paths, the book's notebooks, figure closing.
 
-* Matplotlib runs on Agg, whatever the environment sets.
+* Matplotlib runs on Agg, whatever the environment sets (``MPLBACKEND``; matplotlib itself is
+  imported only by the tests that draw, so library tests run without it).
 * pytest-mpl's comparison is switched on (``--mpl``) however pytest is invoked, so the
   figure tests in ``test_figures.py`` can never pass by comparing nothing.
 * Every test closes the figures it leaves open.
+* Hypothesis runs under one profile for the whole suite: no per-example deadline and no
+  "too slow" health check (both are clocks, and a busy 2-core machine trips them), and
+  derandomized, so a failing example is the same on every run and every machine.
 * Paths (``ROOT``, ``BOOK``, ``HTML_DIR``, ``FIG_DIR``), the list of notebooks and small
   readers of a notebook's cells, tags, ``{eval}`` roles and stored ``user_expressions``
   are imported by the test modules (``from conftest import ...``).
@@ -15,11 +19,18 @@ import json
 import os
 import pathlib
 import re
+import sys
 
-import matplotlib
 import pytest
+from hypothesis import HealthCheck, settings
 
-matplotlib.use("Agg", force=True)
+os.environ["MPLBACKEND"] = "Agg"     # read by matplotlib when a test first imports it
+
+# No test times itself: hypothesis's default 200 ms deadline per example and its
+# too_slow health check are timing assertions.  derandomize=True: a failure is reproducible.
+settings.register_profile("book", deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("book")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -158,6 +169,5 @@ def pytest_configure(config):
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield
-    import matplotlib.pyplot as plt  # after the backend is set
-
-    plt.close("all")
+    if "matplotlib.pyplot" in sys.modules:      # only tests that drew have figures to close
+        sys.modules["matplotlib.pyplot"].close("all")
