@@ -27,7 +27,8 @@ from ._validate import unwrap
 from .bound import bound_label
 from .workload import ModelOnCard, Workload
 
-__all__ = ["ModelDecodeStep", "model_decode_step", "decode_counts", "weight_read_params",
+__all__ = ["ModelDecodeStep", "model_decode_step", "decode_counts", "decode_coefficients",
+           "weight_read_params",
            "WEIGHT_READS", "REGIONS"]
 
 #: What a step is taken to read: the bytes it touches (default), J07's
@@ -49,24 +50,42 @@ def weight_read_params(spec, batch, weights):
     raise ValueError(f"weights must be one of {WEIGHT_READS}, got {weights!r}")
 
 
-def decode_counts(w: Workload, weights="touched") -> dict:
+def decode_coefficients(w: Workload, weights="touched") -> dict:
+    """Per-card terms of a decode step of ``w``, linear in the context ``S``.
+
+    A step reads ``weight_bytes + kv_bytes_per_token * S`` bytes and does
+    ``flops_linear + attention_flops_per_token * S`` FLOPs per card (arrays
+    over ``w.batch``): the weights touched (:func:`weight_read_params`), the
+    batch's cache per cached token, the matrix products and attention per
+    cached token.
+    """
+    spec, sh = w.model, w.share
+    b = np.asarray(w.batch, dtype=float)
+    n = np.asarray(w.cards, dtype=float)
+    return dict(
+        weight_bytes=np.asarray(sh.of(spec, weight_read_params(spec, w.batch, weights)))
+        * w.bytes_per_param,
+        kv_bytes_per_token=b * np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element)),
+        flops_linear=2.0 * b * np.asarray(sh.of_matmul(spec, spec.matmul_params)),
+        attention_flops_per_token=np.asarray(spec.attention_flops(b, 1)) / n,
+    )
+
+
+def decode_counts(w: Workload, weights="touched", context=None) -> dict:
     """Per-card bytes and FLOPs of one decode step of workload ``w`` (arrays broadcast).
 
     Returns a dict of ``weight_bytes`` (:math:`R_W` split per card),
     ``kv_bytes`` (:math:`B S m_{kv} h_{kv}/n_{kv}`), ``flops_linear``
     (:math:`2 B N_{mm}` split per card, replicated K/V projections included)
-    and ``flops_attention`` (:math:`4 B S L (H/n) d_h`).
+    and ``flops_attention`` (:math:`4 B S L (H/n) d_h`), at ``context``
+    (default: the workload's).
     """
-    spec, sh = w.model, w.share
-    b = np.asarray(w.batch, dtype=float)
-    s = np.asarray(w.context, dtype=float)
-    n = np.asarray(w.cards, dtype=float)
-    wb = np.asarray(sh.of(spec, weight_read_params(spec, w.batch, weights))) * w.bytes_per_param
-    kv = b * s * np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element))
-    f_lin = 2.0 * b * np.asarray(sh.of_matmul(spec, spec.matmul_params))
-    f_att = np.asarray(spec.attention_flops(b, s)) / n
-    wb, kv, f_lin, f_att = np.broadcast_arrays(wb, kv, f_lin, f_att)
-    return dict(weight_bytes=wb, kv_bytes=kv, flops_linear=f_lin, flops_attention=f_att)
+    k = decode_coefficients(w, weights)
+    s = np.asarray(w.context if context is None else context, dtype=float)
+    out = dict(weight_bytes=k["weight_bytes"], kv_bytes=k["kv_bytes_per_token"] * s,
+               flops_linear=k["flops_linear"],
+               flops_attention=k["attention_flops_per_token"] * s)
+    return dict(zip(out, np.broadcast_arrays(*out.values()), strict=True))
 
 
 @dataclass(frozen=True)

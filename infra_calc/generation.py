@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int
-from .parallel import tensor_parallel_step
+from .parallel import COMM_MODELS, step_times
 from .prefill import PrefillStep, prefill_step
 from .workload import ModelOnCard, Workload
 
@@ -106,11 +106,15 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, byte
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
     w.model.check_context(p + o, "prompt_tokens + output_tokens")
+    if not isinstance(overlap_comm, (bool, np.bool_)):
+        raise TypeError(f"overlap_comm must be True or False, got {overlap_comm!r}")
+    if comm not in COMM_MODELS:
+        raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
     pre = prefill_step(w, prompt_tokens=p, weights=weights, comm=comm)
     if o > 1:
-        steps = tensor_parallel_step(w.with_(context=p + np.arange(1, o)), overlap_comm=overlap_comm,
-                                     weights=weights, comm=comm)
-        times = np.asarray(steps.t_step, dtype=float)
+        # the steps' contexts P+1 ... P+O-1 are valid: P + O was checked above
+        times = np.asarray(step_times(w, weights, comm, overlap_comm,
+                                      context=np.arange(p + 1, p + o, dtype=float)), dtype=float)
     else:
         times = np.zeros(0)
     decode = float(times.sum())

@@ -24,10 +24,10 @@ import numpy as np
 from ._validate import unwrap
 from .bound import bound_label, bound_with_comm
 from .comm import ACTIVATION_BYTES, COMM_MODELS, layer_comm, ring_allreduce_time
-from .decode import decode_counts
+from .decode import decode_coefficients, decode_counts
 from .workload import ModelOnCard, Workload
 
-__all__ = ["ring_allreduce_time", "TensorParallelStep", "tensor_parallel_step",
+__all__ = ["ring_allreduce_time", "TensorParallelStep", "tensor_parallel_step", "step_times",
            "ACTIVATION_BYTES", "COMM_MODELS"]
 
 
@@ -80,6 +80,25 @@ class TensorParallelStep(ModelOnCard):
     memory_per_card: float | np.ndarray
     #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
     fits: bool | np.ndarray
+
+
+def step_times(w: Workload, weights="touched", comm="ring", overlap_comm=False, context=None):
+    """The decode-step times of workload ``w`` at ``context`` (default: its own), seconds.
+
+    Exactly :attr:`TensorParallelStep.t_step` of :func:`tensor_parallel_step`,
+    without the labels and the memory: what a sum over many steps needs.
+    ``context`` is taken as already checked.
+    """
+    k = decode_coefficients(w, weights)
+    acc = w.hw
+    s = np.asarray(w.context if context is None else context, dtype=float)
+    tr = k["weight_bytes"] / acc.mem_bandwidth + (k["kv_bytes_per_token"] / acc.mem_bandwidth) * s
+    tc = k["flops_linear"] / acc.peak_flops + (k["attention_flops_per_token"] / acc.peak_flops) * s
+    _, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
+    floor = np.maximum(tr, tc)
+    if overlap_comm:
+        return np.maximum(floor, tcomm)
+    return floor + tcomm if np.any(tcomm) else floor
 
 
 def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None,

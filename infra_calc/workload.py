@@ -25,6 +25,7 @@ False
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,7 +129,7 @@ class Workload:
         return dataclasses.replace(self, **changes)
 
     # --------------------------------------------------------- derived sizes
-    @property
+    @functools.cached_property
     def share(self) -> CardShare:
         """One card's share of the model (:func:`infra_calc.sharding.card_share`)."""
         return card_share(self.model, self.cards)
