@@ -86,7 +86,7 @@ def _estimate(args) -> str:
 
     est = estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param, batch=args.batch,
                    context=args.context, workspace=args.workspace_gib * GiB,
-                   kv_bytes_per_element=args.kv_bytes, cards=args.cards, prompt=args.prompt,
+                   kv_bytes_per_element=args.kv_bytes, cards=args.cards, prompt_tokens=args.prompt,
                    output_tokens=args.output_tokens)
     if args.json:
         return json.dumps(est.to_dict(), indent=2, allow_nan=False)

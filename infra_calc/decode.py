@@ -135,8 +135,8 @@ class ModelDecodeStep(ModelOnCard):
     fits: bool | np.ndarray
 
 
-def model_decode_step(model, hw=None, batch=None, context=None, bytes_per_param=None,
-                      kv_bytes_per_element=None, weights="touched", *,
+def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_param=None,
+                      kv_bytes_per_element=None, weights="touched",
                       workspace=None) -> ModelDecodeStep:
     """One decode step of a model on one card, with its KV cache.
 
@@ -160,11 +160,11 @@ def model_decode_step(model, hw=None, batch=None, context=None, bytes_per_param=
     context : int or array_like
         KV-cache tokens per request, ``S`` (>= 0, default 0; longer than the
         model's ``max_position_embeddings`` is refused with ``ValueError``).
-    bytes_per_param : float
+    bytes_per_param : float, keyword-only
         ``b_W``, bytes/parameter (default 2).
-    kv_bytes_per_element : float
+    kv_bytes_per_element : float, keyword-only
         Bytes per cached element (default 2 = BF16; 1 = FP8).
-    weights : {"touched", "active", "total"}
+    weights : {"touched", "active", "total"}, keyword-only
     workspace : float, keyword-only
         Bytes of workspace (default 2 GiB).
 

@@ -53,9 +53,10 @@ class GenerationTime(ModelOnCard):
     fits: bool
 
 
-def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, bytes_per_param=None,
-                    batch=None, kv_bytes_per_element=None, *, cards=None, weights="touched",
-                    overlap_comm=False, comm="ring", workspace=None) -> GenerationTime:
+def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
+                    bytes_per_param=None, batch=None, kv_bytes_per_element=None, cards=None,
+                    weights="touched", overlap_comm=False, comm="ring",
+                    workspace=None) -> GenerationTime:
     """Lower bound on one whole request: prefill plus the decode steps.
 
     The prefill pass (:func:`infra_calc.prefill.prefill_step`) yields the

@@ -132,7 +132,7 @@ def critical_context(model, hw=None, kv_bytes_per_token=None, *, bytes_per_param
     >>> round(ic.critical_context(70e9, "H100 SXM", 327680))      # numeric form
     1447
     >>> round(ic.critical_context("llama-70b", "H100 SXM"))       # the model
-    1509
+    1476
     """
     if _is_count(model):
         acc = resolve_hw(hw)

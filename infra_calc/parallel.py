@@ -101,8 +101,8 @@ def step_times(w: Workload, weights="touched", comm="ring", overlap_comm=False, 
     return floor + tcomm if np.any(tcomm) else floor
 
 
-def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None,
-                         bytes_per_param=None, kv_bytes_per_element=None, *, overlap_comm=False,
+def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *,
+                         bytes_per_param=None, kv_bytes_per_element=None, overlap_comm=False,
                          weights="touched", comm="ring", workspace=None) -> TensorParallelStep:
     """One decode step split over ``cards`` by tensor parallelism.
 

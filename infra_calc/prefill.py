@@ -112,8 +112,8 @@ class PrefillStep(ModelOnCard):
         return unwrap(np.asarray(self.flops) / np.asarray(self.bytes_read))
 
 
-def prefill_step(model, hw=None, prompt_tokens=None, bytes_per_param=None, batch=None,
-                 kv_bytes_per_element=None, *, cards=None, weights="touched", comm="ring",
+def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, batch=None,
+                 kv_bytes_per_element=None, cards=None, weights="touched", comm="ring",
                  workspace=None) -> PrefillStep:
     """Lower bound of the prefill pass: the time to first token on idle cards.
 

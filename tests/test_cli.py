@@ -38,7 +38,7 @@ def test_estimate_json_matches_library():
     r = run("estimate", "--model", "deepseek-r1-distill-llama-70b", "--hw", "a100",
             "--bytes-per-param", "1", "--json")
     data = json.loads(r.stdout)
-    est = ic.estimate("deepseek-r1-distill-llama-70b", "A100 80GB", 1)
+    est = ic.estimate("deepseek-r1-distill-llama-70b", "A100 80GB", bytes_per_param=1)
     assert data == json.loads(json.dumps(est.to_dict()))
     assert data["params"] == 70_553_706_496 and data["fits"] is True
 

@@ -25,15 +25,15 @@ def test_every_pair_with_defaults_is_estimated(model, hw):
 
 
 def test_qwen_h100():
-    est = ic.estimate("qwen3-8b", "H100 SXM", 2, 8, 8192)
+    est = ic.estimate("qwen3-8b", "H100 SXM", bytes_per_param=2, batch=8, context=8192)
     assert est.weight_bytes == 2 * 8_190_735_360
     assert est.kv_bytes == 8 * 8192 * 144 * KiB
     assert est.bound == "memory" and est.max_batch == 55 and est.model is ic.model("qwen3-8b")
 
 
 def test_cards_apply_to_everything():
-    one = ic.estimate("llama-70b", "A100 80GB", 2, 1, 8192)
-    four = ic.estimate("llama-70b", "A100 80GB", 2, 1, 8192, cards=4)
+    one = ic.estimate("llama-70b", "A100 80GB", context=8192)
+    four = ic.estimate("llama-70b", "A100 80GB", context=8192, cards=4)
     assert not one.fits and four.fits
     assert four.weight_bytes < one.weight_bytes / 3 and four.kv_bytes == one.kv_bytes / 4
     assert four.t_comm > 0 and four.t_step == pytest.approx(four.t_floor + four.t_comm)
@@ -49,7 +49,7 @@ def test_a_request_fixes_the_default_context():
 
 
 def test_strict_json_says_why_a_number_is_null():
-    est = ic.estimate("Llama-3.1-8B", "H100 SXM", 2, 8, 4096)
+    est = ic.estimate("Llama-3.1-8B", "H100 SXM", batch=8, context=4096)
     assert math.isinf(est.batch_turning_point_kv)
     d = est.to_dict()
     assert d["batch_turning_point_kv"] is None and "S_max" in d["null_reasons"]["batch_turning_point_kv"]

@@ -97,7 +97,7 @@ def prefill_figure(models=(SMALL, BIG), hw="H100 SXM", bytes_per_param=2):
     ax = fig.add_subplot()
     colours = (PALETTE["blue"], PALETTE["vermillion"])
     for name, c in zip(models, colours, strict=False):
-        st = prefill_step(name, acc, p, bytes_per_param)
+        st = prefill_step(name, acc, p, bytes_per_param=bytes_per_param)
         short = f"{model(name).params / 1e9:.0f}B"
         ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
         ax.plot(p, st.t_read * 1e3, ":", color=c, lw=1.2, label=f"{short}: read R/β")
