@@ -1,7 +1,8 @@
 """Shared set-up of the test suite: backend, paths, the book's notebooks, figure closing.
 
-* Matplotlib runs on Agg, whatever the environment sets (``MPLBACKEND``; matplotlib itself is
-  imported only by the tests that draw, so library tests run without it).
+* Matplotlib runs on Agg, whatever the environment sets; matplotlib itself is imported only
+  by the tests that draw, so library tests run without it (and the notebooks' kernels keep
+  their own inline backend: nothing here touches the environment they inherit).
 * pytest-mpl's comparison is switched on (``--mpl``) however pytest is invoked, so the
   figure tests in ``test_figures.py`` can never pass by comparing nothing.
 * Every test closes the figures it leaves open.
@@ -23,8 +24,6 @@ import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
-
-os.environ["MPLBACKEND"] = "Agg"     # read by matplotlib when a test first imports it
 
 # No test times itself: hypothesis's default 200 ms deadline per example and its
 # too_slow health check are timing assertions.  derandomize=True: a failure is reproducible.
@@ -164,6 +163,12 @@ def pytest_configure(config):
     # before pytest-mpl's own pytest_configure reads the option: never compare nothing
     if hasattr(config.option, "mpl"):
         config.option.mpl = True
+
+
+def pytest_runtest_setup(item):
+    # a test module that draws has imported matplotlib by now: put it on Agg before it runs
+    if "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].use("Agg", force=True)
 
 
 @pytest.fixture(autouse=True)
