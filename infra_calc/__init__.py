@@ -3,9 +3,12 @@
 Small pure functions, SI units throughout (seconds, bytes, FLOPs, FLOP/s,
 bytes/s), numpy arrays accepted wherever a scalar is.  Importing the package
 has no side effects and does not import sympy, matplotlib or ipywidgets; the
-model catalog (:mod:`infra_calc.models`) and the
-plotting (:mod:`infra_calc.figures`), widget (:mod:`infra_calc.widgets`) and
-measurement (:mod:`infra_calc.measure`) modules are imported on first use.
+model catalog (:mod:`infra_calc.models`), chapter 3's modules (one checked
+:class:`~infra_calc.workload.Workload` in, results with ``fits`` and
+``memory_per_card`` out) and the plotting (:mod:`infra_calc.figures`), widget
+(:mod:`infra_calc.widgets`) and measurement (:mod:`infra_calc.measure`)
+modules are imported on first use.  Every bound is computed once, in
+:mod:`infra_calc.bound`.
 
 >>> import infra_calc as ic
 >>> round(ic.read_time(70e9, "H100 SXM") * 1e3, 3)
