@@ -13,9 +13,11 @@ ratio that matters.  Run on a quiet machine for stable numbers; see README.md.
 4. ``import infra_calc`` vs ``import numpy``, in fresh interpreters, median of N;
 5. a slider update of the decode-step explorer (recompute + update the artists
    + redraw) vs a bare ``fig.canvas.draw()`` of the same figure;
-6. ``make figures``: ``python -m infra_calc figures --out <temporary folder>``.
+6. ``make figures``: ``python -m infra_calc figures --out <temporary folder>``;
+7. ``generation_time`` of one request with 10^5 output tokens (every decode step
+   computed by the library) vs a bare numpy expression of the same sum.
 
-Options: ``--only NAME`` (repeatable: build, nbval, import, slider, figures),
+Options: ``--only NAME`` (repeatable: build, nbval, import, slider, figures, generation),
 ``--repeat N`` for the import and slider medians, ``--json PATH`` to save.
 """
 from __future__ import annotations
@@ -182,15 +184,49 @@ def bench_figures() -> None:
          seconds=t, png=n, rc=rc)
 
 
+# -- 7: generation_time over 1e5 output tokens vs bare numpy --------------------------------
+def bench_generation(repeat: int) -> None:
+    import numpy as np
+
+    import infra_calc as ic
+
+    name, hw, p, o, b = "Llama-3.1-8B", "H100 SXM", 2048, 100_001, 1
+    m, acc = ic.model(name), ic.accelerator(hw)
+
+    def library():
+        return ic.generation_time(m, acc, p, o, batch=b).total
+
+    def bare():   # the same sum, written out: prefill, then max(read, compute) per step
+        s = p + np.arange(1, o, dtype=float)
+        read = (m.decode_weight_bytes(2, b) + b * s * m.kv_bytes_per_token()) / acc.mem_bandwidth
+        flops = 2 * b * m.matmul_params + 4 * b * s * m.layers * m.heads * m.head_dim
+        return ic.prefill_step(m, acc, p, batch=b).t_step + np.maximum(read, flops / acc.peak_flops).sum()
+
+    assert np.isclose(library(), bare(), rtol=1e-9)      # the same number, or the ratio means nothing
+    times = {}
+    for label, fn in (("library", library), ("numpy", bare)):
+        fn()
+        runs = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            fn()
+            runs.append(time.perf_counter() - t0)
+        times[label] = statistics.median(runs)
+    lib, np_ = times["library"], times["numpy"]
+    _say("generation_time", f"{lib * 1e3:7.1f} ms vs bare numpy {np_ * 1e3:.1f} ms = "
+         f"{lib / np_:.2f} x  ({o - 1:,} decode steps of {name}, median of {repeat}; goal <= 2 x)",
+         library=lib, numpy=np_, ratio=lib / np_, repeat=repeat)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", action="append",
-                   choices=["build", "nbval", "import", "slider", "figures", "lab"])
+                   choices=["build", "nbval", "import", "slider", "figures", "lab", "generation"])
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--json", type=pathlib.Path)
     args = p.parse_args(argv)
-    todo = args.only or ["build", "nbval", "import", "slider", "figures", "lab"]
+    todo = args.only or ["build", "nbval", "import", "slider", "figures", "lab", "generation"]
     m = machine()
     print(f"machine: {m['nproc']} CPUs, {m['cpu']}, {m['ram']} RAM, Python {m['python']}")
     t0 = time.perf_counter()
@@ -198,6 +234,7 @@ def main(argv=None) -> int:
         {"build": bench_build, "nbval": bench_nbval, "figures": bench_figures,
          "import": lambda: bench_import(args.repeat),
          "slider": lambda: bench_slider(args.repeat),
+         "generation": lambda: bench_generation(args.repeat),
          "lab": lambda: subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lab_latency.py")]),
          }[name]()
     print(f"total {time.perf_counter() - t0:.0f} s")

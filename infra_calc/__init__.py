@@ -3,9 +3,12 @@
 Small pure functions, SI units throughout (seconds, bytes, FLOPs, FLOP/s,
 bytes/s), numpy arrays accepted wherever a scalar is.  Importing the package
 has no side effects and does not import sympy, matplotlib or ipywidgets; the
-model catalog (:mod:`infra_calc.models`) and the
-plotting (:mod:`infra_calc.figures`), widget (:mod:`infra_calc.widgets`) and
-measurement (:mod:`infra_calc.measure`) modules are imported on first use.
+model catalog (:mod:`infra_calc.models`), chapter 3's modules (one checked
+:class:`~infra_calc.workload.Workload` in, results with ``fits`` and
+``memory_per_card`` out) and the plotting (:mod:`infra_calc.figures`), widget
+(:mod:`infra_calc.widgets`) and measurement (:mod:`infra_calc.measure`)
+modules are imported on first use.  Every bound is computed once, in
+:mod:`infra_calc.bound`.
 
 >>> import infra_calc as ic
 >>> round(ic.read_time(70e9, "H100 SXM") * 1e3, 3)
@@ -15,6 +18,7 @@ import importlib
 
 from . import source, units
 from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
+from .bound import bound_label, floor_time
 from .capacity import (
     READINGS,
     CapacityCheck,
@@ -54,22 +58,26 @@ __version__ = "1.0.0"
 
 #: Public names defined in modules imported on first use: name -> module.
 _LAZY = {
-    "MODELS": "models", "ModelSpec": "models", "model": "models", "model_names": "models",
-    "resolve_model": "models",
-    # chapter 3: the whole request
-    "critical_context": "kv", "kv_weight_batch": "kv", "decode_region": "kv",
-    "ModelDecodeStep": "kv", "model_decode_step": "kv",
+    "MODELS": "models", "model": "models", "model_names": "models", "resolve_model": "models",
+    "ModelSpec": "modelspec",
+    # one workload, and chapter 3: the whole request
+    "Workload": "workload", "DEFAULT_WORKSPACE": "workload",
+    "critical_context": "kv", "turning_batch": "kv", "kv_weight_batch": "kv",
+    "decode_region": "kv",
+    "ModelDecodeStep": "decode", "model_decode_step": "decode",
     "PrefillStep": "prefill", "prefill_step": "prefill",
     "GenerationTime": "generation", "generation_time": "generation",
     "TensorParallelStep": "parallel", "tensor_parallel_step": "parallel",
-    "ring_allreduce_time": "parallel",
+    "ring_allreduce_time": "comm", "in_switch_allreduce_time": "comm",
+    "allreduce_time": "comm", "CardShare": "sharding", "card_share": "sharding",
     # the book's pages: numbers as the prose shows them
     "shown": "display", "Shown": "display", "PageValues": "display",
-    "check_page_values": "display",
+    "check_page_values": "pagecheck",
 }
 #: Submodules imported on first use.
-_SUBMODULES = ("models", "figures", "widgets", "measure", "exercises", "reproduce",
-               "cli", "reality")
+_SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
+               "reproduce", "cli", "reality", "workload", "sharding", "comm", "decode", "kv",
+               "prefill", "parallel", "generation", "display", "pagecheck")
 
 __all__ = [
     "Accelerator", "CATALOG", "accelerator", "accelerator_names", "resolve_hw",
@@ -82,9 +90,11 @@ __all__ = [
     "READINGS", "capacity_reading", "decimal_reading", "PlannerState", "planner_state",
     "shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
     "amdahl_speedup", "amdahl_time", "amdahl_limit",
-    "critical_context", "kv_weight_batch", "decode_region", "ModelDecodeStep", "model_decode_step",
-    "PrefillStep", "prefill_step", "GenerationTime", "generation_time",
+    "bound_label", "floor_time", "Workload", "DEFAULT_WORKSPACE",
+    "critical_context", "turning_batch", "kv_weight_batch", "decode_region", "ModelDecodeStep",
+    "model_decode_step", "PrefillStep", "prefill_step", "GenerationTime", "generation_time",
     "TensorParallelStep", "tensor_parallel_step", "ring_allreduce_time",
+    "in_switch_allreduce_time", "allreduce_time", "CardShare", "card_share",
     "Estimate", "estimate", "source", "units", "__version__",
     "shown", "Shown", "PageValues", "check_page_values",
 ]

@@ -12,6 +12,11 @@ import numpy as np
 
 __all__ = ["check_number", "check_int", "is_scalar", "unwrap"]
 
+_INT64_MAX = np.iinfo(np.int64).max
+_INT64_MIN = np.iinfo(np.int64).min
+# the largest float that still converts to int64 without overflow
+_INT64_MAX_FLOAT = float(np.nextafter(np.float64(2.0**63), 0))
+
 
 def _describe(unit: str, name: str = "") -> str:
     # "cards (cards)" says nothing twice: name the unit only when it adds something
@@ -128,15 +133,38 @@ def check_int(value, name: str, unit: str = "", *, minimum: int = 1, scalar: boo
         raise TypeError(f"{label} must be a whole number, got a bool ({value!r})")
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{label} must be a whole number, got {type(value).__name__} {value!r}")
-    arr = np.asarray(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, np.integer) \
+            and not _INT64_MIN <= value <= _INT64_MAX:
+        # a Python int beyond 64 bits (e.g. 10**30) would become an object array
+        if value < minimum:
+            raise ValueError(f"{label} must be >= {minimum}, got {value:.3g}")
+        raise ValueError(f"{label} must be at most {_INT64_MAX:,} (a 64-bit whole number), "
+                         f"got {value:.3g}")
+    try:
+        arr = np.asarray(value)
+    except (OverflowError, ValueError) as exc:
+        raise ValueError(f"{label} must be a whole number (or array of whole numbers) of at most "
+                         f"{_INT64_MAX:,}") from exc
+    if arr.dtype == object:
+        raise TypeError(f"{label} must be a whole number (or array of whole numbers), got "
+                        f"{type(value).__name__} holding {type(np.ravel(arr)[0]).__name__}"
+                        if arr.size else f"{label} must not be empty")
     if arr.dtype.kind == "f":
         if not np.isfinite(arr).all():
             raise ValueError(f"{label} must be a finite whole number")
         if (arr != np.round(arr)).any():
             raise ValueError(f"{label} must be a whole number, got {_show(arr[arr != np.round(arr)])}")
+        if (arr < minimum).any():
+            raise ValueError(f"{label} must be >= {minimum}, got {_show(arr[arr < minimum])}")
+        too_big = arr > _INT64_MAX_FLOAT
+        if too_big.any():
+            raise ValueError(f"{label} must be at most {_INT64_MAX:,} (a 64-bit whole number), "
+                             f"got {float(np.ravel(arr[too_big])[0]):.3g}")
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iu":
         raise TypeError(f"{label} must be a whole number, got {type(value).__name__}")
+    elif arr.dtype.kind == "u" and (arr > _INT64_MAX).any():
+        raise ValueError(f"{label} must be at most {_INT64_MAX:,} (a 64-bit whole number)")
     if arr.size == 0:
         raise ValueError(f"{label} must not be empty")
     if (arr < minimum).any():
@@ -149,7 +177,7 @@ def check_int(value, name: str, unit: str = "", *, minimum: int = 1, scalar: boo
 def _show(bad: np.ndarray) -> str:
     flat = np.ravel(bad)
     first = flat[0]
-    if np.ndim(first) == 0 and float(first).is_integer() and abs(first) < 1e15:
+    if np.ndim(first) == 0 and float(first).is_integer() and abs(float(first)) < 1e15:
         text = f"{int(first)}"
     else:
         text = f"{float(first):g}"

@@ -15,12 +15,23 @@ size (memory is built in binary sizes, so a card sold as "24 GB" holds
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import source as S
 from ._validate import check_number, unwrap
-from .hardware import Accelerator, accelerator
-from .units import GB, GiB
+from .hardware import (
+    DECIMAL_CAPACITY_NOTE,
+    READINGS,
+    Accelerator,
+    accelerator,
+    capacity_reading,
+    decimal_reading,
+)
+
+if TYPE_CHECKING:                      # infra_calc.models loads on first use
+    from .modelspec import ModelSpec
 
 __all__ = ["CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes", "READINGS",
            "DECIMAL_CAPACITY_NOTE", "capacity_reading", "decimal_reading", "PlannerState",
@@ -79,16 +90,32 @@ def capacity_check(capacity, weights, kv, workspace=0.0) -> CapacityCheck:
     return CapacityCheck(c, w, k, ws, unwrap(total), unwrap(c - total), unwrap(fits, bool))
 
 
-def kv_cache_bytes(seq_len, kv_bytes_per_token, batch=1):
-    """KV-cache size :math:`B\\,S\\,m_{KV}` in bytes."""
-    s = check_number(seq_len, "seq_len", "tokens")
+def kv_cache_bytes(context=None, kv_bytes_per_token=None, batch=1, *, seq_len=None):
+    """KV-cache size :math:`B\\,S\\,m_{KV}` in bytes, for ``context`` tokens per request.
+
+    ``seq_len`` is the old name of ``context`` (the name the rest of the library uses).
+    """
+    context = _context(context, seq_len)
+    if kv_bytes_per_token is None:
+        raise TypeError("kv_bytes_per_token (bytes/token) is required")
+    s = check_number(context, "context", "tokens")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
     b = check_number(batch, "batch", "requests", allow_zero=True)
     return unwrap(b * s * m)
 
 
-def max_batch(capacity, weights, workspace, seq_len, kv_bytes_per_token):
-    """Largest number of requests of ``seq_len`` tokens that fit.
+def _context(context, seq_len):
+    if seq_len is not None:
+        if context is not None:
+            raise TypeError("pass context (tokens), not both context and its old name seq_len")
+        return seq_len
+    if context is None:
+        raise TypeError("context (tokens) is required")
+    return context
+
+
+def max_batch(capacity, weights, workspace, context=None, kv_bytes_per_token=None, *, seq_len=None):
+    """Largest number of requests of ``context`` tokens that fit (``seq_len``: its old name).
 
     .. math:: B_{max} = \\max\\left(0, \\left\\lfloor
        \\frac{C - W - M_{work}}{S\\,m_{KV}} \\right\\rfloor\\right)
@@ -101,7 +128,7 @@ def max_batch(capacity, weights, workspace, seq_len, kv_bytes_per_token):
     ----------
     capacity, weights, workspace : float or array_like
         Bytes.
-    seq_len : float or array_like
+    context : float or array_like
         Tokens kept per request, ``S``.
     kv_bytes_per_token : float or array_like
         ``m_KV``, bytes per token (see ``ModelSpec.kv_bytes_per_token``).
@@ -113,7 +140,10 @@ def max_batch(capacity, weights, workspace, seq_len, kv_bytes_per_token):
     c = check_number(capacity, "capacity", "bytes")
     w = check_number(weights, "weights", "bytes", allow_zero=True)
     ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
-    s = check_number(seq_len, "seq_len", "tokens")
+    context = _context(context, seq_len)
+    if kv_bytes_per_token is None:
+        raise TypeError("kv_bytes_per_token (bytes/token) is required")
+    s = check_number(context, "context", "tokens")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
     per = s * m
     base = w + ws
@@ -127,51 +157,20 @@ def max_batch(capacity, weights, workspace, seq_len, kv_bytes_per_token):
     return unwrap(b, int)
 
 
-# ------------------------------------------------------------------ two readings of "N GB"
-#: The two ways to read a card's capacity: what is physically built (binary
-#: GiB, the catalog value) and the number on the box read as 10^9 bytes.
-READINGS = ("physical GiB", "decimal GB")
-
-#: What an accelerator read the decimal way says about its capacity.
-DECIMAL_CAPACITY_NOTE = (
-    "the source reads a card sold as 'N GB' as N x 10^9 bytes; the physical "
-    "memory is N GiB = N x 2^30 bytes"
-)
-
-
-def capacity_reading(hw, reading: str = "physical GiB") -> float:
-    """Capacity ``C`` in bytes of accelerator ``hw`` under one reading.
-
-    ``"physical GiB"`` is the catalog value (memory is built in binary sizes:
-    a card sold as 24 GB holds 24 GiB); ``"decimal GB"`` reads the same label
-    as ``N × 10^9`` bytes, as the source does.
-
-    >>> capacity_reading("RTX 4090", "decimal GB")
-    24000000000.0
-    """
-    acc = accelerator(hw)
-    if reading == "physical GiB":
-        return float(acc.mem_capacity)
-    if reading == "decimal GB":
-        return float(round(acc.mem_capacity / GiB) * GB)
-    raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
-
-
-def decimal_reading(hw) -> Accelerator:
-    """A copy of ``hw`` whose capacity is its label read as 10^9 bytes (80 GiB -> 80e9 B)."""
-    acc = accelerator(hw)
-    return acc.with_(mem_capacity=capacity_reading(acc, "decimal GB"), note=DECIMAL_CAPACITY_NOTE)
-
-
 # ------------------------------------------------------------------ the capacity planner
 @dataclass(frozen=True)
 class PlannerState:
-    """Numbers behind one capacity-planner setting (bytes unless stated)."""
+    """Numbers behind one capacity-planner setting (bytes unless stated).
 
-    #: Accelerator name.
-    accelerator: str
-    #: Model name.
-    model: str
+    ``accelerator`` and ``model`` are the objects the numbers were computed
+    for (a changed copy keeps its figures); ``accelerator.name`` and
+    ``model.name`` are their names.
+    """
+
+    #: The accelerator, exactly as given.
+    accelerator: Accelerator
+    #: The model, exactly as given.
+    model: ModelSpec
     #: Tokens of KV cache per request, ``S``.
     context: int
     #: Concurrent requests, ``B``.
@@ -180,7 +179,7 @@ class PlannerState:
     bytes_per_param: float
     #: Which capacity reading (one of :data:`READINGS`).
     reading: str
-    #: Usable memory ``C`` under that reading.
+    #: Usable memory ``C`` under that reading (:func:`capacity_reading`).
     capacity: float
     #: Resident weights ``W``.
     weights: float
@@ -197,7 +196,12 @@ class PlannerState:
     #: ``total <= C``.
     fits: bool
     #: Largest batch of ``context``-token requests that fits (:func:`max_batch`).
-    b_max: int
+    max_batch: int
+
+    @property
+    def b_max(self) -> int:
+        """The old name of :attr:`max_batch`."""
+        return self.max_batch
 
 
 def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, batch=4,
@@ -206,18 +210,20 @@ def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, ba
     """Evaluate the capacity inequality for one setting of the planner.
 
     Inputs left at None take J13's case (:mod:`infra_calc.source`: Qwen3-8B,
-    8K tokens, a 2 GiB workspace).  Uses :func:`kv_cache_bytes`,
+    8K tokens, a 2 GiB workspace).  ``accelerator_name`` and ``model_name``
+    may be names or objects; the result keeps the objects.  The capacity is
+    :func:`capacity_reading` of the accelerator under ``reading``, the one
+    mechanism for the two readings.  Uses :func:`kv_cache_bytes`,
     :func:`capacity_check` and :func:`max_batch`; nothing is computed here
     that those functions do not already define.
     """
-    from . import source as S
-    from .models import model
+    from .models import resolve_model
 
     model_name = S.J13_MODEL if model_name is None else model_name
     context = S.J13_CONTEXTS[0] if context is None else context
     workspace = S.J13_WORKSPACE if workspace is None else workspace
     acc = accelerator(accelerator_name)
-    m = model(model_name)
+    m = resolve_model(model_name)
     cap = capacity_reading(acc, reading)
     weights = float(m.weight_bytes(bytes_per_param))
     m_kv = m.kv_bytes_per_token(kv_bytes_per_element)
@@ -225,6 +231,6 @@ def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, ba
     kv = kv_cache_bytes(context, m_kv, batch)
     chk = capacity_check(cap, weights, kv, workspace)
     b_max = max_batch(cap, weights, workspace, context, m_kv)
-    return PlannerState(acc.name, m.name, int(context), int(batch), float(bytes_per_param), reading,
+    return PlannerState(acc, m, int(context), int(batch), float(bytes_per_param), reading,
                         cap, weights, float(workspace), float(per), float(kv), float(chk.total),
                         float(chk.headroom), bool(chk.fits), int(b_max))

@@ -1,4 +1,4 @@
-"""Command line: ``python -m infra_calc {reproduce,estimate,figures,measure}``."""
+"""Command line: ``python -m infra_calc {reproduce,estimate,list,figures,measure}``."""
 from __future__ import annotations
 
 import argparse
@@ -6,6 +6,27 @@ import json
 import sys
 
 __all__ = ["main"]
+
+_ESTIMATE_HELP = """\
+Lower bounds for one model on one or more cards: a decode step, the turning
+points B* and S_max, the memory each card must hold, and (with --prompt) a
+whole request.  Every time is a floor: no implementation can be faster.
+
+Two latencies describe a request.  TTFT, the time to first token, is the
+prefill pass over the whole prompt.  TPOT, the time per output token, is one
+decode step; its KV cache grows by one token per step.
+
+--context is the tokens of KV cache each request holds in the decode step
+that the "decode step" block shows.  Without it: with --prompt P and
+--output-tokens O, the request's last decode step, P + O - 1; otherwise 8192,
+or the model's max_position_embeddings if that is smaller.  The request block
+always reports TPOT as the mean over its own contexts P+1 ... P+O-1.
+
+--cards applies to everything printed: each card's share of the reads, the
+math and the memory, plus the all-reduces between cards (a ring model, 1 us
+per step assumed).  A configuration that does not fit is still estimated, and
+says so; --json carries a top-level "fits".
+"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,19 +43,34 @@ def _build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("reproduce", help="print a source chapter's calculator printout (§7)")
     r.add_argument("chapter", choices=["j07", "j13", "all"])
 
-    e = sub.add_parser("estimate", help="decode-step bounds, capacity and max batch")
-    e.add_argument("--model", required=True, help="catalog model name or path to a config.json")
-    e.add_argument("--hw", required=True, help="catalog accelerator name (see --list)")
-    e.add_argument("--bytes-per-param", type=float, default=2.0, help="2 = BF16, 1 = 8-bit, 0.5 = 4-bit")
-    e.add_argument("--batch", type=int, default=1, help="concurrent requests")
-    e.add_argument("--context", type=int, default=8192, help="tokens of KV cache per request")
+    e = sub.add_parser("estimate", help="decode step, TTFT/TPOT, turning points and memory",
+                       description=_ESTIMATE_HELP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    e.add_argument("--model", required=True,
+                   help="catalog model name or path to a config.json "
+                        "(`python -m infra_calc list` shows the catalog)")
+    e.add_argument("--hw", required=True,
+                   help="catalog accelerator name (`python -m infra_calc list` shows them)")
+    e.add_argument("--bytes-per-param", type=float, default=2.0,
+                   help="stored bytes per weight: 2 = BF16 (default), 1 = 8-bit, 0.5 = 4-bit")
+    e.add_argument("--kv-bytes", type=float, default=2.0,
+                   help="bytes per cached K/V element: 2 = BF16 (default), 1 = FP8")
+    e.add_argument("--batch", type=int, default=1, help="concurrent requests (default 1)")
+    e.add_argument("--context", type=int, default=None,
+                   help="tokens of KV cache per request in the decode step "
+                        "(default: P + O - 1 with --prompt, else 8192 capped by the model)")
     e.add_argument("--prompt", type=int, default=None,
-                   help="prompt tokens: add prefill (time to first token) and the whole request")
+                   help="prompt tokens P: adds the prefill (TTFT) and the whole request")
     e.add_argument("--output-tokens", type=int, default=None,
-                   help="output tokens of the whole request (default 256 with --prompt)")
-    e.add_argument("--cards", type=int, default=1, help="tensor-parallel cards (default 1)")
-    e.add_argument("--workspace-gib", type=float, default=2.0, help="workspace in GiB (default 2)")
-    e.add_argument("--json", action="store_true", help="print JSON instead of a table")
+                   help="output tokens O of the request (needs --prompt; default 256, "
+                        "capped by the model)")
+    e.add_argument("--cards", type=int, default=1,
+                   help="tensor-parallel cards (default 1); applies to every number printed")
+    e.add_argument("--workspace-gib", type=float, default=2.0,
+                   help="workspace per card in GiB (default 2)")
+    e.add_argument("--json", action="store_true",
+                   help="print strict JSON instead of a table (null, with a reason, "
+                        "for an infinite number)")
 
     sub.add_parser("list", help="list catalog accelerators and models")
     sub.add_parser("figures", help="regenerate every published figure (see figures --help)",
@@ -42,6 +78,19 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.add_parser("measure", help="measure this machine's roofline (see measure --help)",
                    add_help=False)
     return p
+
+
+def _estimate(args) -> str:
+    from .estimate import estimate
+    from .units import GiB
+
+    est = estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param, batch=args.batch,
+                   context=args.context, workspace=args.workspace_gib * GiB,
+                   kv_bytes_per_element=args.kv_bytes, cards=args.cards, prompt_tokens=args.prompt,
+                   output_tokens=args.output_tokens)
+    if args.json:
+        return json.dumps(est.to_dict(), indent=2, allow_nan=False)
+    return est.table()
 
 
 def main(argv=None) -> int:
@@ -72,23 +121,7 @@ def main(argv=None) -> int:
             for name in model_names():
                 print(f"  {name}")
         elif args.command == "estimate":
-            from .estimate import estimate
-            from .units import GiB
-            est = estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param,
-                           batch=args.batch, context=args.context,
-                           workspace=args.workspace_gib * GiB)
-            from .request import request_estimate
-            extra = request_estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param,
-                                     batch=args.batch, context=args.context, cards=args.cards,
-                                     prompt=args.prompt, output_tokens=args.output_tokens)
-            if args.json:
-                data = est.to_dict()
-                if args.prompt is not None or args.cards != 1:   # chapter-3 figures on request
-                    data["request"] = extra.to_dict()
-                print(json.dumps(data, indent=2))
-            else:
-                print(est.table())
-                print(extra.table())
+            print(_estimate(args))
     except (ValueError, TypeError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"python -m infra_calc {args.command}: error: {msg}", file=sys.stderr)

@@ -24,34 +24,21 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 
-from .units import BYTE_UNITS, MS, US
+from .units import UNIT_SCALES
 
-__all__ = ["Shown", "shown", "PageValues", "UNIT_SCALES", "check_page_values", "eval_expressions"]
+__all__ = ["Shown", "shown", "PageValues", "UNIT_SCALES"]
 
-#: unit -> the SI value of one of it (seconds, bytes, FLOPs, FLOP/s, bytes/s ...)
-UNIT_SCALES: dict[str, float] = {
-    # time
-    "s": 1.0, "ms": MS, "µs": US, "us": US, "ns": 1e-9,
-    # bytes, decimal and binary (the same constants as infra_calc.units)
-    **{unit: float(scale) for unit, scale in BYTE_UNITS.items()}, "bytes": 1.0,
-    # work
-    "FLOP": 1.0, "FLOPs": 1.0, "kFLOP": 1e3, "MFLOP": 1e6, "MFLOPs": 1e6, "GFLOP": 1e9,
-    "GFLOPs": 1e9, "TFLOP": 1e12, "TFLOPs": 1e12, "PFLOP": 1e15,
-    # rates
-    "FLOP/s": 1.0, "GFLOP/s": 1e9, "TFLOP/s": 1e12, "PFLOP/s": 1e15,
-    "B/s": 1.0, "GB/s": 1e9, "TB/s": 1e12, "GiB/s": 2.0**30,
-    "tokens/s": 1.0, "token/s": 1.0, "tok/s": 1.0,
-    # intensity, ratios, counts
-    "FLOP/byte": 1.0, "FLOP/B": 1.0, "×": 1.0, "x": 1.0,
-    "%": 0.01,                       # a fraction shown as a percentage
-    "W": 1.0, "mm²": 1.0,
-    "tokens": 1.0, "token": 1.0, "requests": 1.0, "request": 1.0, "rows": 1.0,
-    "cards": 1.0, "experts": 1.0, "layers": 1.0,
-    # counts with a scale word
-    "thousand": 1e3, "million": 1e6, "billion": 1e9, "B params": 1e9,
-}
+
+def __getattr__(name):
+    # the notebook check moved to infra_calc.pagecheck; old imports keep working
+    if name in ("check_page_values", "eval_expressions"):
+        from . import pagecheck
+
+        return getattr(pagecheck, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # no space between the number and these units
 _TIGHT = {"%", "×", "x"}
 
@@ -162,89 +149,3 @@ class PageValues:
 
     def __repr__(self) -> str:
         return f"PageValues({', '.join(sorted(self.__dict__))})"
-
-
-_EVAL = re.compile(r"\{eval\}`([^`]+)`")
-
-
-def eval_expressions(markdown: str) -> list[str]:
-    """The ``{eval}`` expressions of a markdown cell, in order, without repeats."""
-    seen: list[str] = []
-    for expr in _EVAL.findall(markdown):
-        if expr not in seen:
-            seen.append(expr)
-    return seen
-
-
-def _plain(value) -> str:
-    try:
-        from IPython import get_ipython
-
-        ip = get_ipython()
-    except ImportError:  # pragma: no cover - IPython ships with the book's extras
-        ip = None
-    if ip is not None:
-        data, _ = ip.display_formatter.format(value)
-        return data.get("text/plain", repr(value))
-    return repr(value)
-
-
-def check_page_values(namespace: dict, notebook: str) -> int:
-    """Re-evaluate every stored ``{eval}`` result of ``notebook`` in ``namespace``.
-
-    ``tools/execute.py`` stores each markdown cell's results in its metadata
-    (``user_expressions``, the format jupyterlab-myst writes).  This check, run as
-    a page's last hidden cell under nbval, fails when a stored result is missing
-    or differs from what the code computes now.
-
-    While ``tools/execute.py`` itself runs the page (it sets
-    ``INFRA_CALC_STORING=1``), nothing is stored yet: the check then only makes
-    sure that every expression evaluates.
-
-    Returns the number of expressions checked (an ``int`` that prints as a
-    sentence, since it is the last output of a page in JupyterLab).
-    """
-    import json
-    import os
-    import pathlib
-
-    storing = os.environ.get("INFRA_CALC_STORING") == "1"
-
-    nb = json.loads(pathlib.Path(notebook).read_text(encoding="utf-8"))
-    problems, count = [], 0
-    for i, cell in enumerate(nb["cells"]):
-        if cell["cell_type"] != "markdown":
-            continue
-        exprs = eval_expressions("".join(cell["source"]))
-        if not exprs:
-            continue
-        stored = {e["expression"]: e.get("result", {})
-                  for e in cell.get("metadata", {}).get("user_expressions", [])}
-        for expr in exprs:
-            count += 1
-            if expr not in stored and not storing:
-                problems.append(f"cell {i}: {{eval}}`{expr}` has no stored result (run `make execute`)")
-                continue
-            try:
-                got = _plain(eval(expr, namespace))  # the page's own expressions
-            except Exception as exc:  # report every failure at once
-                problems.append(f"cell {i}: {{eval}}`{expr}` raises {type(exc).__name__}: {exc}")
-                continue
-            if storing:
-                continue
-            res = stored[expr]
-            want = res.get("data", {}).get("text/plain") if res.get("status") == "ok" else None
-            if got != want:
-                problems.append(f"cell {i}: {{eval}}`{expr}` is {got!r} now, stored {want!r}")
-    if problems:
-        raise AssertionError(f"{notebook}: {len(problems)} stored value(s) out of date:\n  "
-                             + "\n  ".join(problems))
-    return _Checked(count)
-
-
-class _Checked(int):
-    def __repr__(self) -> str:
-        return f"all {int(self)} numbers in the prose match what the code computes"
-
-    def _repr_pretty_(self, p, cycle) -> None:
-        p.text(repr(self))

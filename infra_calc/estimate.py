@@ -1,158 +1,269 @@
-"""One model on one accelerator: decode-step bounds, capacity and max batch.
+"""One model on one or more cards: what ``python -m infra_calc estimate`` prints.
 
-This is what ``python -m infra_calc estimate`` prints.  Weights are resident
-once (``params × b_W`` bytes); each decode step reads the weights used per
-token (``active_params × b_W``; all of them for a dense model) plus every
-request's KV cache, and does ``2 · B · active_params`` FLOPs.
+:func:`estimate` builds one :class:`~infra_calc.workload.Workload` and
+computes, for the cards given, everything the command line shows:
+
+- the decode step at ``context`` tokens per request, per card
+  (:func:`~infra_calc.parallel.tensor_parallel_step`: its floor, and on
+  several cards the all-reduces, a model);
+- the turning points: J07's :math:`B^* = b_W\\Pi/(2\\beta)` (weights only),
+  and with the cache :math:`B^*(S)` and :math:`S_{max}` (:mod:`infra_calc.kv`);
+- the capacity inequality per card, and the largest batch that fits;
+- with a prompt, the whole request (:func:`~infra_calc.generation.generation_time`):
+  time to first token, time per output token, total.
+
+Every time is computed whether or not the configuration fits; ``fits``
+says whether it does (the command line prints a line when it does not).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING
 
-from ._validate import check_int, check_number
-from .capacity import capacity_check, kv_cache_bytes, max_batch
-from .hardware import Accelerator, resolve_hw
-from .step import batch_turning_point, decode_step
-from .units import GB, GiB
+import numpy as np
 
-__all__ = ["Estimate", "estimate"]
+from ._validate import check_int
+from .capacity import max_batch
+from .hardware import Accelerator
+from .step import batch_turning_point
+from .units import GiB
+
+if TYPE_CHECKING:                 # chapter-3 modules load on first use
+    from .generation import GenerationTime
+    from .modelspec import ModelSpec
+
+__all__ = ["Estimate", "estimate", "default_context", "DEFAULT_CONTEXT", "DEFAULT_OUTPUT_TOKENS"]
+
+#: Context per request when none is given and no request fixes one (capped by the model).
+DEFAULT_CONTEXT = 8192
+#: Output tokens of a request when only the prompt is given (capped by the model).
+DEFAULT_OUTPUT_TOKENS = 256
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """Everything :func:`estimate` computed (SI units: seconds, bytes, FLOPs)."""
+    """Everything :func:`estimate` computed (SI units; per card where it says so)."""
 
-    #: Model name.
-    model: str
-    #: The accelerator, exactly as given (a changed copy keeps its figures).
+    #: The model and accelerator, exactly as given.
+    model: ModelSpec
     hw: Accelerator
-    #: Stored bytes per weight, ``b_W`` (2 = BF16).
+    #: Stored bytes per weight ``b_W`` and per cached element.
     bytes_per_param: float
-    #: Concurrent requests ``B``, each decoding one token this step.
+    kv_bytes_per_element: float
+    #: Concurrent requests ``B``, tokens of cache per request ``S``, cards ``n``.
     batch: int
-    #: Tokens of KV cache per request, ``S``.
     context: int
-    #: Parameters stored.
+    cards: int
+    #: Where ``context`` came from: "given", "the request's last step" or "default".
+    context_from: str
+    #: Parameter ledger: stored, used per token, multiplied per decoded token.
     params: int
-    #: Parameters used per token (all of them for a dense model).
     active_params: int
-    #: Resident weights ``params × b_W``, bytes.
-    weight_bytes: float
-    #: KV cache per token ``m_KV``, bytes.
-    kv_bytes_per_token: float
-    #: KV cache of the whole batch ``B S m_KV``, bytes.
-    kv_bytes: float
-    #: Activations, buffers and allocator slack, bytes.
-    workspace: float
-    #: The accelerator's memory capacity ``C``, bytes.
-    capacity: float
-    #: Bytes read per step: the weights used per token plus every request's KV cache.
+    matmul_params: int
+    #: Decode step, per card: bytes (weights + KV cache) and FLOPs.
     bytes_read: float
-    #: FLOPs per step, ``2 B active_params``.
     flops: float
-    #: Read lower bound ``R / β``, seconds.
     t_read: float
-    #: Compute lower bound ``F / Π``, seconds.
     t_compute: float
-    #: Step time when reads and math overlap (the larger bound), seconds.
-    t_step: float
-    #: Step time when they run one after the other (the sum), seconds.
+    #: The floor ``max(t_read, t_compute)`` and the serial reading ``t_read + t_compute``.
+    t_floor: float
     t_step_serial: float
-    #: ``"memory"`` or ``"compute"``: which bound decides.
+    #: All-reduces (ring model, 1 µs per step assumed), 0 on one card.
+    t_comm: float
+    #: ``t_floor + t_comm``: the decode step.
+    t_step: float
+    #: "memory", "compute" or "communication" (a tie is compute).
     bound: str
-    #: Throughput ``B / t_step``, tokens per second.
     tokens_per_s: float
-    #: ``t_read / B``, seconds (a throughput figure, not a latency).
+    #: ``t_read / B`` (a throughput figure, not a latency).
     read_time_per_output: float
-    #: Batch where compute catches up with the weight read, ``b_W Π / (2β)``.
+    #: J07's ``b_W Π / (2β)`` (weights only, no cache).
     batch_turning_point: float
-    #: Weights + KV cache + workspace, bytes.
+    #: ``B*(S)`` of the model at ``context`` (inf at and above ``S_max``).
+    batch_turning_point_kv: float
+    #: ``S_max``: no batch is compute-bound at and above it.
+    critical_context: float
+    #: Capacity per card: resident weights, KV cache at ``context``, workspace.
+    weight_bytes: float
+    kv_bytes_per_token: float
+    kv_bytes: float
+    workspace: float
+    capacity: float
     total_memory: float
-    #: ``capacity - total_memory``, bytes; negative when it does not fit.
     headroom: float
-    #: ``total_memory <= capacity``.
-    fits: bool
-    #: Largest batch of ``context``-token requests that fits.
+    #: The decode step's configuration fits (``total_memory <= capacity``).
+    decode_fits: bool
+    #: Largest batch of ``context``-token requests that fits on each card.
     max_batch: int
+    #: The whole request (None without a prompt).
+    request: GenerationTime | None = None
+
+    # ---------------------------------------------------------------- answers
+    @property
+    def fits(self) -> bool:
+        """Everything printed fits: the decode step and, with a request, its longest context."""
+        return bool(self.decode_fits and (self.request is None or self.request.fits))
 
     def to_dict(self) -> dict:
-        """Plain-``dict`` form (JSON-ready; ``hw`` becomes a dict of the accelerator's fields)."""
-        return asdict(self)
+        """Strict-JSON form: numbers in SI units; an infinite or undefined number is ``None``
+        with its reason under ``"null_reasons"``; ``fits`` at the top."""
+        out, reasons = {"fits": self.fits}, {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in ("model", "hw"):
+                value = asdict(value)
+            elif f.name == "request":
+                value = None if value is None else _request_dict(value)
+            out[f.name] = value
+        for key, why in _NULL_WHY.items():
+            v = out.get(key)
+            if isinstance(v, float) and not math.isfinite(v):
+                out[key] = None
+                reasons[key] = why
+        out["null_reasons"] = reasons
+        return _finite(out)
 
     def table(self) -> str:
-        """A readable multi-line table."""
-        rows = [
-            ("model", self.model),
-            ("accelerator", self.hw.name),
-            ("bytes per parameter", f"{self.bytes_per_param:g}"),
-            ("batch x context", f"{self.batch} x {self.context} tokens"),
-            ("", ""),
-            ("decode step", ""),
-            ("  bytes read", f"{self.bytes_read / GB:,.2f} GB (weights + KV)"),
-            ("  FLOPs", f"{self.flops / 1e9:,.1f} GFLOP"),
-            ("  T_read    (R / beta)", f"{self.t_read * 1e3:,.3f} ms"),
-            ("  T_compute (F / Pi)", f"{self.t_compute * 1e3:,.4f} ms"),
-            ("  T_step, overlapped (max)", f"{self.t_step * 1e3:,.3f} ms  [{self.bound}-bound]"),
-            ("  T_step, serial (sum)", f"{self.t_step_serial * 1e3:,.3f} ms"),
-            ("  throughput", f"{self.tokens_per_s:,.1f} tokens/s"),
-            ("  read time per output", f"{self.read_time_per_output * 1e3:,.3f} ms"),
-            ("  B* (compute = weight read)", f"{self.batch_turning_point:,.1f}"),
-            ("", ""),
-            ("capacity", ""),
-            ("  weights", f"{self.weight_bytes / GB:,.2f} GB"),
-            ("  KV cache", f"{self.kv_bytes / GB:,.2f} GB ({self.kv_bytes_per_token / 1024:g} KiB/token)"),
-            ("  workspace", f"{self.workspace / GB:,.2f} GB"),
-            ("  total / capacity", f"{self.total_memory / GB:,.2f} / {self.capacity / GB:,.2f} GB "
-                                   f"({self.capacity / GiB:g} GiB)"),
-            ("  fits", "yes" if self.fits else f"NO (short by {-self.headroom / GB:,.2f} GB)"),
-            ("  max batch at this context", str(self.max_batch)),
-        ]
-        width = max(len(k) for k, _ in rows)
-        return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
+        """Readable lines (the command line's output)."""
+        from ._estimate_table import table
+
+        return table(self)
 
 
-def estimate(model, hw, bytes_per_param=2.0, batch=1, context=8192, workspace=2 * GiB,
-             kv_bytes_per_element=2.0) -> Estimate:
-    """Estimate a decode step and the memory budget of ``model`` on ``hw``.
+_NULL_WHY = {
+    "batch_turning_point_kv": "infinite: the context is at or above S_max, so no batch makes "
+                              "the step compute-bound",
+    "critical_context": "infinite: attention alone reaches the ridge point, so some batch is "
+                        "compute-bound at every context",
+}
+
+
+def _request_dict(g: GenerationTime) -> dict:
+    keys = ("prompt_tokens", "output_tokens", "ttft", "tpot_mean", "tpot_last", "total",
+            "decode_time", "tokens_per_s_request", "tokens_per_s_total", "max_context",
+            "memory_per_card", "fits", "weights")
+    out = {k: getattr(g, k) for k in keys}
+    out["prefill_bound"] = g.prefill.bound
+    return out
+
+
+def _finite(x):
+    """Replace any remaining inf/NaN by None (strict JSON); numpy scalars become Python ones."""
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if isinstance(x, (np.floating, float)):
+        return float(x) if math.isfinite(x) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def default_context(model, prompt=None, output_tokens=None) -> tuple[int, str]:
+    """The context an estimate uses when none is given, and where it comes from.
+
+    With a request, its last decode step's context ``P + O - 1``; otherwise
+    :data:`DEFAULT_CONTEXT` tokens, capped at the model's
+    ``max_position_embeddings`` (a default is never refused).
+    """
+    if prompt is not None:
+        return prompt + output_tokens - 1, "the request's last step"
+    limit = model.max_position_embeddings
+    return (min(DEFAULT_CONTEXT, limit) if limit else DEFAULT_CONTEXT), "default"
+
+
+def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace=2 * GiB,
+             kv_bytes_per_element=2.0, cards=1, prompt_tokens=None, output_tokens=None,
+             prompt=None) -> Estimate:
+    """Estimate a decode step, the memory budget and (with ``prompt``) a whole request.
 
     Parameters
     ----------
     model : ModelSpec, str or path
         A catalog model name, a ``config.json`` path, or a ``ModelSpec``.
     hw : Accelerator or str
-    bytes_per_param : float
+    bytes_per_param : float, keyword-only
         Stored bytes per weight (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
     batch : int
-        Concurrent requests, each decoding one token this step.
-    context : int
-        Tokens of KV cache per request.
+        Concurrent requests, each decoding one token per step.
+    context : int, optional
+        Tokens of KV cache per request for the decode step.  Default: the
+        request's last step ``P + O - 1`` with a prompt, else
+        :data:`DEFAULT_CONTEXT` capped by the model (:func:`default_context`).
     workspace : float
-        Bytes reserved for activations and buffers (default 2 GiB).
+        Bytes per card for activations and buffers (default 2 GiB).
     kv_bytes_per_element : float
         Bytes per cached K/V element (2 = BF16).
-    """
-    from .models import resolve_model
+    cards : int, keyword-only
+        Tensor-parallel cards; every number (capacity included) is per card.
+    prompt_tokens : int, optional
+        Prompt tokens ``P``: adds prefill (time to first token) and the request.
+        ``prompt`` is accepted as its short name (the command line's ``--prompt``).
+    output_tokens : int, optional
+        Output tokens ``O`` (default 256 with a prompt, capped by the model).
 
-    spec = resolve_model(model)
-    acc = resolve_hw(hw)
-    bpp = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    b = check_int(batch, "batch", "requests", minimum=1)
-    s = check_int(context, "context", "tokens", minimum=1)
-    ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
-    m_kv = spec.kv_bytes_per_token(kv_bytes_per_element)
-    kv = kv_cache_bytes(s, m_kv, b)
-    step = decode_step(spec.active_params, bpp, acc, batch=b, kv_bytes=kv)
-    serial = decode_step(spec.active_params, bpp, acc, batch=b, kv_bytes=kv, overlap=False)
-    weights = spec.params * bpp
-    chk = capacity_check(acc.mem_capacity, weights, kv, ws)
+    Every parameter after ``hw`` is keyword-only, as in the other chapter-3 functions.
+    """
+    from .generation import generation_time
+    from .kv import critical_context, turning_batch
+    from .parallel import tensor_parallel_step
+    from .workload import Workload
+
+    if prompt is not None:
+        if prompt_tokens is not None:
+            raise TypeError("pass prompt_tokens (tokens), not both it and prompt")
+        prompt_tokens = prompt
+    prompt = prompt_tokens
+    w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
+                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace, cards=cards)
+    n = check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
+    check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
+    spec = w.model
+    if prompt is None and output_tokens is not None:
+        raise ValueError("output_tokens (tokens) needs prompt (tokens)")
+    if prompt is not None:
+        p = check_int(prompt, "prompt_tokens", "tokens", minimum=1, scalar=True)
+        if output_tokens is None:
+            room = spec.max_position_embeddings - p if spec.max_position_embeddings else None
+            output_tokens = DEFAULT_OUTPUT_TOKENS if room is None else min(DEFAULT_OUTPUT_TOKENS, room)
+            if output_tokens < 1:
+                raise ValueError(f"prompt_tokens (tokens) must be < {spec.max_position_embeddings:,}, "
+                                 f"the max_position_embeddings of {spec.name}, to leave room for "
+                                 f"one output token; got {p:,}")
+        o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
+        spec.check_context(p + o, "prompt_tokens + output_tokens")
+        prompt, output_tokens = p, o
+    if context is None:
+        context, context_from = default_context(spec, prompt, output_tokens)
+    else:
+        context_from = "given"
+    w = w.with_(context=check_int(context, "context", "tokens", minimum=1, scalar=True))
+    st = tensor_parallel_step(w)
+    m_card = float(w.share.kv_bytes_per_token(spec, w.kv_bytes_per_element))
+    weights_card = float(w.resident_weight_bytes())
+    kv_card = float(w.kv_cache_bytes())
+    total = weights_card + kv_card + w.workspace
+    req = None
+    if prompt is not None:
+        req = generation_time(w, prompt_tokens=prompt, output_tokens=output_tokens)
     return Estimate(
-        model=spec.name, hw=acc, bytes_per_param=bpp, batch=b, context=s,
-        params=int(spec.params), active_params=int(spec.active_params), weight_bytes=weights,
-        kv_bytes_per_token=float(m_kv), kv_bytes=kv, workspace=ws, capacity=acc.mem_capacity,
-        bytes_read=step.bytes_read, flops=step.flops, t_read=step.t_read, t_compute=step.t_compute,
-        t_step=step.t_step, t_step_serial=serial.t_step, bound=step.bound,
-        tokens_per_s=step.tokens_per_s, read_time_per_output=step.read_time_per_output,
-        batch_turning_point=batch_turning_point(acc, bpp), total_memory=chk.total,
-        headroom=chk.headroom, fits=chk.fits,
-        max_batch=max_batch(acc.mem_capacity, weights, ws, s, m_kv),
+        model=spec, hw=w.hw, bytes_per_param=float(w.bytes_per_param),
+        kv_bytes_per_element=float(w.kv_bytes_per_element), batch=int(w.batch),
+        context=int(w.context), cards=int(n), context_from=context_from,
+        params=int(spec.params), active_params=int(spec.active_params),
+        matmul_params=int(spec.matmul_params), bytes_read=st.bytes_read, flops=st.flops,
+        t_read=st.t_read, t_compute=st.t_compute, t_floor=st.t_floor,
+        t_step_serial=st.t_read + st.t_compute + st.t_comm, t_comm=st.t_comm, t_step=st.t_step,
+        bound=st.bound, tokens_per_s=st.tokens_per_s, read_time_per_output=st.t_read / w.batch,
+        batch_turning_point=batch_turning_point(w.hw, w.bytes_per_param),
+        batch_turning_point_kv=turning_batch(w), critical_context=critical_context(w),
+        weight_bytes=weights_card, kv_bytes_per_token=m_card, kv_bytes=kv_card,
+        workspace=float(w.workspace), capacity=float(w.hw.mem_capacity), total_memory=total,
+        headroom=float(w.hw.mem_capacity - total), decode_fits=bool(total <= w.hw.mem_capacity),
+        max_batch=max_batch(w.hw.mem_capacity, weights_card, w.workspace, w.context, m_card),
+        request=req,
     )

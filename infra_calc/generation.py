@@ -6,16 +6,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int
-from .kv import ModelOnCard
-from .parallel import tensor_parallel_step
+from .parallel import COMM_MODELS, step_times
 from .prefill import PrefillStep, prefill_step
+from .workload import ModelOnCard, Workload
 
 __all__ = ["GenerationTime", "generation_time"]
 
 
 @dataclass(frozen=True)
 class GenerationTime(ModelOnCard):
-    """Result of :func:`generation_time` (seconds, tokens/s)."""
+    """Result of :func:`generation_time` (seconds, tokens/s, bytes)."""
 
     #: Prompt tokens per request, ``P``.
     prompt_tokens: int
@@ -25,6 +25,8 @@ class GenerationTime(ModelOnCard):
     batch: int
     #: Tensor-parallel cards ``n``.
     cards: int
+    #: What the weight reads count, in prefill and decode alike (``"touched"`` by default).
+    weights: str
     #: The prefill pass that yields the first output token.
     prefill: PrefillStep
     #: Time of each decode step ``j = 1 … O-1`` (context ``P + j``), seconds.
@@ -43,30 +45,39 @@ class GenerationTime(ModelOnCard):
     tokens_per_s_request: float
     #: Output tokens per second of the whole batch, ``B O / total``.
     tokens_per_s_total: float
+    #: The longest context the request's cache holds, ``P + O - 1`` tokens.
+    max_context: int
+    #: Weights + KV cache at ``max_context`` + workspace each card must hold, bytes.
+    memory_per_card: float
+    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
+    fits: bool
 
 
-def generation_time(model, hw, prompt_tokens, output_tokens, bytes_per_param=2, batch=1,
-                    kv_bytes_per_element=2, *, cards=1, weights="active",
-                    overlap_comm=False) -> GenerationTime:
+def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
+                    bytes_per_param=None, batch=None, kv_bytes_per_element=None, cards=None,
+                    weights="touched", overlap_comm=False, comm="ring",
+                    workspace=None) -> GenerationTime:
     """Lower bound on one whole request: prefill plus the decode steps.
 
     The prefill pass (:func:`infra_calc.prefill.prefill_step`) yields the
-    first output token, so the time to first token is its ``t_step``.  Each
-    further token ``j = 1 … O-1`` takes one decode step
+    first output token, so the time to first token (TTFT) is its ``t_step``.
+    Each further token ``j = 1 … O-1`` takes one decode step
     (:func:`infra_calc.parallel.tensor_parallel_step`, which with one card
     is the single-card step) with a KV cache of ``S_j = P + j`` tokens per
     request, growing by one each step:
 
     .. math:: T_{total} = T_{prefill} + \\sum_{j=1}^{O-1} T_{step}(S = P + j)
 
-    Reported: the total, the time to first token (TTFT), the mean and the
-    last time per output token (TPOT, over the decode steps; 0 when
-    ``O = 1``), and output tokens/s per request (:math:`O/T_{total}`) and in
-    total (:math:`BO/T_{total}`).  Vectorised over the steps.
+    Reported: the total, the TTFT, the mean and the last time per output
+    token (TPOT, over the decode steps; 0 when ``O = 1``), output tokens/s per
+    request (:math:`O/T_{total}`) and in total (:math:`BO/T_{total}`), and the
+    memory each card needs at the longest context, ``P + O - 1`` tokens.
+    Prefill and decode read the weights under the same convention
+    (``weights``).  Vectorised over the steps.
 
     Parameters
     ----------
-    model : ModelSpec or str
+    model : ModelSpec, str or Workload
     hw : Accelerator or str
     prompt_tokens : int
         ``P`` (>= 1).
@@ -74,37 +85,48 @@ def generation_time(model, hw, prompt_tokens, output_tokens, bytes_per_param=2, 
         ``O`` (>= 1).  ``P + O`` must not exceed the model's
         ``max_position_embeddings`` (refused with ``ValueError``).
     bytes_per_param, kv_bytes_per_element : float
+        Default 2 each.
     batch : int
-        Requests served together, all with the same lengths.
+        Requests served together, all with the same lengths (default 1).
     cards : int, keyword-only
-        Tensor-parallel cards (>= 1).
-    weights : {"active", "touched"}, keyword-only
-        Decode weight bytes (see :func:`infra_calc.kv.model_decode_step`).
+        Tensor-parallel cards (default 1).
+    weights : {"touched", "active", "total"}, keyword-only
+        What every step reads (:func:`infra_calc.decode.model_decode_step`).
     overlap_comm : bool, keyword-only
+        Optimistic overlap of the all-reduces (see ``tensor_parallel_step``).
+    comm : {"ring", "in-switch"}, keyword-only
+    workspace : float, keyword-only
+        Bytes of workspace per card (default 2 GiB).
     """
-    from .models import resolve_model
-
-    spec = resolve_model(model)
+    if prompt_tokens is None or output_tokens is None:
+        raise TypeError("prompt_tokens and output_tokens (tokens) are required")
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
     o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
-    spec.check_context(p + o, "prompt_tokens + output_tokens")
-    pre = prefill_step(spec, hw, p, bytes_per_param, batch=batch,
-                       kv_bytes_per_element=kv_bytes_per_element, cards=cards)
+    w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
+                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace)
+    check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
+    check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
+    w.model.check_context(p + o, "prompt_tokens + output_tokens")
+    if not isinstance(overlap_comm, (bool, np.bool_)):
+        raise TypeError(f"overlap_comm must be True or False, got {overlap_comm!r}")
+    if comm not in COMM_MODELS:
+        raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
+    pre = prefill_step(w, prompt_tokens=p, weights=weights, comm=comm)
     if o > 1:
-        ctx = p + np.arange(1, o)
-        steps = tensor_parallel_step(spec, pre.hw, cards, batch=batch, context=ctx,
-                                     bytes_per_param=bytes_per_param,
-                                     kv_bytes_per_element=kv_bytes_per_element,
-                                     overlap_comm=overlap_comm, weights=weights)
-        times = np.asarray(steps.t_step, dtype=float)
+        # the steps' contexts P+1 ... P+O-1 are valid: P + O was checked above
+        times = np.asarray(step_times(w, weights, comm, overlap_comm,
+                                      context=np.arange(p + 1, p + o, dtype=float)), dtype=float)
     else:
         times = np.zeros(0)
     decode = float(times.sum())
     total = pre.t_step + decode
+    longest = p + o - 1
+    mem = float(w.memory_per_card(longest))
     return GenerationTime(
-        model=spec, hw=pre.hw, prompt_tokens=p, output_tokens=o, batch=pre.batch,
-        cards=pre.cards, prefill=pre, step_times=times, ttft=pre.t_step, decode_time=decode,
-        total=total, tpot_mean=float(times.mean()) if times.size else 0.0,
+        model=w.model, hw=w.hw, prompt_tokens=p, output_tokens=o, batch=w.batch,
+        cards=w.cards, weights=weights, prefill=pre, step_times=times, ttft=pre.t_step,
+        decode_time=decode, total=total, tpot_mean=float(times.mean()) if times.size else 0.0,
         tpot_last=float(times[-1]) if times.size else 0.0,
-        tokens_per_s_request=o / total, tokens_per_s_total=pre.batch * o / total,
+        tokens_per_s_request=o / total, tokens_per_s_total=w.batch * o / total,
+        max_context=longest, memory_per_card=mem, fits=bool(mem <= w.hw.mem_capacity),
     )

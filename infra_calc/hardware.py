@@ -12,11 +12,38 @@ import dataclasses
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ._names import NameIndex
-from ._validate import check_number, is_scalar
-from .units import GiB
+import numpy as np
 
-__all__ = ["Accelerator", "CATALOG", "accelerator", "accelerator_names", "resolve_hw"]
+from ._names import NameIndex
+from ._validate import check_int, check_number, is_scalar
+from .units import GB, GiB
+
+__all__ = ["Accelerator", "CATALOG", "accelerator", "accelerator_names", "resolve_hw",
+           "READINGS", "DECIMAL_CAPACITY_NOTE", "capacity_reading", "decimal_reading",
+           "ASSUMED_LINK_LATENCY"]
+
+#: The two ways to read a card's capacity: what is physically built (binary
+#: GiB, the catalog value) and the number on the box read as 10^9 bytes.
+READINGS = ("physical GiB", "decimal GB")
+
+#: What an accelerator read the decimal way says about its capacity.
+DECIMAL_CAPACITY_NOTE = (
+    "the source reads a card sold as 'N GB' as N x 10^9 bytes; the physical "
+    "memory is N GiB = N x 2^30 bytes"
+)
+
+#: The fixed cost of one step of a collective, seconds: an *assumption* (no
+#: datasheet prints it), the same for every card of the catalog.
+ASSUMED_LINK_LATENCY = 1e-6
+_ALPHA = "; link latency 1 us per ring step is an assumption (no datasheet prints it)"
+_DGX_HOPPER = ("NVIDIA DGX BasePOD reference architecture, core components: a DGX H100/H200 holds "
+               "eight Hopper GPUs on four NVSwitch chips (an NVLink domain of 8) and eight "
+               "single-port ConnectX-7 adapters, up to 400 Gb/s InfiniBand, one per GPU: "
+               "50 GB/s per direction between nodes")
+_NVLS = ("; the third-generation NVSwitch reduces in the switch (NVLink SHARP): NVIDIA, "
+         "'Upgrading Multi-GPU Interconnectivity with the Third-Generation NVIDIA NVSwitch'")
+_PCIE_HOST = ("assumed: eight PCIe cards in one host (a common server layout; no datasheet fixes "
+              "it); the network between hosts is unknown")
 
 
 @dataclass(frozen=True)
@@ -52,6 +79,24 @@ class Accelerator:
         assumed 1 µs, stated in ``link_source``.
     link_source : str, optional
         Where the link figures come from.
+    link_domain : int, optional
+        Cards that share the fast link (an NVLink domain: 8 on an HGX/DGX
+        board); 0 = unknown.  A collective over more cards crosses the
+        slower ``internode_bandwidth``.
+    internode_bandwidth : float, optional
+        Network bandwidth *per card and per direction* between domains, in
+        bytes/s (e.g. one 400 Gb/s InfiniBand NDR port per H100 in a DGX
+        H100: 50e9); 0 = unknown.
+    in_switch_reduction : bool, optional
+        Whether the switch of the domain can reduce in the network (NVLink
+        SHARP, "NVLS"), so an all-reduce needs no ring.
+    domain_source : str, optional
+        Where the domain size, the network and the in-switch reduction come from.
+    capacity_reading : str, optional
+        How ``mem_capacity`` reads the card's label: ``"physical GiB"`` (the
+        catalog: a card sold as 80 GB holds 80 GiB) or ``"decimal GB"`` (the
+        label read as 10^9 bytes, as the source chapters do; see
+        :func:`decimal_reading`).
 
     Notes
     -----
@@ -70,6 +115,11 @@ class Accelerator:
     link_bandwidth: float = 0.0
     link_latency: float = 0.0
     link_source: str = ""
+    link_domain: int = 0
+    internode_bandwidth: float = 0.0
+    in_switch_reduction: bool = False
+    domain_source: str = ""
+    capacity_reading: str = "physical GiB"
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -80,11 +130,22 @@ class Accelerator:
             if not is_scalar(value):
                 raise TypeError(f"{field} ({unit}) must be a single number, not an array")
             object.__setattr__(self, field, value)
-        for field, unit in (("link_bandwidth", "bytes/s"), ("link_latency", "s")):
+        for field, unit in (("link_bandwidth", "bytes/s"), ("link_latency", "s"),
+                            ("internode_bandwidth", "bytes/s")):
             value = check_number(getattr(self, field), field, unit, allow_zero=True)
             if not is_scalar(value):
                 raise TypeError(f"{field} ({unit}) must be a single number, not an array")
             object.__setattr__(self, field, value)
+        object.__setattr__(self, "link_domain",
+                           check_int(self.link_domain, "link_domain", "cards", minimum=0,
+                                     scalar=True))
+        if not isinstance(self.in_switch_reduction, (bool, np.bool_)):
+            raise TypeError(f"in_switch_reduction must be True or False, "
+                            f"got {self.in_switch_reduction!r}")
+        object.__setattr__(self, "in_switch_reduction", bool(self.in_switch_reduction))
+        if self.capacity_reading not in READINGS:
+            raise ValueError(f"capacity_reading must be one of {READINGS}, "
+                             f"got {self.capacity_reading!r}")
 
     @property
     def ridge_point(self) -> float:
@@ -106,20 +167,26 @@ _ENTRIES = (
         source="NVIDIA H100 Tensor Core GPU datasheet (SXM5): BF16 1,979 TFLOPS with sparsity",
         note="dense BF16 = half the sparse 1,979 TFLOPS headline; sold as 80 GB, built as 80 GiB",
         aliases=("H100", "H100 SXM5"),
-        link_bandwidth=450e9, link_latency=1e-6,
+        link_bandwidth=450e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("NVIDIA H100 datasheet (SXM): NVLink 900 GB/s, the bidirectional sum"
-                     "; 450 GB/s per direction"
-                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
+                     "; 450 GB/s per direction" + _ALPHA),
+        link_domain=8, internode_bandwidth=50e9, in_switch_reduction=True,
+        domain_source=_DGX_HOPPER + _NVLS,
     ),
     Accelerator(
         "A100 80GB", 312e12, 2.039e12, 80 * GiB, vendor="NVIDIA", memory="HBM2e",
         source="NVIDIA A100 Tensor Core GPU datasheet (80GB SXM): BF16 312 TFLOPS (624 with sparsity)",
         note="dense BF16; sold as 80 GB, built as 80 GiB",
         aliases=("A100", "A100 SXM", "A100 80G"),
-        link_bandwidth=300e9, link_latency=1e-6,
+        link_bandwidth=300e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("NVIDIA A100 datasheet (SXM): NVLink 600 GB/s, the bidirectional sum"
                      "; 300 GB/s per direction"
-                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
+                     + _ALPHA),
+        link_domain=8, internode_bandwidth=25e9,
+        domain_source=("NVIDIA DGX A100 system: eight A100 on six second-generation NVSwitch chips "
+                       "(an NVLink domain of 8) and eight Mellanox 200 Gb/s HDR InfiniBand "
+                       "adapters, one per GPU: 25 GB/s per direction between nodes; the "
+                       "second-generation NVSwitch has no in-switch reduction"),
     ),
     Accelerator(
         "RTX 4090", 165.2e12, 1.008e12, 24 * GiB, vendor="NVIDIA", memory="GDDR6X",
@@ -127,10 +194,11 @@ _ENTRIES = (
                 "accumulate 165.2 (330.4 sparse)"),
         note="dense BF16 with FP32 accumulate; sold as 24 GB, built as 24 GiB = 25.77e9 bytes",
         aliases=("4090", "GeForce RTX 4090"),
-        link_bandwidth=32e9, link_latency=1e-6,
+        link_bandwidth=32e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("No NVLink: PCIe Gen4 x16, 64 GB/s bidirectional (PCI-SIG)"
                      "; 32 GB/s per direction"
-                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
+                     + _ALPHA),
+        link_domain=8, domain_source=_PCIE_HOST,
     ),
     Accelerator(
         "H200 SXM", 989.4e12, 4.8e12, 141 * GiB, vendor="NVIDIA", memory="HBM3e",
@@ -138,10 +206,11 @@ _ENTRIES = (
                 "TB/s, 141 GB"),
         note="same compute die as the H100 SXM; dense BF16 = half the sparse headline; 141 GB read as GiB",
         aliases=("H200",),
-        link_bandwidth=450e9, link_latency=1e-6,
+        link_bandwidth=450e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("NVIDIA H200 datasheet (SXM): NVLink 900 GB/s, the bidirectional sum"
-                     "; 450 GB/s per direction"
-                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
+                     "; 450 GB/s per direction" + _ALPHA),
+        link_domain=8, internode_bandwidth=50e9, in_switch_reduction=True,
+        domain_source=_DGX_HOPPER + _NVLS,
     ),
     Accelerator(
         "B200", 2.25e15, 8.0e12, 180 * GiB, vendor="NVIDIA", memory="HBM3e",
@@ -149,20 +218,27 @@ _ENTRIES = (
                 "8 TB/s, 180 GB"),
         note="dense BF16 = half the sparse headline; 180 GB read as GiB",
         aliases=("B200 SXM", "HGX B200"),
-        link_bandwidth=900e9, link_latency=1e-6,
+        link_bandwidth=900e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("NVIDIA HGX B200 datasheet: NVLink 1.8 TB/s per GPU, the bidirectional sum"
                      "; 900 GB/s per direction"
-                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
+                     + _ALPHA),
+        link_domain=8, internode_bandwidth=50e9, in_switch_reduction=True,
+        domain_source=("NVIDIA DGX BasePOD reference architecture, core components: a DGX B200 "
+                       "holds eight B200 (an NVLink domain of 8) and eight single-port "
+                       "ConnectX-7 adapters, up to 400 Gb/s InfiniBand: 50 GB/s per direction "
+                       "between nodes; NVLink SHARP (NVLS) all-reduce on NVLink 4 and 5 "
+                       "platforms: NVIDIA NVSHMEM 3.2.5 release notes"),
     ),
     Accelerator(
         "L40S", 362.05e12, 0.864e12, 48 * GiB, vendor="NVIDIA", memory="GDDR6",
         source="NVIDIA L40S datasheet: BF16 tensor 362.05 TFLOPS (733 with sparsity), 864 GB/s, 48 GB",
         note="dense BF16; sold as 48 GB, built as 48 GiB",
         aliases=("L40 S",),
-        link_bandwidth=32e9, link_latency=1e-6,
+        link_bandwidth=32e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("NVIDIA L40S datasheet: PCIe Gen4 x16, 64 GB/s bidirectional, no NVLink"
                      "; 32 GB/s per direction"
-                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
+                     + _ALPHA),
+        link_domain=8, domain_source=_PCIE_HOST,
     ),
     Accelerator(
         "MI300X", 1307.4e12, 5.3e12, 192 * GiB, vendor="AMD", memory="HBM3",
@@ -170,21 +246,29 @@ _ENTRIES = (
                 "sparsity), 5.3 TB/s, 192 GB"),
         note="dense BF16; 192 GB read as GiB",
         aliases=("Instinct MI300X", "MI300"),
-        link_bandwidth=448e9, link_latency=1e-6,
+        link_bandwidth=448e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("AMD MI300X data sheet: peak aggregate Infinity Fabric 896 GB/s (bidirectional sum)"
                      "; 448 GB/s per direction"
-                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
+                     + _ALPHA),
+        link_domain=8,
+        domain_source=("AMD Instinct MI300X platform: eight GPUs fully connected by Infinity "
+                       "Fabric (a domain of 8); the network between platforms is unknown"),
     ),
     Accelerator(
         "TPU v5e", 197e12, 0.819e12, 16 * GiB, vendor="Google", memory="HBM2",
         source="Google Cloud TPU v5e documentation: 197 TFLOP/s BF16, 819 GB/s, 16 GB HBM per chip",
         note="per chip; TPUs publish dense figures",
         aliases=("v5e", "TPUv5e", "TPU v5 lite", "v5litepod"),
-        link_bandwidth=100e9, link_latency=1e-6,
+        link_bandwidth=100e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("Google Cloud TPU v5e documentation: interchip interconnect 1,600 Gbps"
                      " = 200 GB/s per chip, read as the bidirectional sum"
                      "; 100 GB/s per direction"
-                     "; link latency 1 us per ring step is an assumption (no datasheet prints it)"),
+                     + _ALPHA),
+        link_domain=256, internode_bandwidth=3.125e9,
+        domain_source=("Google Cloud TPU v5e documentation: a pod of 256 chips on a 2D-torus "
+                       "interchip interconnect (the domain); between pods the data-center "
+                       "network, 2 x 100 Gbps NICs per host of 8 chips: 25 Gb/s = 3.125 GB/s "
+                       "per chip and direction"),
     ),
     Accelerator(
         "Ascend 910B", 320e12, 1.6e12, 64 * GiB, vendor="Huawei", memory="HBM2e",
@@ -227,3 +311,36 @@ def accelerator(name: str) -> Accelerator:
 def resolve_hw(hw) -> Accelerator:
     """Accept an :class:`Accelerator` or a catalog name and return the Accelerator."""
     return accelerator(hw)
+
+
+# ------------------------------------------------------------------ two readings of "N GB"
+_READING_UNIT = {"physical GiB": GiB, "decimal GB": GB}
+
+
+def capacity_reading(hw, reading: str = "physical GiB") -> float:
+    """Capacity ``C`` in bytes of accelerator ``hw`` under one reading.
+
+    A card's label says "N GB".  ``"physical GiB"`` reads it as ``N × 2^30``
+    bytes (memory is built in binary sizes: a card sold as 24 GB holds 24
+    GiB); ``"decimal GB"`` reads the same label as ``N × 10^9`` bytes, as the
+    source does.  The label ``N`` is recovered from the accelerator's own
+    reading (:attr:`Accelerator.capacity_reading`), so the answer is the
+    same whether ``hw`` is the catalog entry or a :func:`decimal_reading` of it.
+
+    >>> capacity_reading("RTX 4090", "decimal GB")
+    24000000000.0
+    >>> capacity_reading(decimal_reading("RTX 4090"), "physical GiB") / GiB
+    24.0
+    """
+    acc = accelerator(hw)
+    if reading not in _READING_UNIT:
+        raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+    label = round(acc.mem_capacity / _READING_UNIT[acc.capacity_reading])
+    return float(label * _READING_UNIT[reading])
+
+
+def decimal_reading(hw) -> Accelerator:
+    """A copy of ``hw`` whose capacity is its label read as 10^9 bytes (80 GiB -> 80e9 B)."""
+    acc = accelerator(hw)
+    return acc.with_(mem_capacity=capacity_reading(acc, "decimal GB"), note=DECIMAL_CAPACITY_NOTE,
+                     capacity_reading="decimal GB")

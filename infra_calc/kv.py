@@ -1,234 +1,278 @@
-"""The KV cache joins the read: decode-step bounds with the cache counted.
+"""The KV cache joins the read: where compute catches up, and where it never can.
 
-Chapter J07 reads only the weights.  Each request in a batch also reads its
-own KV cache, ``S`` tokens of ``m_kv`` bytes each, so one decode step of ``B``
-requests reads :math:`R = N b_W + B S m_{kv}` bytes and does :math:`2BN` FLOPs.
-The (batch, context) plane splits into three regions:
+A decode step of ``B`` requests with ``S`` tokens of cache each
+(:mod:`infra_calc.decode`) reads
 
-- **weight-read bound**: memory-bound and :math:`N b_W \\ge B S m_{kv}`;
-- **KV-read bound**: memory-bound and :math:`B S m_{kv} > N b_W`;
-- **compute bound**: :math:`2BN/\\Pi > R/\\beta`.
+.. math:: R(B) = b_W N_{r} + B\\,(b_W d_{row} + S\\,m_{kv}) \\;[+\\ \\text{experts hit}]
 
-The batch at which compute catches up is
-:func:`infra_calc.step.batch_turning_point` with ``context``; the context at
-and above which no batch gets there is :func:`critical_context`.
+(``N_r`` the weights read once per step, :attr:`ModelSpec.shared_params`;
+``d_row`` the gathered embedding row, ``d`` for an untied table) and computes
+
+.. math:: F(B) = B\\,(2 N_{mm} + 4 S L H d_h).
+
+Setting :math:`F/\\Pi = R/\\beta` gives the batch where compute catches up,
+:math:`B^*(S)` (:func:`turning_batch`), and the context at and above which no
+batch gets there, :math:`S_{max}` (:func:`critical_context`): there the
+per-request math :math:`(2N_{mm} + 4SLHd_h)/\\Pi` no longer outpaces the
+per-request read :math:`(b_W d_{row} + S m_{kv})/\\beta`.  For a mixture of
+experts the read grows with the experts the batch hits, so :math:`B^*` is
+solved numerically; :math:`S_{max}` is the large-batch limit, where every
+expert is read once per step and drops out per request.
+
+The (batch, context) plane splits into three regions (:func:`decode_region`):
+weight-read bound, KV-read bound, compute bound.
+
+The numeric forms (a parameter count ``N`` instead of a model) keep chapter
+3's first derivation, :math:`F = 2BN` and :math:`R = N b_W + B S m_{kv}`:
+no attention FLOPs, no gathered row.  They are kept for numbers that are not
+a model; for a model, pass the model.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import numbers
 
 import numpy as np
 
-from ._validate import check_int, check_number, unwrap
-from .hardware import Accelerator, resolve_hw
+from ._validate import check_number, unwrap
+from .bound import bound_label
+from .decode import REGIONS, ModelDecodeStep, model_decode_step
+from .hardware import resolve_hw
+from .workload import ModelOnCard, Workload
 
-if TYPE_CHECKING:                      # infra_calc.models loads on first use
-    from .models import ModelSpec
-
-__all__ = ["critical_context", "kv_weight_batch", "decode_region", "ModelDecodeStep",
-           "model_decode_step", "REGIONS"]
-
-#: names of the three regions of the (batch, context) plane, in plotting order
-REGIONS = ("weight-read", "kv-read", "compute")
+__all__ = ["critical_context", "turning_batch", "kv_weight_batch", "decode_region",
+           "per_request_terms", "ModelDecodeStep", "model_decode_step", "ModelOnCard", "REGIONS"]
 
 
-def critical_context(params, hw, kv_bytes_per_token):
+def _is_count(x) -> bool:
+    """A parameter count (a number or an array of numbers), not a model."""
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    return isinstance(x, (numbers.Real, np.ndarray, list, tuple))
+
+
+def per_request_terms(w: Workload):
+    """``(R0, r1, c1)`` of workload ``w``, per card, at its context (arrays broadcast).
+
+    ``R0``: bytes read once per step whatever the batch (the shared weights);
+    ``r1``: bytes each request adds (its gathered row and its cache);
+    ``c1``: FLOPs each request adds (its matrix products and its attention).
+    A dense step then reads ``R0 + B r1`` and computes ``B c1``.  For a
+    mixture of experts the routed experts come on top of ``R0``
+    (:func:`_expert_bytes`).
+    """
+    spec, sh = w.model, w.share
+    s = np.asarray(w.context, dtype=float)
+    n = np.asarray(w.cards, dtype=float)
+    bw = w.bytes_per_param
+    r0 = np.asarray(sh.of(spec, spec.shared_params)) * bw
+    row = 0.0 if spec.tie_word_embeddings else spec.hidden / n
+    m_card = np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element))
+    r1 = bw * row + s * m_card
+    c1 = 2.0 * np.asarray(sh.of_matmul(spec, spec.matmul_params)) \
+        + np.asarray(spec.attention_flops(1, s)) / n
+    return np.broadcast_arrays(r0 + 0.0 * s, r1, c1 + 0.0 * r1)
+
+
+def _expert_bytes(w: Workload, b):
+    """Routed-expert bytes per card for a step of ``b`` tokens (real): ``L_moe E_hit(b) P_e b_W / n``."""
+    spec = w.model
+    if not spec.is_moe:
+        return 0.0 * np.asarray(b, dtype=float)
+    e, k = spec.num_experts, spec.experts_per_token
+    hit = e * (1.0 - (1.0 - k / e) ** np.asarray(b, dtype=float))
+    return (spec.moe_layers * hit * spec.expert_params * w.bytes_per_param
+            / np.asarray(w.cards, dtype=float))
+
+
+def _solve(f, lo, hi, iterations=200):
+    """Root of an increasing ``f`` on ``[lo, hi]`` (elementwise bisection in log space)."""
+    lo, hi = np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
+    lo, hi = lo.copy(), hi.copy()
+    for _ in range(iterations):
+        mid = np.sqrt(lo * hi)
+        up = f(mid) > 0
+        hi = np.where(up, mid, hi)
+        lo = np.where(up, lo, mid)
+    return np.sqrt(lo * hi)
+
+
+def critical_context(model, hw=None, kv_bytes_per_token=None, *, bytes_per_param=None,
+                     kv_bytes_per_element=None, cards=None):
     """Context at and above which no batch makes a decode step compute-bound, tokens.
 
-    With the KV cache, :math:`B^*(S) = N b_W / (2N\\beta/\\Pi - S m_{kv})`;
-    its denominator reaches zero at
+    With a model (or a :class:`Workload`), the per-request math catches the
+    per-request read no more once
 
-    .. math:: S_{max} = \\frac{2 N \\beta}{\\Pi\\, m_{kv}}.
+    .. math:: S_{max} = \\frac{2 N_{mm}/\\Pi - b_W d_{row}/\\beta}
+                             {m_{kv}/\\beta - 4 L H d_h/\\Pi}
 
-    Each extra request brings :math:`2N/\\Pi` seconds of math but
-    :math:`S m_{kv}/\\beta` seconds of KV read; once the read is the larger,
-    adding requests never lets compute catch up.  Not rounded; independent
-    of ``b_W``.
+    (per card with ``cards``; ``inf`` when the denominator is not positive:
+    attention alone is then intense enough to reach the ridge).  ``b_W``
+    enters only through the gathered embedding row ``d_row``, a few parts in
+    ten thousand.  Not rounded.
+
+    With a parameter count ``N`` and ``kv_bytes_per_token`` (the numeric
+    form, chapter 3's first derivation without attention FLOPs or gathered
+    rows): :math:`S_{max} = 2N\\beta/(\\Pi m_{kv})`.
 
     Parameters
     ----------
-    params : float or array_like
-        Parameters per token, ``N``.
+    model : ModelSpec, str, Workload, or float
+        The model (or a parameter count ``N`` for the numeric form).
     hw : Accelerator or str
-    kv_bytes_per_token : float or array_like
-        KV-cache bytes per token, ``m_kv`` (> 0), e.g.
-        :meth:`ModelSpec.kv_bytes_per_token`.
+    kv_bytes_per_token : float, optional
+        ``m_kv`` (> 0): the numeric form only.
+    bytes_per_param, kv_bytes_per_element, cards : optional, keyword-only
+        For a model: ``b_W`` (default 2), cache bytes per element (default 2)
+        and tensor-parallel cards (default 1).
 
     Examples
     --------
     >>> import infra_calc as ic
-    >>> round(ic.critical_context(70e9, "H100 SXM", 327680))
+    >>> round(ic.critical_context(70e9, "H100 SXM", 327680))      # numeric form
     1447
+    >>> round(ic.critical_context("llama-70b", "H100 SXM"))       # the model
+    1476
     """
-    acc = resolve_hw(hw)
-    n = check_number(params, "params", "parameters")
-    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes")
-    return unwrap(2.0 * n * acc.mem_bandwidth / (acc.peak_flops * m))
+    if _is_count(model):
+        acc = resolve_hw(hw)
+        n = check_number(model, "params", "parameters")
+        if kv_bytes_per_token is None:
+            raise TypeError("kv_bytes_per_token (bytes) is required with a parameter count; "
+                            "or pass the model itself")
+        m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes")
+        return unwrap(2.0 * n * acc.mem_bandwidth / (acc.peak_flops * m))
+    if kv_bytes_per_token is not None:
+        raise TypeError("kv_bytes_per_token is for the numeric form (a parameter count); "
+                        "with a model pass kv_bytes_per_element")
+    w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, cards=cards)
+    return _s_max(w)
 
 
-def kv_weight_batch(params, bytes_per_param, context, kv_bytes_per_token):
-    """Batch at which the KV read equals the weight read, requests (not rounded).
+def _s_max(w: Workload):
+    spec, sh, acc = w.model, w.share, w.hw
+    n = np.asarray(w.cards, dtype=float)
+    row = 0.0 if spec.tie_word_embeddings else spec.hidden / n
+    num = (2.0 * np.asarray(sh.of_matmul(spec, spec.matmul_params)) / acc.peak_flops
+           - w.bytes_per_param * row / acc.mem_bandwidth)
+    m_card = np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element))
+    den = m_card / acc.mem_bandwidth - np.asarray(spec.attention_flops(1, 1)) / n / acc.peak_flops
+    with np.errstate(divide="ignore"):
+        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.inf)
+    return unwrap(out)
 
-    :math:`B S m_{kv} = N b_W \\Rightarrow B_{kv} = N b_W / (S m_{kv})`: the
-    border between the weight-read and KV-read regions.
+
+def turning_batch(model, hw=None, context=None, *, bytes_per_param=None,
+                  kv_bytes_per_element=None, cards=None):
+    """Batch where a decode step's compute catches up with its read, :math:`B^*(S)`, requests.
+
+    For a dense model, with :func:`per_request_terms` ``R0, r1, c1``:
+
+    .. math:: B^*(S) = \\frac{R_0/\\beta}{c_1/\\Pi - r_1/\\beta}
+
+    and ``inf`` at and above :func:`critical_context`.  For a mixture of
+    experts the read also grows with the experts hit, and ``B*`` is found
+    numerically (the root of compute − read, which is convex in ``B`` and
+    crosses zero once).  Not rounded; assumes ``B <= V`` (each request gathers
+    its own embedding row).  Capacity is ignored: check
+    :meth:`Workload.fits` at that batch.
 
     Parameters
     ----------
-    params : float or array_like
-        ``N``, parameters.
-    bytes_per_param : float or array_like
-        ``b_W``, bytes/parameter.
-    context : float or array_like
-        ``S`` (> 0), tokens per request.
-    kv_bytes_per_token : float or array_like
-        ``m_kv`` (> 0), bytes.
+    model : ModelSpec, str or Workload
+    hw : Accelerator or str
+    context : int or array_like
+        ``S`` (default 0), tokens of cache per request.
+    bytes_per_param, kv_bytes_per_element, cards : optional, keyword-only
     """
-    n = check_number(params, "params", "parameters")
-    bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    s = check_number(context, "context", "tokens")
-    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes")
-    return unwrap(n * bw / (s * m))
+    w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, cards=cards)
+    acc = w.hw
+    r0, r1, c1 = per_request_terms(w)
+    slope = c1 / acc.peak_flops - r1 / acc.mem_bandwidth
+    ok = slope > 0
+    safe = np.where(ok, slope, 1.0)
+    dense = np.where(ok, (r0 / acc.mem_bandwidth) / safe, np.inf)
+    if not w.model.is_moe:
+        return unwrap(dense)
+
+    def gap(b):   # compute − read, seconds; convex in b, negative at 0
+        return b * safe - (r0 + _expert_bytes(w, b)) / acc.mem_bandwidth
+
+    e_all = _expert_bytes(w, np.inf) / acc.mem_bandwidth
+    hi = np.where(ok, (r0 / acc.mem_bandwidth + e_all) / safe * 2.0 + 1.0, 1.0)
+    root = _solve(gap, np.full_like(hi, 1e-9), hi)
+    return unwrap(np.where(ok, root, np.inf))
 
 
-def decode_region(params, bytes_per_param, hw, batch, context, kv_bytes_per_token):
+def kv_weight_batch(params, bytes_per_param=None, context=None, kv_bytes_per_token=None, *,
+                    hw=None, kv_bytes_per_element=None, cards=None):
+    """Batch at which the KV read equals the weight read, requests (not rounded).
+
+    With a model (``params`` a ModelSpec, name or Workload; ``hw`` needed
+    for a name), the weight read includes the gathered rows and the experts
+    hit: :math:`B S m_{kv} = R_W(B)`, solved for ``B`` (``inf`` where the
+    cache never outgrows the weights).  The border between the weight-read and
+    KV-read regions.
+
+    Numeric form: :math:`B_{kv} = N b_W / (S m_{kv})`.
+    """
+    if _is_count(params):
+        n = check_number(params, "params", "parameters")
+        bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
+        s = check_number(context, "context", "tokens")
+        m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes")
+        return unwrap(n * bw / (s * m))
+    w = Workload.of(params, hw, bytes_per_param=bytes_per_param, context=context,
+                    kv_bytes_per_element=kv_bytes_per_element, cards=cards)
+    r0, r1, _ = per_request_terms(w)
+    kv1 = np.asarray(w.context, dtype=float) * np.asarray(
+        w.share.kv_bytes_per_token(w.model, w.kv_bytes_per_element))   # cache bytes per request
+    row = r1 - kv1                        # gathered-row bytes per request
+    slope = kv1 - row
+    ok = slope > 0
+    safe = np.where(ok, slope, 1.0)
+    dense = np.where(ok, r0 / safe, np.inf)
+    if not w.model.is_moe:
+        return unwrap(dense)
+    hi = np.where(ok, (r0 + _expert_bytes(w, np.inf)) / safe * 2.0 + 1.0, 1.0)
+    root = _solve(lambda b: b * safe - r0 - _expert_bytes(w, b), np.full_like(hi, 1e-9), hi)
+    return unwrap(np.where(ok, root, np.inf))
+
+
+def decode_region(model, bytes_per_param=None, hw=None, batch=None, context=None,
+                  kv_bytes_per_token=None, *, kv_bytes_per_element=None, weights="touched"):
     """Which of the three regions a (batch, context) point lies in.
 
-    ``"compute"`` when :math:`2BN/\\Pi > (N b_W + B S m_{kv})/\\beta`;
-    otherwise ``"weight-read"`` when :math:`N b_W \\ge B S m_{kv}` and
-    ``"kv-read"`` when the cache is the larger read.  Arrays broadcast.
+    With a model: the ``region`` of :func:`~infra_calc.decode.model_decode_step`
+    (``"compute"`` where its compute time reaches its read time, else
+    ``"weight-read"`` or ``"kv-read"``, whichever read is larger), so the
+    figure and the step cannot disagree.  Arrays broadcast.
+
+    Numeric form (``model`` a parameter count ``N``): ``"compute"`` when
+    :math:`2BN/\\Pi \\ge (N b_W + B S m_{kv})/\\beta`, else by the larger read.
 
     Returns
     -------
     str or numpy.ndarray of str
     """
+    if not _is_count(model):
+        if kv_bytes_per_token is not None:
+            raise TypeError("kv_bytes_per_token is for the numeric form; with a model pass "
+                            "kv_bytes_per_element")
+        return model_decode_step(model, hw, batch=batch, context=context,
+                                 bytes_per_param=bytes_per_param,
+                                 kv_bytes_per_element=kv_bytes_per_element,
+                                 weights=weights).region
     acc = resolve_hw(hw)
-    n = check_number(params, "params", "parameters")
+    n = check_number(model, "params", "parameters")
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
     b = check_number(batch, "batch", "requests")
     s = check_number(context, "context", "tokens", allow_zero=True)
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes", allow_zero=True)
     w = n * bw
     kv = b * s * m
-    compute = 2.0 * b * n / acc.peak_flops > (w + kv) / acc.mem_bandwidth
-    out = np.where(compute, "compute", np.where(w >= kv, "weight-read", "kv-read"))
+    bound = np.asarray(bound_label((w + kv) / acc.mem_bandwidth, 2.0 * b * n / acc.peak_flops))
+    out = np.where(bound == "compute", "compute", np.where(w >= kv, "weight-read", "kv-read"))
     return unwrap(out, str)
-
-
-@dataclass(frozen=True)
-class ModelOnCard:
-    """What a chapter-3 result was computed for, kept as the objects given.
-
-    Not their names: a model or accelerator changed with
-    ``dataclasses.replace`` or :meth:`Accelerator.with_` keeps its own
-    figures, where a look-up by name would return the catalog's.
-    """
-
-    #: The model, exactly as given.
-    model: ModelSpec
-    #: The accelerator (of every card, with tensor parallelism), exactly as given.
-    hw: Accelerator
-
-
-@dataclass(frozen=True)
-class ModelDecodeStep(ModelOnCard):
-    """Result of :func:`model_decode_step` (SI units: seconds, bytes, FLOPs).
-
-    Each number is a float for scalar inputs and an array for array inputs.
-    """
-
-    #: Requests decoded together, ``B``.
-    batch: int | np.ndarray
-    #: KV-cache tokens per request, ``S``.
-    context: int | np.ndarray
-    #: Weight bytes read, ``R_W`` (``N_active b_W`` or the bytes really touched).
-    weight_bytes: float | np.ndarray
-    #: KV-cache bytes read by the whole batch, ``B S m_kv``.
-    kv_bytes: float | np.ndarray
-    #: Bytes read this step, ``R = R_W + B S m_kv``.
-    bytes_read: float | np.ndarray
-    #: FLOPs this step, ``F = 2 B N_active``.
-    flops: float | np.ndarray
-    #: Time to read the weights, ``R_W / β``, seconds.
-    t_weights: float | np.ndarray
-    #: Time to read the KV cache, ``B S m_kv / β``, seconds.
-    t_kv: float | np.ndarray
-    #: Read lower bound ``R / β``, seconds.
-    t_read: float | np.ndarray
-    #: Compute lower bound ``F / Π``, seconds.
-    t_compute: float | np.ndarray
-    #: Step time, the larger of the two bounds, seconds.
-    t_step: float | np.ndarray
-    #: ``"memory"`` where the read bound decides, ``"compute"`` otherwise.
-    bound: str | np.ndarray
-    #: ``"weight-read"``, ``"kv-read"`` or ``"compute"`` (see :data:`REGIONS`).
-    region: str | np.ndarray
-    #: Throughput ``B / T_step``, tokens per second.
-    tokens_per_s: float | np.ndarray
-
-
-def _weights(spec, bytes_per_param, batch, weights):
-    if weights == "active":
-        return spec.active_params * bytes_per_param
-    if weights == "touched":
-        return spec.decode_weight_bytes(bytes_per_param, batch)
-    raise ValueError(f"weights must be 'active' or 'touched', got {weights!r}")
-
-
-def model_decode_step(model, hw, batch=1, context=0, bytes_per_param=2, kv_bytes_per_element=2,
-                      weights="active") -> ModelDecodeStep:
-    """One decode step of a catalog model with its KV cache.
-
-    - weight bytes :math:`R_W = N_{active} b_W` (``weights="active"``, the
-      J07 convention) or :meth:`ModelSpec.decode_weight_bytes`
-      (``weights="touched"``: gathered embedding rows, experts hit);
-    - KV bytes :math:`R_{KV} = B S m_{kv}`;
-    - FLOPs :math:`F = 2 B N_{active}` (the attention math of decode runs at
-      the speed of the KV read and is left out, as in J07);
-    - :math:`T_{step} = \\max(R/\\beta, F/\\Pi)`.
-
-    Parameters
-    ----------
-    model : ModelSpec or str
-    hw : Accelerator or str
-    batch : int or array_like
-        Requests, ``B`` (>= 1).
-    context : int or array_like
-        KV-cache tokens per request, ``S`` (>= 0, at most the model's
-        ``max_position_embeddings``; longer is refused with ``ValueError``).
-    bytes_per_param : float
-        ``b_W``, bytes/parameter.
-    kv_bytes_per_element : float
-        Bytes per cached element (2 = BF16, 1 = FP8).
-    weights : {"active", "touched"}
-
-    Returns
-    -------
-    ModelDecodeStep
-    """
-    from .models import resolve_model
-
-    spec = resolve_model(model)
-    acc = resolve_hw(hw)
-    bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    b = check_int(batch, "batch", "requests", minimum=1)
-    s = check_int(context, "context", "tokens", minimum=0)
-    spec.check_context(s, "context")
-    m = spec.kv_bytes_per_token(kv_bytes_per_element)
-    w = np.asarray(_weights(spec, bw, b, weights), dtype=float)
-    kv = np.asarray(b, dtype=float) * s * m
-    r = w + kv
-    f = 2.0 * np.asarray(b, dtype=float) * spec.active_params
-    tr = r / acc.mem_bandwidth
-    tc = f / acc.peak_flops
-    ts = np.maximum(tr, tc)
-    bound = np.where(tr >= tc, "memory", "compute")
-    region = np.where(tc > tr, "compute", np.where(w >= kv, "weight-read", "kv-read"))
-    w = w + 0.0 * kv
-    return ModelDecodeStep(
-        model=spec, hw=acc, batch=b, context=s, weight_bytes=unwrap(w), kv_bytes=unwrap(kv),
-        bytes_read=unwrap(r), flops=unwrap(f + 0.0 * r), t_weights=unwrap(w / acc.mem_bandwidth),
-        t_kv=unwrap(kv / acc.mem_bandwidth), t_read=unwrap(tr), t_compute=unwrap(tc + 0.0 * tr),
-        t_step=unwrap(ts), bound=unwrap(bound, str), region=unwrap(region, str),
-        tokens_per_s=unwrap(b / ts),
-    )

@@ -1,10 +1,19 @@
 """More cards: tensor parallelism for one decode step.
 
-Tensor parallelism splits every weight matrix (and the KV cache, head by
-head) evenly over ``n`` cards.  Each card reads :math:`1/n` of the bytes and
-does :math:`1/n` of the math, but each layer must then sum its partial
-results across the cards: two all-reduces per layer (after attention and
-after the MLP) of the batch's activations, :math:`B h` elements of 2 bytes.
+Each of ``n`` cards holds its share of the model (:mod:`infra_calc.sharding`:
+query heads, MLP and vocabulary split evenly; KV heads split while
+``n <= n_kv`` and replicated beyond; norm weights kept whole), reads its share
+of the weights and of the cache, and does its share of the math.  That per-card
+**floor** is :math:`\\max(T_{read}, T_{compute})` (:mod:`infra_calc.bound`).
+
+Each layer must then add up the partial results across the cards: two
+all-reduces per layer of the batch's activations.  Their time is a **model**
+(:mod:`infra_calc.comm`: a ring by default, an in-switch reduction where the
+switch can do it; 1 µs per step assumed), kept as the separate term
+``t_comm``, never folded into the floor.  By default it is added to the floor
+(the next layer needs the sum before it can start); ``overlap_comm=True``
+takes the larger of the two instead, an *optimistic* reading, especially at
+batch 1, where nothing is left to overlap with.
 """
 from __future__ import annotations
 
@@ -12,68 +21,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_number, unwrap
-from .hardware import resolve_hw
-from .kv import ModelOnCard, model_decode_step
+from ._validate import unwrap
+from .bound import bound_label, bound_with_comm
+from .comm import ACTIVATION_BYTES, COMM_MODELS, layer_comm, ring_allreduce_time
+from .decode import decode_coefficients, decode_counts
+from .workload import ModelOnCard, Workload
 
-__all__ = ["ring_allreduce_time", "TensorParallelStep", "tensor_parallel_step",
-           "ACTIVATION_BYTES"]
-
-#: bytes per activation element sent in the all-reduces (BF16)
-ACTIVATION_BYTES = 2
-
-
-def _check_link(acc, cards):
-    if np.any(np.asarray(cards) > 1) and (acc.link_bandwidth <= 0):
-        raise ValueError(
-            f"link_bandwidth (bytes/s) of {acc.name} is unknown (0): tensor parallelism over "
-            f"more than one card needs it; pass hw.with_(link_bandwidth=..., link_latency=...)")
-
-
-def ring_allreduce_time(nbytes, cards, hw):
-    """Lower bound of one ring all-reduce, seconds.
-
-    .. math:: T_{AR} = \\frac{2(n-1)}{n}\\,\\frac{M}{\\beta_{link}} + 2(n-1)\\,\\alpha
-
-    A ring all-reduce is a reduce-scatter and an all-gather: each card sends
-    (and receives) :math:`2(n-1)/n` of the message ``M`` over a link of
-    ``β_link`` bytes/s *per direction*, in :math:`2(n-1)` steps of latency
-    ``α``.  Zero for one card.
-
-    Parameters
-    ----------
-    nbytes : float or array_like
-        Message size ``M`` on each card, bytes (>= 0).
-    cards : int or array_like
-        ``n`` (>= 1).
-    hw : Accelerator or str
-        Supplies ``link_bandwidth`` (per direction) and ``link_latency``.
-    """
-    acc = resolve_hw(hw)
-    m = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    n = check_int(cards, "cards", "cards", minimum=1)
-    _check_link(acc, n)
-    n = np.asarray(n, dtype=float)
-    bw = acc.link_bandwidth if acc.link_bandwidth > 0 else np.inf
-    t = 2.0 * (n - 1.0) / n * m / bw + 2.0 * (n - 1.0) * acc.link_latency
-    return unwrap(t)
-
-
-def _layer_comm(spec, tokens, cards, acc):
-    """Message per all-reduce ``M = 2 T h`` bytes and the step's ``2 L T_AR(M)``, seconds.
-
-    ``T`` tokens' activations (``B`` at decode, ``B P`` at prefill) are summed
-    across the cards twice per layer (after attention and after the MLP).
-    """
-    msg = ACTIVATION_BYTES * np.asarray(tokens, dtype=float) * spec.hidden
-    return msg, 2.0 * spec.layers * np.asarray(ring_allreduce_time(msg, cards, acc))
-
-
-def _bound(t_read, t_compute, t_comm):
-    """``"communication"`` where the all-reduces are the largest part, else
-    ``"memory"`` or ``"compute"``, whichever bound decides."""
-    return unwrap(np.where(t_comm > np.maximum(t_read, t_compute), "communication",
-                           np.where(t_read >= t_compute, "memory", "compute")), str)
+__all__ = ["ring_allreduce_time", "TensorParallelStep", "tensor_parallel_step", "step_times",
+           "ACTIVATION_BYTES", "COMM_MODELS"]
 
 
 @dataclass(frozen=True)
@@ -89,93 +44,137 @@ class TensorParallelStep(ModelOnCard):
     batch: int | np.ndarray
     #: KV-cache tokens per request, ``S``.
     context: int | np.ndarray
-    #: Bytes each card reads, ``(R_W + B S m_kv) / n``.
+    #: KV heads each card holds: ``n_kv / n``, or 1 (replicated) when ``n > n_kv``.
+    kv_heads_per_card: float | np.ndarray
+    #: Bytes each card reads: its weights and its KV heads' cache.
     bytes_read: float | np.ndarray
-    #: FLOPs each card does, ``2 B N_active / n``.
+    #: FLOPs each card does: its matrix products (replicated K/V projections
+    #: included) and its query heads' attention.
     flops: float | np.ndarray
-    #: Message of one all-reduce, ``M = 2 B h`` bytes.
+    #: Message of one all-reduce, ``M = 2 B d`` bytes.
     comm_bytes: float | np.ndarray
     #: Read lower bound per card, ``bytes_read / β``, seconds.
     t_read: float | np.ndarray
     #: Compute lower bound per card, ``flops / Π``, seconds.
     t_compute: float | np.ndarray
-    #: Two ring all-reduces per layer, ``2 L T_AR(M)``, seconds (0 on one card).
+    #: The floor per card, ``max(t_read, t_compute)``, seconds.
+    t_floor: float | np.ndarray
+    #: Two all-reduces per layer, ``2 L T_AR(M)``, seconds (0 on one card): a model
+    #: (``comm``, with an assumed 1 µs per step), not a floor.
     t_comm: float | np.ndarray
-    #: Step time: ``max(t_read, t_compute) + t_comm``, or the max of all three when overlapped.
+    #: ``t_floor + t_comm`` (default), or ``max(t_floor, t_comm)`` with the optimistic
+    #: ``overlap_comm=True``, seconds.
     t_step: float | np.ndarray
-    #: ``"communication"``, ``"memory"`` or ``"compute"``: the largest part.
+    #: ``"communication"`` when ``t_comm`` is the largest part, else ``"memory"`` or
+    #: ``"compute"`` (the floor's label; a tie is compute).
     bound: str | np.ndarray
+    #: ``"memory"`` or ``"compute"``: what sets the floor alone.
+    floor_bound: str | np.ndarray
+    #: The all-reduce model: ``"ring"`` or ``"in-switch"``.
+    comm: str
+    #: Whether ``t_step`` overlaps communication with the floor (optimistic).
+    overlap_comm: bool
     #: Throughput ``B / T_step``, tokens per second.
     tokens_per_s: float | np.ndarray
+    #: Weights + KV cache + workspace each card must hold, bytes.
+    memory_per_card: float | np.ndarray
+    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
+    fits: bool | np.ndarray
 
 
-def tensor_parallel_step(model, hw, cards, batch=1, context=0, bytes_per_param=2,
-                         kv_bytes_per_element=2, *, overlap_comm=False,
-                         weights="active") -> TensorParallelStep:
+def step_times(w: Workload, weights="touched", comm="ring", overlap_comm=False, context=None):
+    """The decode-step times of workload ``w`` at ``context`` (default: its own), seconds.
+
+    Exactly :attr:`TensorParallelStep.t_step` of :func:`tensor_parallel_step`,
+    without the labels and the memory: what a sum over many steps needs.
+    ``context`` is taken as already checked.
+    """
+    k = decode_coefficients(w, weights)
+    acc = w.hw
+    s = np.asarray(w.context if context is None else context, dtype=float)
+    tr = k["weight_bytes"] / acc.mem_bandwidth + (k["kv_bytes_per_token"] / acc.mem_bandwidth) * s
+    tc = k["flops_linear"] / acc.peak_flops + (k["attention_flops_per_token"] / acc.peak_flops) * s
+    _, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
+    floor = np.maximum(tr, tc)
+    if overlap_comm:
+        return np.maximum(floor, tcomm)
+    return floor + tcomm if np.any(tcomm) else floor
+
+
+def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *,
+                         bytes_per_param=None, kv_bytes_per_element=None, overlap_comm=False,
+                         weights="touched", comm="ring", workspace=None) -> TensorParallelStep:
     """One decode step split over ``cards`` by tensor parallelism.
 
-    Per card, with ``n`` cards, ``L`` layers and width ``h``:
+    Per card, with ``n`` cards (:mod:`infra_calc.sharding` for the split):
 
-    - read :math:`T_{read} = (R_W + B S m_{kv}) / (n\\beta)`;
-    - compute :math:`T_{compute} = 2 B N_{active} / (n\\Pi)`;
-    - communication: two ring all-reduces per layer of :math:`M = 2 B h`
-      bytes, :math:`T_{comm} = 2L\\,T_{AR}(M)` (:func:`ring_allreduce_time`);
-    - :math:`T_{step} = \\max(T_{compute}, T_{read}) + T_{comm}` when the
-      communication is not overlapped (default), or
-      :math:`\\max(T_{compute}, T_{read}, T_{comm})` with
-      ``overlap_comm=True``.
+    - read :math:`T_{read} = (R_W/n + B S m_{kv} h_{kv}/n_{kv})/\\beta`, with the
+      K/V projections and the norm weights each card keeps whole;
+    - compute :math:`T_{compute} = (2 B N_{mm}/n + 4 B S L H d_h/n)/\\Pi` (plus
+      the replicated K/V projections when ``n > n_kv``);
+    - the floor :math:`\\max(T_{read}, T_{compute})`;
+    - communication, a model: two all-reduces per layer of
+      :math:`M = 2 B d` bytes, :math:`T_{comm} = 2L\\,T_{AR}(M)`
+      (:func:`infra_calc.comm.allreduce_time`: a ring over the NVLink of one
+      domain, over the slower network past it; or ``comm="in-switch"``);
+    - :math:`T_{step} = \\max(T_{read}, T_{compute}) + T_{comm}` (default), or
+      :math:`\\max(T_{read}, T_{compute}, T_{comm})` with ``overlap_comm=True``
+      (optimistic: at batch 1 the next layer waits for the sum).
 
     With ``cards=1`` communication is zero and the result equals
-    :func:`infra_calc.step.decode_step` for ``N_active`` parameters and
-    ``B S m_kv`` KV bytes.
+    :func:`infra_calc.decode.model_decode_step`.
 
     Parameters
     ----------
-    model : ModelSpec or str
+    model : ModelSpec, str or Workload
     hw : Accelerator or str
-        Needs ``link_bandwidth`` (per direction) for ``cards > 1``.
+        Needs ``link_bandwidth`` (per direction) for ``cards > 1``, and
+        ``internode_bandwidth`` past ``link_domain`` cards.
     cards : int or array_like
-        ``n`` (>= 1); weights and KV are split evenly (an ideal split).
+        ``n`` (>= 1, default 1): must divide the query heads, and divide the
+        KV heads (``n <= n_kv``) or be a multiple of them (``n > n_kv``).
     batch : int or array_like
-        ``B`` (>= 1), requests.
+        ``B`` (>= 1, default 1), requests.
     context : int or array_like
-        ``S`` (>= 0), KV tokens per request (refused above the model's
-        ``max_position_embeddings``).
+        ``S`` (>= 0, default 0), KV tokens per request.
     bytes_per_param, kv_bytes_per_element : float
+        Default 2 each.
     overlap_comm : bool, keyword-only
-        Whether the all-reduces overlap the reads and math.
-    weights : {"active", "touched"}, keyword-only
-        Weight bytes: ``N_active b_W`` or :meth:`ModelSpec.decode_weight_bytes`.
+        Take the larger of floor and communication instead of their sum.
+    weights : {"touched", "active", "total"}, keyword-only
+        What the weight read counts (:func:`infra_calc.decode.model_decode_step`).
+    comm : {"ring", "in-switch"}, keyword-only
+        The all-reduce model.
+    workspace : float, keyword-only
+        Bytes of workspace per card (default 2 GiB).
 
     Returns
     -------
     TensorParallelStep
-        ``bound`` is ``"communication"`` when ``T_comm`` is the largest
-        part, else ``"memory"`` or ``"compute"``.
     """
-    from .models import resolve_model
-
     if not isinstance(overlap_comm, (bool, np.bool_)):
         raise TypeError(f"overlap_comm must be True or False, got {overlap_comm!r}")
-    spec = resolve_model(model)
-    acc = resolve_hw(hw)
-    n = check_int(cards, "cards", "cards", minimum=1)
-    _check_link(acc, n)
-    one = model_decode_step(spec, acc, batch=batch, context=context,
-                            bytes_per_param=bytes_per_param,
-                            kv_bytes_per_element=kv_bytes_per_element, weights=weights)
-    nf = np.asarray(n, dtype=float)
-    r = np.asarray(one.bytes_read) / nf
-    f = np.asarray(one.flops) / nf
-    tr = r / acc.mem_bandwidth
-    tc = f / acc.peak_flops
-    msg, tcomm = _layer_comm(spec, one.batch, n, acc)
-    work = np.maximum(tr, tc)
-    ts = np.maximum(work, tcomm) if overlap_comm else work + tcomm
+    if comm not in COMM_MODELS:
+        raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
+    w = Workload.of(model, hw, cards=cards, batch=batch, context=context,
+                    bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
+                    workspace=workspace)
+    acc = w.hw
+    c = decode_counts(w, weights)
+    r = c["weight_bytes"] + c["kv_bytes"]
+    f = c["flops_linear"] + c["flops_attention"]
+    tr, tc = r / acc.mem_bandwidth, f / acc.peak_flops
+    msg, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
+    tr, tc, tcomm = np.broadcast_arrays(tr, tc, tcomm)
+    floor = np.maximum(tr, tc)
+    ts = np.maximum(floor, tcomm) if overlap_comm else floor + tcomm
+    mem = np.asarray(w.memory_per_card()) + 0.0 * tr
     return TensorParallelStep(
-        model=spec, hw=acc, cards=n, batch=one.batch, context=one.context,
-        bytes_read=unwrap(r), flops=unwrap(f), comm_bytes=unwrap(msg + 0.0 * nf),
-        t_read=unwrap(tr), t_compute=unwrap(tc), t_comm=unwrap(tcomm + 0.0 * tr),
-        t_step=unwrap(ts), bound=_bound(tr, tc, tcomm),
-        tokens_per_s=unwrap(np.asarray(one.batch) / ts),
+        model=w.model, hw=acc, cards=w.cards, batch=w.batch, context=w.context,
+        kv_heads_per_card=w.share.kv_heads, bytes_read=unwrap(r + 0.0 * tr),
+        flops=unwrap(f + 0.0 * tr), comm_bytes=unwrap(msg + 0.0 * tr), t_read=unwrap(tr),
+        t_compute=unwrap(tc), t_floor=unwrap(floor), t_comm=unwrap(tcomm), t_step=unwrap(ts),
+        bound=bound_with_comm(tr, tc, tcomm), floor_bound=bound_label(tr, tc), comm=comm,
+        overlap_comm=bool(overlap_comm), tokens_per_s=unwrap(np.asarray(w.batch) / ts),
+        memory_per_card=unwrap(mem), fits=unwrap(mem <= acc.mem_capacity, bool),
     )

@@ -1,10 +1,23 @@
 """Prefill: the whole prompt in one pass, and the time to first token.
 
-Prefill runs the prompt's ``P`` tokens through the model at once.  Every
-weight is read once for all of them, so the step does :math:`2BPN` FLOPs of
-linear layers for one read of the weights: it turns compute-bound once
-:math:`BP` passes :math:`b_W\\Pi/(2\\beta)`, the same number as J07's
-:math:`B^*`.  Causal attention adds :math:`2BLP^2Hd_{head}` FLOPs.
+Prefill runs the prompt's ``P`` tokens of each of ``B`` requests through the
+model at once.  What the pass must do, and no less:
+
+- **matrix products**: every prompt token through every layer,
+  :math:`2BP\\,N_{body}` FLOPs (:attr:`ModelSpec.body_matmul_params`: no
+  input table, which is a gather, and no LM head), plus the LM head **once
+  per request**, :math:`2B\\,Vd`: only the last prompt token's logits give the
+  first output token;
+- **causal attention**: a token attends to itself and the tokens before it,
+  :math:`P(P+1)/2` query-key pairs per head and layer, each costing
+  :math:`2d_h` FLOPs for ``Q K^T`` and :math:`2d_h` for ``P V``:
+  :math:`F_{att} = 2BLHd_h\\,P(P+1)`;
+- **bytes**: the weights read once for the ``BP`` tokens
+  (:meth:`ModelSpec.decode_weight_bytes` of ``BP`` tokens: one gathered row
+  per token, the experts they hit) and the cache written, :math:`BPm_{kv}`.
+
+The pass turns compute-bound once :math:`BP` passes about
+:math:`b_W\\Pi/(2\\beta)`, the same number as J07's :math:`B^*`.
 """
 from __future__ import annotations
 
@@ -12,12 +25,40 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_number, unwrap
-from .hardware import resolve_hw
-from .kv import ModelOnCard
-from .parallel import _bound, _layer_comm
+from ._validate import check_int, unwrap
+from .bound import bound_with_comm
+from .comm import layer_comm
+from .decode import weight_read_params
+from .workload import ModelOnCard, Workload
 
-__all__ = ["PrefillStep", "prefill_step"]
+__all__ = ["PrefillStep", "prefill_step", "prefill_counts"]
+
+
+def prefill_counts(w: Workload, prompt_tokens, weights="touched") -> dict:
+    """Per-card bytes and FLOPs of the prefill of ``prompt_tokens`` per request (arrays broadcast).
+
+    Keys: ``flops_linear`` (all cards together: :math:`2BPN_{body} + 2BVd`),
+    ``flops_attention`` (all cards: :math:`2BLHd_hP(P+1)`), ``flops`` (per
+    card), ``weight_bytes`` and ``kv_bytes_written`` (all cards) and
+    ``bytes_read`` (per card).
+    """
+    spec, sh = w.model, w.share
+    b = float(w.batch)
+    n = float(w.cards)
+    p = np.asarray(prompt_tokens, dtype=float)
+    f_body = 2.0 * b * p * spec.body_matmul_params
+    f_head = 2.0 * b * spec.lm_head_params + 0.0 * p
+    f_att = 2.0 * b * spec.layers * spec.heads * spec.head_dim * p * (p + 1.0)
+    per_card = (2.0 * b * p * np.asarray(sh.of_matmul(spec, spec.body_matmul_params))
+                + f_head / n + f_att / n)
+    read = weight_read_params(spec, w.batch * np.asarray(prompt_tokens), weights) + 0.0 * p
+    wb = read * w.bytes_per_param
+    wb_card = np.asarray(sh.of(spec, read)) * w.bytes_per_param
+    kvw = b * p * spec.kv_bytes_per_token(w.kv_bytes_per_element)
+    kvw_card = b * p * np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element))
+    return dict(flops_linear=f_body + f_head, flops_lm_head=f_head, flops_attention=f_att,
+                flops=per_card, weight_bytes=wb, kv_bytes_written=kvw,
+                bytes_read=wb_card + kvw_card)
 
 
 @dataclass(frozen=True)
@@ -33,28 +74,37 @@ class PrefillStep(ModelOnCard):
     batch: int
     #: Tensor-parallel cards ``n``.
     cards: int
-    #: FLOPs of the linear layers, ``2 B P N_active`` (all cards together).
+    #: FLOPs of the matrix products, ``2 B P N_body + 2 B V d`` (all cards together).
     flops_linear: float | np.ndarray
-    #: FLOPs of causal attention, ``2 B L P^2 H d_head`` (all cards together).
+    #: FLOPs of the LM head, once per request: ``2 B V d`` (part of ``flops_linear``).
+    flops_lm_head: float | np.ndarray
+    #: FLOPs of causal attention, ``2 B L H d_head P (P + 1)`` (all cards together).
     flops_attention: float | np.ndarray
-    #: FLOPs each card does, ``(flops_linear + flops_attention) / n``.
+    #: FLOPs each card does.
     flops: float | np.ndarray
     #: Weight bytes read once for the ``B P`` tokens (all cards together).
     weight_bytes: float | np.ndarray
     #: KV-cache bytes written, ``B P m_kv`` (all cards together).
     kv_bytes_written: float | np.ndarray
-    #: Bytes each card moves, ``(weight_bytes + kv_bytes_written) / n``.
+    #: Bytes each card moves: its weights and its KV heads' cache.
     bytes_read: float | np.ndarray
     #: Read lower bound ``bytes_read / β``, seconds.
     t_read: float | np.ndarray
     #: Compute lower bound ``flops / Π``, seconds.
     t_compute: float | np.ndarray
-    #: Two ring all-reduces per layer of ``2 B P h`` bytes, seconds (0 on one card).
+    #: The floor, ``max(t_read, t_compute)``, seconds.
+    t_floor: float | np.ndarray
+    #: Two all-reduces per layer of ``2 B P d`` bytes, seconds (0 on one card): a model
+    #: (``comm``; 1 µs per step assumed), not a floor.
     t_comm: float | np.ndarray
-    #: ``max(t_read, t_compute) + t_comm``, seconds: the time to first token.
+    #: ``t_floor + t_comm``, seconds: the time to first token.
     t_step: float | np.ndarray
-    #: ``"memory"``, ``"compute"`` or ``"communication"``: the largest part.
+    #: ``"memory"``, ``"compute"`` or ``"communication"``: the largest part (a tie is compute).
     bound: str | np.ndarray
+    #: Weights + the prompts' KV cache + workspace each card must hold, bytes.
+    memory_per_card: float | np.ndarray
+    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
+    fits: bool | np.ndarray
 
     @property
     def intensity(self):
@@ -62,67 +112,71 @@ class PrefillStep(ModelOnCard):
         return unwrap(np.asarray(self.flops) / np.asarray(self.bytes_read))
 
 
-def prefill_step(model, hw, prompt_tokens, bytes_per_param=2, batch=1, kv_bytes_per_element=2,
-                 *, cards=1) -> PrefillStep:
-    """Lower bound of the prefill pass: the time to first token on an idle card.
+def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, batch=None,
+                 kv_bytes_per_element=None, cards=None, weights="touched", comm="ring",
+                 workspace=None) -> PrefillStep:
+    """Lower bound of the prefill pass: the time to first token on idle cards.
 
-    - FLOPs: linear layers :math:`2BPN_{active}` plus causal attention
-      :math:`2BLP^2Hd_{head}` (``H`` query heads; half of full attention's
-      :math:`4BLP^2Hd_{head}`, since each token attends only to those before it);
-    - bytes: the weights read once
-      (:meth:`ModelSpec.decode_weight_bytes` for the ``BP`` tokens) plus
-      the KV cache written, :math:`BPm_{kv}`;
-    - :math:`T = \\max(F/\\Pi, R/\\beta)`.
+    - FLOPs: matrix products :math:`2BP\\,N_{body}` (no gathered input table,
+      no LM head), the LM head once per request :math:`2BVd`, and causal
+      attention :math:`2BLHd_{head}P(P+1)` (the :math:`P(P+1)/2` pairs a
+      causal mask computes, diagonal included, at :math:`4d_{head}` FLOPs each);
+    - bytes: the weights read once for the ``BP`` tokens
+      (:meth:`ModelSpec.decode_weight_bytes`) plus the KV cache written,
+      :math:`BPm_{kv}`;
+    - :math:`T = \\max(F/\\Pi, R/\\beta)`, a tie compute-bound.
 
-    With ``cards > 1`` (keyword-only) FLOPs and bytes are split evenly and
-    two ring all-reduces per layer of :math:`2BPh` bytes are added
-    (not overlapped), as in :func:`infra_calc.parallel.tensor_parallel_step`.
+    With ``cards > 1`` each card does its share (:mod:`infra_calc.sharding`)
+    and two all-reduces per layer of :math:`2BPd` bytes are added (a model,
+    ``comm``; not overlapped), as in :func:`infra_calc.parallel.tensor_parallel_step`.
 
     Parameters
     ----------
-    model : ModelSpec or str
+    model : ModelSpec, str or Workload
     hw : Accelerator or str
     prompt_tokens : int or array_like
         ``P`` (>= 1), refused above the model's ``max_position_embeddings``.
     bytes_per_param : float
-        ``b_W``.
+        ``b_W`` (default 2).
     batch : int
-        ``B`` prompts prefilled together (>= 1).
+        ``B`` prompts prefilled together (>= 1, default 1).
     kv_bytes_per_element : float
-        Bytes per cached element.
+        Bytes per cached element (default 2).
+    cards : int, keyword-only
+        Tensor-parallel cards (default 1).
+    weights : {"touched", "active", "total"}, keyword-only
+        What the weight read counts (default: the bytes the pass touches).
+    comm : {"ring", "in-switch"}, keyword-only
+        The all-reduce model (:mod:`infra_calc.comm`).
+    workspace : float, keyword-only
+        Bytes of workspace per card (default 2 GiB).
 
     Returns
     -------
     PrefillStep
-        ``flops``, ``bytes_read``, ``t_read``, ``t_compute``, ``t_step`` and
-        ``bound`` (``"memory"`` or ``"compute"``; ``"communication"`` when
-        the all-reduces are the largest part), among others.
     """
-    from .models import resolve_model
-
-    spec = resolve_model(model)
-    acc = resolve_hw(hw)
+    if prompt_tokens is None:
+        raise TypeError("prompt_tokens (tokens) is required")
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
-    spec.check_context(p, "prompt_tokens")
-    bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    b = check_int(batch, "batch", "requests", minimum=1, scalar=True)
-    n = check_int(cards, "cards", "cards", minimum=1, scalar=True)
-    m = spec.kv_bytes_per_token(kv_bytes_per_element)
-    pf = np.asarray(p, dtype=float)
-    f_lin = 2.0 * b * pf * spec.active_params
-    f_att = 2.0 * b * spec.layers * pf ** 2 * spec.heads * spec.head_dim
-    f = (f_lin + f_att) / n
-    w = np.asarray(spec.decode_weight_bytes(bw, b * np.asarray(p)), dtype=float)
-    kvw = b * pf * m
-    r = (w + kvw) / n
-    tr = r / acc.mem_bandwidth
-    tc = f / acc.peak_flops
-    _, tcomm = _layer_comm(spec, b * pf, n, acc)
-    ts = np.maximum(tr, tc) + tcomm
+    w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
+                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace)
+    check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
+    check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
+    w.model.check_context(p, "prompt_tokens")
+    acc = w.hw
+    c = prefill_counts(w, p, weights)
+    tr, tc = c["bytes_read"] / acc.mem_bandwidth, c["flops"] / acc.peak_flops
+    _, tcomm = layer_comm(w.model, w.batch * np.asarray(p, dtype=float), w.cards, acc, comm)
+    tcomm = tcomm + 0.0 * tr
+    floor = np.maximum(tr, tc)
+    mem = np.asarray(w.memory_per_card(p)) + 0.0 * tr
     return PrefillStep(
-        model=spec, hw=acc, prompt_tokens=p, batch=b, cards=n,
-        flops_linear=unwrap(f_lin), flops_attention=unwrap(f_att), flops=unwrap(f),
-        weight_bytes=unwrap(w), kv_bytes_written=unwrap(kvw), bytes_read=unwrap(r),
-        t_read=unwrap(tr), t_compute=unwrap(tc), t_comm=unwrap(tcomm + 0.0 * tr),
-        t_step=unwrap(ts), bound=_bound(tr, tc, tcomm),
+        model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,
+        flops_linear=unwrap(c["flops_linear"]), flops_lm_head=unwrap(c["flops_lm_head"]),
+        flops_attention=unwrap(c["flops_attention"]), flops=unwrap(c["flops"]),
+        weight_bytes=unwrap(c["weight_bytes"]), kv_bytes_written=unwrap(c["kv_bytes_written"]),
+        bytes_read=unwrap(c["bytes_read"]), t_read=unwrap(tr), t_compute=unwrap(tc),
+        t_floor=unwrap(floor), t_comm=unwrap(tcomm), t_step=unwrap(floor + tcomm),
+        bound=bound_with_comm(tr, tc, tcomm), memory_per_card=unwrap(mem),
+        fits=unwrap(mem <= acc.mem_capacity, bool),
     )

@@ -181,8 +181,8 @@ def lower_bound(m: Measurement) -> RealityRow:
     bpp = kvb = m.bytes_per_param
     p, o = m.prompt_tokens or 0, m.output_tokens or 0
     if m.metric == "ttft":
-        st = prefill_step(m.model, acc, p, bpp, batch=m.batch, kv_bytes_per_element=kvb,
-                          cards=m.cards)
+        st = prefill_step(m.model, acc, p, bytes_per_param=bpp, batch=m.batch,
+                          kv_bytes_per_element=kvb, cards=m.cards)
         bound = st.t_step
     else:
         st = tensor_parallel_step(m.model, acc, m.cards, batch=m.batch, context=p + o // 2,
@@ -190,14 +190,14 @@ def lower_bound(m: Measurement) -> RealityRow:
                                   weights="touched")
         if m.metric in ("itl", "tpot"):
             if p and o > 1:
-                bound = generation_time(m.model, acc, p, o, bpp, batch=m.batch,
+                bound = generation_time(m.model, acc, p, o, bytes_per_param=bpp, batch=m.batch,
                                         kv_bytes_per_element=kvb, cards=m.cards,
                                         weights="touched").tpot_mean
             else:
                 bound = st.t_step          # lengths not stated: a step with p + o/2 tokens of cache
         else:
-            g = generation_time(m.model, acc, p, o, bpp, batch=m.batch, kv_bytes_per_element=kvb,
-                                cards=m.cards, weights="touched")
+            g = generation_time(m.model, acc, p, o, bytes_per_param=bpp, batch=m.batch,
+                                kv_bytes_per_element=kvb, cards=m.cards, weights="touched")
             bound = g.total if m.metric == "e2e_latency" else m.batch * o / g.total / m.cards
     if METRICS[m.metric] == "time":
         fraction = bound / m.value_si

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_number, unwrap
+from .bound import bound_label
 from .hardware import resolve_hw
 
 __all__ = [
@@ -130,7 +131,8 @@ class RooflinePoint:
     attainable: float | np.ndarray
     #: Lower bound ``max(F / Π, V / β)``, seconds.
     time: float | np.ndarray
-    #: ``"memory"`` below the ridge, ``"compute"`` at or above it.
+    #: ``"memory"`` below the ridge, ``"compute"`` at or above it
+    #: (:func:`infra_calc.bound.bound_label`: a tie is compute).
     bound: str | np.ndarray
     #: ``attainable / Π``, in (0, 1].
     fraction_of_peak: float | np.ndarray
@@ -139,15 +141,16 @@ class RooflinePoint:
 def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
     """Place ``[m, k] @ [k, n]`` on the roofline of ``hw``.
 
-    ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"memory"`` when
-    ``I < I*`` and ``"compute"`` otherwise; ``fraction_of_peak = P(I)/Π``.
+    ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
+    ``F/Π >= V/β`` (``I >= I*``) and ``"memory"`` otherwise
+    (:func:`infra_calc.bound.bound_label`); ``fraction_of_peak = P(I)/Π``.
     """
     acc = resolve_hw(hw)
     f = gemm_flops(m, k, n)
     v = gemm_bytes(m, k, n, bytes_per_element)
     i = f / v
     p = attainable_flops(i, acc)
-    t = np.maximum(f / acc.peak_flops, v / acc.mem_bandwidth)
-    bound = np.where(i < acc.ridge_point, "memory", "compute")
+    t_read, t_compute = v / acc.mem_bandwidth, f / acc.peak_flops
+    t = np.maximum(t_compute, t_read)
     return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge_point, unwrap(p), unwrap(t),
-                         unwrap(bound, str), unwrap(p / acc.peak_flops))
+                         bound_label(t_read, t_compute), unwrap(p / acc.peak_flops))

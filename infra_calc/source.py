@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .capacity import decimal_reading
-from .hardware import accelerator
+from .hardware import accelerator, decimal_reading
 from .units import GB, US, GiB
 
 __all__ = [

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_number, unwrap
+from .bound import bound_label, floor_time
 from .hardware import Accelerator, resolve_hw
 
 __all__ = ["read_time", "compute_time", "step_time", "DecodeStep", "decode_step",
@@ -56,7 +57,7 @@ def step_time(flops, nbytes, hw, overlap=True):
         raise TypeError(f"overlap must be True or False, got {overlap!r}")
     tc = compute_time(flops, hw)
     tr = read_time(nbytes, hw)
-    return unwrap(np.maximum(tc, tr) if overlap else tc + tr)
+    return floor_time(tr, tc) if overlap else unwrap(np.asarray(tc) + tr)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,8 @@ class DecodeStep:
     t_compute: float | np.ndarray
     #: Step time: the larger bound (overlap) or their sum (serial), seconds.
     t_step: float | np.ndarray
-    #: ``"memory"`` where the read bound decides, ``"compute"`` otherwise.
+    #: ``"compute"`` where ``t_compute >= t_read`` (a tie is compute), else ``"memory"``
+    #: (:func:`infra_calc.bound.bound_label`).
     bound: str | np.ndarray
     #: Throughput ``B / T_step``, tokens per second.
     tokens_per_s: float | np.ndarray
@@ -130,29 +132,37 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     if np.any(np.asarray(b) < 1) or np.any(np.asarray(b) != np.round(b)):
         raise ValueError(f"batch (requests) must be a whole number >= 1, got {batch!r}")
     kv = check_number(kv_bytes, "kv_bytes", "bytes", allow_zero=True)
+    if not isinstance(overlap, (bool, np.bool_)):
+        raise TypeError(f"overlap must be True or False, got {overlap!r}")
     r = bw * n + kv
     f = 2.0 * b * n
     tr = r / acc.mem_bandwidth
     tc = f / acc.peak_flops
     ts = np.maximum(tr, tc) if overlap else tr + tc
-    bound = np.where(tr >= tc, "memory", "compute")
     return DecodeStep(
         hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r), flops=unwrap(f),
         t_read=unwrap(tr), t_compute=unwrap(tc), t_step=unwrap(ts),
-        bound=unwrap(bound, str),
+        bound=bound_label(tr, tc),
         tokens_per_s=unwrap(b / ts), read_time_per_output=unwrap(tr / b),
     )
 
 
-def batch_turning_point(hw, bytes_per_param, *, params=None, context=0, kv_bytes_per_token=0.0):
+def batch_turning_point(hw, bytes_per_param, *, params=None, context=0, kv_bytes_per_token=0.0,
+                        model=None, kv_bytes_per_element=None, cards=None):
     """Batch size where compute catches up with the read, requests (not rounded).
 
-    Without the KV cache (``context=0``), setting :math:`2BN/\\Pi = b_W N/\\beta`
-    gives :math:`B^* = b_W \\Pi / (2\\beta)`.
+    Without the KV cache (``context=0``, no ``model``), setting
+    :math:`2BN/\\Pi = b_W N/\\beta` gives J07's :math:`B^* = b_W \\Pi / (2\\beta)`.
 
-    With every request holding ``S`` tokens of KV cache of ``m_kv`` bytes
-    each, a step reads :math:`N b_W + B S m_{kv}` bytes and computes
-    :math:`2BN` FLOPs; equating the two times gives
+    With a ``model`` (keyword-only), the model's own account of a decode step
+    at ``context`` tokens per request: :func:`infra_calc.kv.turning_batch`
+    (gathered embedding rows, attention FLOPs, the experts a batch hits; per
+    card with ``cards``).
+
+    With a parameter count ``params``, every request holding ``S`` tokens of
+    KV cache of ``m_kv`` bytes each, a step reads :math:`N b_W + B S m_{kv}`
+    bytes and computes :math:`2BN` FLOPs (chapter 3's first derivation,
+    without attention FLOPs); equating the two times gives
 
     .. math:: B^*(S) = \\frac{N b_W}{2N\\beta/\\Pi - S m_{kv}},
 
@@ -167,20 +177,32 @@ def batch_turning_point(hw, bytes_per_param, *, params=None, context=0, kv_bytes
     bytes_per_param : float or array_like
         Stored bytes per weight, ``b_W``.
     params : float, optional (keyword-only)
-        Parameters per token, ``N``; required when ``context > 0``.
+        Parameters per token, ``N``; required when ``context > 0`` without a model.
     context : float or array_like, optional (keyword-only)
         KV-cache tokens per request, ``S`` (>= 0).
     kv_bytes_per_token : float, optional (keyword-only)
-        KV-cache bytes per token, ``m_kv`` (>= 0), e.g.
-        :meth:`ModelSpec.kv_bytes_per_token`.
+        KV-cache bytes per token, ``m_kv`` (>= 0), with ``params``.
+    model : ModelSpec or str, optional (keyword-only)
+        The model; then ``params`` and ``kv_bytes_per_token`` must be left out.
+    kv_bytes_per_element, cards : optional (keyword-only)
+        With a model: cache bytes per element (default 2) and cards (default 1).
     """
+    if model is not None:
+        if params is not None or kv_bytes_per_token:
+            raise TypeError("pass either model (with kv_bytes_per_element) or params "
+                            "(with kv_bytes_per_token), not both")
+        from .kv import turning_batch
+
+        return turning_batch(model, hw, context, bytes_per_param=bytes_per_param,
+                             kv_bytes_per_element=kv_bytes_per_element, cards=cards)
     acc = resolve_hw(hw)
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
     s = check_number(context, "context", "tokens", allow_zero=True)
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes", allow_zero=True)
     if params is None:
         if np.any(np.asarray(s) > 0):
-            raise ValueError("params (parameters) is required when context (tokens) > 0")
+            raise ValueError("params (parameters) is required when context (tokens) > 0, "
+                             "or pass model=")
         return unwrap(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
     n = check_number(params, "params", "parameters")
     base = bw * acc.peak_flops / (2.0 * acc.mem_bandwidth)          # B* at S = 0

@@ -20,7 +20,7 @@ from ._validate import check_number
 __all__ = [
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
     "MEGA", "GIGA", "TERA",
-    "MS", "US", "BYTE_UNITS",
+    "MS", "US", "BYTE_UNITS", "UNIT_SCALES",
     "to_unit", "fmt_bytes", "fmt_time", "fmt_flops", "fmt_rate",
 ]
 
@@ -34,6 +34,30 @@ MS, US = 1e-3, 1e-6
 
 BYTE_UNITS = {"B": 1, "KB": KB, "MB": MB, "GB": GB, "TB": TB,
               "KiB": KiB, "MiB": MiB, "GiB": GiB, "TiB": TiB}
+
+#: unit -> the SI value of one of it (seconds, bytes, FLOPs, FLOP/s, bytes/s ...): the one
+#: table of scales, used by the ``fmt_*`` helpers here and by :func:`infra_calc.display.shown`.
+UNIT_SCALES: dict[str, float] = {
+    # time
+    "s": 1.0, "ms": MS, "µs": US, "μs": US, "us": US, "ns": 1e-9,
+    # bytes, decimal and binary
+    **{unit: float(scale) for unit, scale in BYTE_UNITS.items()}, "bytes": 1.0,
+    # work
+    "FLOP": 1.0, "FLOPs": 1.0, "kFLOP": 1e3, "MFLOP": 1e6, "MFLOPs": 1e6, "GFLOP": 1e9,
+    "GFLOPs": 1e9, "TFLOP": 1e12, "TFLOPs": 1e12, "PFLOP": 1e15,
+    # rates
+    "FLOP/s": 1.0, "GFLOP/s": 1e9, "TFLOP/s": 1e12, "PFLOP/s": 1e15,
+    "B/s": 1.0, "GB/s": 1e9, "TB/s": 1e12, "GiB/s": 2.0**30,
+    "tokens/s": 1.0, "token/s": 1.0, "tok/s": 1.0,
+    # intensity, ratios, counts
+    "FLOP/byte": 1.0, "FLOP/B": 1.0, "×": 1.0, "x": 1.0,
+    "%": 0.01,                       # a fraction shown as a percentage
+    "W": 1.0, "mm²": 1.0,
+    "tokens": 1.0, "token": 1.0, "requests": 1.0, "request": 1.0, "rows": 1.0,
+    "cards": 1.0, "experts": 1.0, "layers": 1.0,
+    # counts with a scale word
+    "thousand": 1e3, "million": 1e6, "billion": 1e9, "B params": 1e9,
+}
 
 
 def to_unit(nbytes, unit: str = "GB"):
@@ -54,26 +78,27 @@ def fmt_bytes(nbytes, unit: str = "GB", digits: int = 2) -> str:
 
 def fmt_time(seconds, unit: str = "ms", digits: int = 2) -> str:
     """Format a time in ``s``, ``ms`` or ``us``, e.g. ``'20.90 ms'``."""
-    scale = {"s": 1.0, "ms": MS, "us": US, "μs": US}
-    if unit not in scale:
-        raise ValueError(f"unit must be one of {sorted(scale)}, got {unit!r}")
+    scale = _pick(unit, ("s", "ms", "us", "μs"))
     seconds = check_number(seconds, "seconds", "s", allow_zero=True, allow_inf=True)
-    return f"{seconds / scale[unit]:,.{digits}f} {unit}"
+    return f"{seconds / scale:,.{digits}f} {unit}"
 
 
 def fmt_flops(flops, unit: str = "GFLOPs", digits: int = 2) -> str:
     """Format a FLOP count, e.g. ``'140.00 GFLOPs'``."""
-    scale = {"FLOPs": 1.0, "MFLOPs": MEGA, "GFLOPs": GIGA, "TFLOPs": TERA}
-    if unit not in scale:
-        raise ValueError(f"unit must be one of {sorted(scale)}, got {unit!r}")
+    scale = _pick(unit, ("FLOPs", "MFLOPs", "GFLOPs", "TFLOPs"))
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
-    return f"{flops / scale[unit]:,.{digits}f} {unit}"
+    return f"{flops / scale:,.{digits}f} {unit}"
 
 
 def fmt_rate(value, unit: str = "TFLOP/s", digits: int = 1) -> str:
     """Format a throughput: ``TFLOP/s``, ``GFLOP/s``, ``TB/s`` or ``GB/s``."""
-    scale = {"TFLOP/s": TERA, "GFLOP/s": GIGA, "TB/s": TB, "GB/s": GB}
-    if unit not in scale:
-        raise ValueError(f"unit must be one of {sorted(scale)}, got {unit!r}")
+    scale = _pick(unit, ("TFLOP/s", "GFLOP/s", "TB/s", "GB/s"))
     value = check_number(value, "value", unit, allow_zero=True)
-    return f"{value / scale[unit]:,.{digits}f} {unit}"
+    return f"{value / scale:,.{digits}f} {unit}"
+
+
+def _pick(unit: str, allowed) -> float:
+    """The scale of ``unit`` from :data:`UNIT_SCALES`, if it is one of ``allowed``."""
+    if unit not in allowed:
+        raise ValueError(f"unit must be one of {sorted(allowed)}, got {unit!r}")
+    return UNIT_SCALES[unit]

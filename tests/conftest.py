@@ -1,6 +1,8 @@
 """Shared set-up of the test suite: backend, paths, the book's notebooks, figure closing.
 
-* Matplotlib runs on Agg, whatever the environment sets.
+* Matplotlib runs on Agg, whatever the environment sets; matplotlib itself is imported only
+  by the tests that draw, so library tests run without it (and the notebooks' kernels keep
+  their own inline backend: nothing here touches the environment they inherit).
 * pytest-mpl's comparison is switched on (``--mpl``) however pytest is invoked, so the
   figure tests in ``test_figures.py`` can never pass by comparing nothing.
 * Every test closes the figures it leaves open.
@@ -18,12 +20,16 @@ import json
 import os
 import pathlib
 import re
+import sys
 
-import matplotlib
 import pytest
 from hypothesis import HealthCheck, settings
 
-matplotlib.use("Agg", force=True)
+# No test times itself: hypothesis's default 200 ms deadline per example and its
+# too_slow health check are timing assertions.  derandomize=True: a failure is reproducible.
+settings.register_profile("book", deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("book")
 
 # No test times itself: hypothesis's default 200 ms deadline per example and its
 # too_slow health check are timing assertions.  derandomize=True: a failure is reproducible.
@@ -165,9 +171,14 @@ def pytest_configure(config):
         config.option.mpl = True
 
 
+def pytest_runtest_setup(item):
+    # a test module that draws has imported matplotlib by now: put it on Agg before it runs
+    if "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].use("Agg", force=True)
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     yield
-    import matplotlib.pyplot as plt  # after the backend is set
-
-    plt.close("all")
+    if "matplotlib.pyplot" in sys.modules:      # only tests that drew have figures to close
+        sys.modules["matplotlib.pyplot"].close("all")

@@ -40,8 +40,14 @@ def test_max_batch_exact_boundary():
 def test_capacity_errors():
     with pytest.raises(ValueError, match=r"capacity \(bytes\) must be > 0"):
         ic.capacity_check(0, 1, 1)
-    with pytest.raises(ValueError, match=r"seq_len \(tokens\)"):
+    with pytest.raises(ValueError, match=r"context \(tokens\)"):
         ic.max_batch(1e9, 1, 0, 0, 1)
+    # the old keyword still works, and only one of the two names may be given
+    assert ic.max_batch(1e9, 1, 0, seq_len=10, kv_bytes_per_token=1) == \
+        ic.max_batch(1e9, 1, 0, context=10, kv_bytes_per_token=1)
+    assert ic.kv_cache_bytes(seq_len=10, kv_bytes_per_token=3, batch=2) == 60
+    with pytest.raises(TypeError, match="not both"):
+        ic.kv_cache_bytes(10, 3, seq_len=10)
 
 
 W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes
@@ -51,7 +57,7 @@ M_KV = 2 * 36 * 8 * 128 * 2      # 2 (K, V) x layers x kv heads x head dim x 2 b
 def test_planner_state_matches_library():
     st = ic.planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "decimal GB")
     assert st.capacity == 24e9 and st.weights == W_BF16 and st.kv == 5 * 8192 * M_KV
-    assert not st.fits and st.b_max == 4
+    assert not st.fits and st.max_batch == st.b_max == 4
     assert math.isclose(st.headroom, 24e9 - st.total)
     st2 = ic.planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "physical GiB")
     assert st2.capacity == 24 * GiB and st2.fits and st2.b_max == 5
@@ -71,6 +77,19 @@ def test_decimal_reading_is_the_label_in_1e9_bytes():
 
 def test_planner_state_defaults_are_the_source_case():
     st = ic.planner_state()
-    assert (st.accelerator, st.model, st.context, st.workspace) == ("RTX 4090", S.J13_MODEL,
-                                                                    S.J13_CONTEXTS[0], S.J13_WORKSPACE)
+    assert (st.accelerator, st.model, st.context, st.workspace) == (
+        ic.accelerator("RTX 4090"), ic.model(S.J13_MODEL), S.J13_CONTEXTS[0], S.J13_WORKSPACE)
     assert st.reading == ic.READINGS[0]
+
+
+def test_one_mechanism_for_the_capacity_reading():
+    """A card read the source's way keeps its label: its physical reading is still 24 GiB."""
+    src = S.j13_rtx4090()
+    assert src.capacity_reading == "decimal GB"
+    assert ic.capacity_reading(src, "decimal GB") == 24e9
+    assert ic.capacity_reading(src, "physical GiB") == 24 * GiB
+    st = ic.planner_state(src, "Qwen3-8B", reading="physical GiB")
+    assert st.capacity == 24 * GiB and st.reading == "physical GiB"
+    assert st.accelerator is src                           # the object, not its name
+    with pytest.raises(ValueError, match="capacity_reading"):
+        ic.accelerator("H100").with_(capacity_reading="decimal")

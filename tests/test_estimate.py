@@ -1,4 +1,7 @@
-"""infra_calc.estimate: one model on one accelerator."""
+"""infra_calc.estimate: one model on one or more cards, what the command line prints."""
+import json
+import math
+
 import pytest
 
 import infra_calc as ic
@@ -6,31 +9,66 @@ from infra_calc.units import KiB
 
 
 @pytest.mark.parametrize("hw", ic.accelerator_names())
-
-
 @pytest.mark.parametrize("model", ic.model_names())
-
-
-def test_estimate_every_pair(model, hw):
-    est = ic.estimate(model, hw, bytes_per_param=2, batch=8, context=8192)
+def test_every_pair_with_defaults_is_estimated(model, hw):
+    """A default is never refused: the context defaults to min(8192, the model's limit)."""
+    est = ic.estimate(model, hw, bytes_per_param=2, batch=8)
+    assert est.context == min(8192, ic.model(model).max_position_embeddings)
+    assert est.context_from == "default"
     assert est.t_step >= max(est.t_read, est.t_compute) > 0
     assert est.t_step_serial == pytest.approx(est.t_read + est.t_compute)
     assert est.max_batch >= 0 and isinstance(est.fits, bool)
+    assert est.fits == (est.total_memory <= est.capacity)
     if est.max_batch >= 8:
         assert est.fits
-    assert "capacity" in est.table()
+    json.dumps(est.to_dict(), allow_nan=False)            # strict JSON
 
 
-def test_estimate_qwen_h100():
-    est = ic.estimate("qwen3-8b", "H100 SXM", 2, 8, 8192)
+def test_qwen_h100():
+    est = ic.estimate("qwen3-8b", "H100 SXM", bytes_per_param=2, batch=8, context=8192)
     assert est.weight_bytes == 2 * 8_190_735_360
     assert est.kv_bytes == 8 * 8192 * 144 * KiB
-    assert est.bound == "memory"
-    assert est.max_batch == 55
+    assert est.bound == "memory" and est.max_batch == 55 and est.model is ic.model("qwen3-8b")
 
 
-def test_estimate_errors():
-    with pytest.raises(ValueError, match=r"batch \(requests\) must be >= 1"):
-        ic.estimate("qwen3-8b", "H100", batch=0)
-    with pytest.raises(ValueError, match="unknown model"):
-        ic.estimate("gpt-9", "H100")
+def test_cards_apply_to_everything():
+    one = ic.estimate("llama-70b", "A100 80GB", context=8192)
+    four = ic.estimate("llama-70b", "A100 80GB", context=8192, cards=4)
+    assert not one.fits and four.fits
+    assert four.weight_bytes < one.weight_bytes / 3 and four.kv_bytes == one.kv_bytes / 4
+    assert four.t_comm > 0 and four.t_step == pytest.approx(four.t_floor + four.t_comm)
+    assert four.max_batch > one.max_batch
+
+
+def test_a_request_fixes_the_default_context():
+    est = ic.estimate("Llama-3.1-8B", "H100 SXM", prompt=2048, output_tokens=256)
+    assert est.context == 2048 + 256 - 1 and est.context_from == "the request's last step"
+    assert est.t_step == pytest.approx(est.request.tpot_last)
+    short = ic.estimate("Llama-2-7B", "H100 SXM", prompt=4000)     # 256 would pass 4,096
+    assert short.request.output_tokens == 96
+
+
+def test_strict_json_says_why_a_number_is_null():
+    est = ic.estimate("Llama-3.1-8B", "H100 SXM", batch=8, context=4096)
+    assert math.isinf(est.batch_turning_point_kv)
+    d = est.to_dict()
+    assert d["batch_turning_point_kv"] is None and "S_max" in d["null_reasons"]["batch_turning_point_kv"]
+    assert d["fits"] is True and d["model"]["name"] == "Llama-3.1-8B"
+    json.dumps(d, allow_nan=False)
+
+
+def test_table_says_when_it_does_not_fit():
+    text = ic.estimate("Llama-2-70B", "A100 80GB").table()
+    assert "DOES NOT FIT" in text and "NO: short by" in text
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: ic.estimate("qwen3-8b", "H100", batch=0), r"batch \(requests\) must be >= 1"),
+    (lambda: ic.estimate("gpt-9", "H100"), "unknown model"),
+    (lambda: ic.estimate("qwen3-8b", "H100", output_tokens=10), "needs prompt"),
+    (lambda: ic.estimate("Llama-2-7B", "H100", prompt=4096), "leave room"),
+    (lambda: ic.estimate("Llama-2-7B", "H100", context=5000), r"context \(tokens\) must be <= 4,096"),
+])
+def test_errors(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -157,7 +157,7 @@ def test_roofline_explorer_updates_in_place():
     assert ex.point.bound == "compute" and "compute" in ex.readout.value
     assert np.isclose(point.get_ydata()[0], 989.4)
 
-    ex.controls["hw"].value = "B200"
+    ex.controls["hw"].value = ic.accelerator("B200")      # the menu holds the objects
     assert np.isclose(roof.get_ydata().max(), 2250.0)
     assert np.isclose(ex.m_star, ic.critical_rows(K, N, "B200", B))
 

@@ -14,23 +14,13 @@ from ._registry import (
     STYLE,
     FigureSpec,
     figure,
+    load_all,
     main,
     render_all,
     style,
 )
 
-_MODULES = ("j07", "j13", "j13_memory", "catalog", "lab", "ch3")
-
-
-def _load_all():
-    """Import every figure module so that all figures are registered."""
-    import importlib
-
-    for name in _MODULES:
-        importlib.import_module(f"{__name__}.{name}")
-
-
-_load_all()
+load_all()
 
 __all__ = ["FIGURES", "FigureSpec", "figure", "render_all", "style", "STYLE",
-           "PALETTE", "HATCHES", "MARKERS", "SAVE_KWARGS", "main"]
+           "PALETTE", "HATCHES", "MARKERS", "SAVE_KWARGS", "main", "load_all"]

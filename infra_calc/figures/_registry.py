@@ -11,7 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["FigureSpec", "FIGURES", "figure", "STYLE", "PALETTE", "HATCHES", "MARKERS",
-           "style", "render_all", "SAVE_KWARGS", "main"]
+           "style", "render_all", "SAVE_KWARGS", "main", "load_all", "FIGURE_MODULES"]
+
+#: The modules of :mod:`infra_calc.figures` that register figures.
+FIGURE_MODULES = ("j07", "j13", "j13_memory", "catalog", "lab", "ch3")
 
 STYLE = str(pathlib.Path(__file__).with_name("infra_calc.mplstyle"))
 #: Okabe-Ito colours, safe for colour-blind readers; pair them with HATCHES /
@@ -49,6 +52,15 @@ class FigureSpec:
 
 
 FIGURES: dict = {}
+
+
+def load_all():
+    """Import every figure module so that all figures are registered."""
+    import importlib
+
+    package = __name__.rpartition(".")[0]
+    for name in FIGURE_MODULES:
+        importlib.import_module(f"{package}.{name}")
 
 
 def figure(fig_id: str, caption: str):
@@ -128,15 +140,13 @@ def main(argv=None) -> int:
     """``python -m infra_calc figures [--out DIR] [--format png svg pdf] [--only ID ...]``."""
     import argparse
 
-    from . import _load_all
-
     p = argparse.ArgumentParser(prog="python -m infra_calc figures",
                                 description="Regenerate every published figure.")
     p.add_argument("--out", default="book/figures", help="output folder (default book/figures)")
     p.add_argument("--format", nargs="+", default=["png", "svg"], choices=["png", "svg", "pdf"])
     p.add_argument("--list", action="store_true", help="list figure ids and captions")
     args = p.parse_args(argv)
-    _load_all()
+    load_all()
     if args.list:
         for fid in sorted(FIGURES):
             print(f"{fid}: {FIGURES[fid].caption}")

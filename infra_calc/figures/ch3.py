@@ -11,8 +11,9 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
+from ..decode import REGIONS, model_decode_step
 from ..hardware import resolve_hw
-from ..kv import REGIONS, critical_context, decode_region, kv_weight_batch, model_decode_step
+from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..models import model
 from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
@@ -36,31 +37,35 @@ KV_EXPLORER_SETTINGS = dict(model=BIG, hw="H100 SXM", batch=32, context=4096,
         "KV-read bound and compute bound. B*(S) rises with context and never returns past "
         "S_max; the dashed lines are the borders without grouped KV heads.")
 def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=2, kv_bytes_per_element=2):
-    """Region map over batch (log) and context, with ``B*(S)`` and ``B_kv(S)`` drawn."""
+    """Region map over batch (log) and context, with ``B*(S)``, ``B_kv(S)`` and ``S_max`` drawn.
+
+    Every border comes from the model itself (:mod:`infra_calc.kv`), the same
+    account as :func:`~infra_calc.decode.model_decode_step`; the dashed ones
+    are for the same model with one KV head per query head
+    (:meth:`ModelSpec.with_kv_heads`).
+    """
     m = model(model_name)
     acc = resolve_hw(hw)
-    kv = m.kv_bytes_per_token(kv_bytes_per_element)
+    kw = dict(bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element)
     b = np.logspace(0, 4, 241)
     s = np.linspace(0, 8192, 257)
-    bb, ss = np.meshgrid(b, s)
-    reg = decode_region(m.params, bytes_per_param, acc, bb, ss, kv)
+    bb, ss = np.meshgrid(np.round(b), np.round(s))
+    reg = decode_region(m, bytes_per_param, acc, bb, ss, kv_bytes_per_element=kv_bytes_per_element)
     code = np.select([reg == r for r in REGIONS], [0, 1, 2])
     fig = Figure(figsize=(7.2, 4.4))
     ax = fig.add_subplot()
     cmap = ListedColormap([REGION_COLOURS[r] for r in REGIONS])
     ax.pcolormesh(bb, ss, code, cmap=cmap, vmin=-0.5, vmax=2.5, shading="nearest",
                   rasterized=True, alpha=0.55)
-    for mult, ls, suffix in ((1, "-", ""), (m.heads // m.kv_heads, "--", " (no GQA)")):
-        mkv = kv * mult
-        s_max = critical_context(m.params, acc, mkv)
-        sl = np.linspace(0, min(s_max, 8192), 400, endpoint=False)[1:]
-        bstar = batch_turning_point(acc, bytes_per_param, params=m.params, context=sl,
-                                    kv_bytes_per_token=mkv)
-        ax.plot(bstar, sl, ls, color=PALETTE["black"], lw=1.6,
+    for spec, ls, suffix in ((m, "-", ""), (m.with_kv_heads(m.heads), "--", " (no GQA)")):
+        s_max = critical_context(spec, acc, **kw)
+        sl = np.linspace(0, min(s_max, 8192), 400, endpoint=False)[1:].round()
+        ax.plot(turning_batch(spec, acc, sl, **kw), sl, ls, color=PALETTE["black"], lw=1.6,
                 label=f"$B^*(S)$: compute = read{suffix}")
-        sk = np.linspace(8, 8192, 400)
-        ax.plot(kv_weight_batch(m.params, bytes_per_param, sk, mkv), sk, ls, color=PALETTE["blue"],
-                lw=1.4, label=f"$B_{{kv}}(S)$: KV read = weight read{suffix}")
+        sk = np.linspace(8, 8192, 400).round()
+        ax.plot(kv_weight_batch(spec, bytes_per_param, sk, hw=acc,
+                                kv_bytes_per_element=kv_bytes_per_element), sk, ls,
+                color=PALETTE["blue"], lw=1.4, label=f"$B_{{kv}}(S)$: KV read = weight read{suffix}")
         if s_max < 8192:
             ax.axhline(s_max, color=PALETTE["purple"], ls=ls, lw=1.2,
                        label=f"$S_{{max}}$ = {s_max:,.0f} tokens{suffix}")
@@ -71,7 +76,10 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=2, kv_bytes
     ax.set_ylim(0, 8192)
     ax.set_xlabel("batch B (requests)")
     ax.set_ylabel("context S (tokens per request)")
-    ax.set_title(f"{m.name}, {acc.name}, weights {bytes_per_param:g} B, KV {kv_bytes_per_element:g} B")
+    fits = model_decode_step(m, acc, batch=1, **kw).fits
+    ax.set_title(f"{m.name}, {acc.name}, weights {bytes_per_param:g} B, KV {kv_bytes_per_element:g} B"
+                 + ("" if fits else "\n(does not fit one card: the bounds as if it did)"),
+                 fontsize=10)
     ax.legend(loc="center left", fontsize=7.5, framealpha=0.9)
     fig.tight_layout()
     return fig
@@ -89,7 +97,7 @@ def prefill_figure(models=(SMALL, BIG), hw="H100 SXM", bytes_per_param=2):
     ax = fig.add_subplot()
     colours = (PALETTE["blue"], PALETTE["vermillion"])
     for name, c in zip(models, colours, strict=False):
-        st = prefill_step(name, acc, p, bytes_per_param)
+        st = prefill_step(name, acc, p, bytes_per_param=bytes_per_param)
         short = f"{model(name).params / 1e9:.0f}B"
         ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
         ax.plot(p, st.t_read * 1e3, ":", color=c, lw=1.2, label=f"{short}: read R/β")
@@ -109,8 +117,9 @@ def prefill_figure(models=(SMALL, BIG), hw="H100 SXM", bytes_per_param=2):
 
 @figure("ch3-tensor-parallel",
         "One decode step of a 70B model in BF16 split over 1, 2, 4 and 8 H100 SXM cards: the "
-        "read shrinks as 1/n while the all-reduces grow, so eight cards fall short of an "
-        "eight-fold speed-up (batch 1 and batch 64, context 2,048, communication not overlapped).")
+        "per-card floor shrinks about as 1/n while the all-reduces (a ring model, 1 µs per step "
+        "assumed) grow, so eight cards fall short of an eight-fold speed-up (batch 1 and batch "
+        "64, context 2,048, communication not overlapped).")
 def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), context=2048):
     """Stacked bars per card count: max(read, compute) and communication, ms."""
     cards = np.array([1, 2, 4, 8])
@@ -118,13 +127,13 @@ def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), conte
     axes = fig.subplots(1, len(batches), sharey=False)
     for ax, b in zip(np.atleast_1d(axes), batches, strict=False):
         st = tensor_parallel_step(model_name, hw, cards, batch=b, context=context)
-        work = np.maximum(st.t_read, st.t_compute) * 1e3
+        work = st.t_floor * 1e3
         comm = st.t_comm * 1e3
         x = np.arange(len(cards))
         ax.bar(x, work, color=PALETTE["blue"], hatch=HATCHES[0], edgecolor="white",
-               label="max(read, compute)")
+               label="floor: max(read, compute)")
         ax.bar(x, comm, bottom=work, color=PALETTE["orange"], hatch=HATCHES[1], edgecolor="white",
-               label="all-reduces")
+               label="all-reduces (ring model)")
         ideal = work[0] / cards
         ax.plot(x, ideal, "k--", marker=MARKERS[0], ms=4, lw=1, label="ideal 1/n")
         for xi, t in zip(x, st.t_step * 1e3, strict=False):
@@ -162,8 +171,10 @@ def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=2):
     step_t = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param, weights="touched")
     step_a = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param, weights="active")
     ax2.plot(b, step_t.t_read * 1e3, color=PALETTE["blue"], lw=2, label="read, experts hit")
-    ax2.plot(b, step_a.t_read * 1e3, color=PALETTE["green"], ls="--", label="read, active only")
-    ax2.plot(b, step_t.t_compute * 1e3, color=PALETTE["vermillion"], lw=2, label="compute 2BN/Π")
+    ax2.plot(b, step_a.t_read * 1e3, color=PALETTE["green"], ls="--",
+             label="read, active only (J07)")
+    ax2.plot(b, step_t.t_compute * 1e3, color=PALETTE["vermillion"], lw=2,
+             label="compute $2BN_{mm}/\\Pi$")
     ax2.set_xscale("log")
     ax2.set_yscale("log")
     ax2.set_xlabel("batch B (requests)")
@@ -214,8 +225,9 @@ def _bar_values_ms(st):
 
 
 def _panel_title(st):
+    fits = "" if st.fits else f" (does not fit: {st.memory_per_card / 1e9:,.0f} GB)"
     return (f"{st.model.name}, {st.hw.name}: B = {st.batch}, S = {st.context:,} → step "
-            f"{st.t_step * 1e3:.2f} ms, {st.region} bound")
+            f"{st.t_step * 1e3:.2f} ms, {st.region} bound{fits}")
 
 
 def draw_kv_panel(ax, st):

@@ -30,12 +30,24 @@ from matplotlib.figure import Figure
 from ..figures._registry import style
 from ..figures.j07 import fmt_sig as sig
 
-__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "table_html", "sig"]
+__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "table_html", "sig", "object_options"]
 
 #: rendering scale over CSS pixels (2 = sharp on a HiDPI / Retina screen)
 PIXEL_RATIO = 2
 #: CSS pixels per inch of figure size (the browser's nominal 96 would do too; 100 keeps sums round)
 CSS_DPI = 100
+
+
+def object_options(given, catalog) -> list:
+    """Dropdown options ``(name, object)``: the catalog's objects, with ``given`` in its place.
+
+    A menu that holds the objects (not their names) keeps a changed model or
+    card as it was given; its name is only the label.
+    """
+    opts = [(obj.name, given if obj.name == given.name else obj) for obj in catalog]
+    if not any(obj is given for _, obj in opts):
+        opts.insert(0, (given.name, given))
+    return opts
 
 
 def table_html(rows) -> str:

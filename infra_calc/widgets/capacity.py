@@ -127,7 +127,7 @@ class CapacityPlanner(Explorer):
         self.cap_text.set_horizontalalignment("left" if right_side else "right")
         self.cap_text.set_text((" " if right_side else "") + f"capacity {_gb(st.capacity)} GB"
                                + ("" if right_side else " "))
-        self.title.set_text(f"{st.model} on {st.accelerator}: {st.batch} × "
+        self.title.set_text(f"{st.model.name} on {st.accelerator.name}: {st.batch} × "
                             f"{_fmt_ctx(st.context)} tokens")
         verdict = ("<b style='color:#009E73'>fits</b>" if st.fits
                    else "<b style='color:#D55E00'>does not fit</b>")
@@ -137,7 +137,7 @@ class CapacityPlanner(Explorer):
             f"({st.batch} × {_gb(st.kv_per_request, 3)} GB)<br>"
             f"capacity {_gb(st.capacity)} GB ({html.escape(st.reading)}), headroom "
             f"{'+' if st.headroom >= 0 else '−'}{_gb(abs(st.headroom))} GB: {verdict}; "
-            f"B_max = <b>{st.b_max}</b> requests of {_fmt_ctx(st.context)} tokens")
+            f"B_max = <b>{st.max_batch}</b> requests of {_fmt_ctx(st.context)} tokens")
         return st
 
 

@@ -12,12 +12,12 @@ import html
 
 import ipywidgets as w
 
+from ..decode import model_decode_step
 from ..figures.ch3 import KV_EXPLORER_SETTINGS, draw_kv_panel, update_kv_panel
-from ..hardware import accelerator_names
-from ..kv import critical_context, model_decode_step
-from ..models import model, model_names
-from ..step import batch_turning_point
-from ._base import Explorer
+from ..hardware import CATALOG, resolve_hw
+from ..kv import critical_context, turning_batch
+from ..models import MODELS, resolve_model
+from ._base import Explorer, object_options
 from .moe import nice_ceiling
 
 __all__ = ["KvExplorer", "kv_explorer", "BATCH_OPTIONS", "CONTEXT_OPTIONS", "KV_BYTES_OPTIONS"]
@@ -27,18 +27,22 @@ CONTEXT_OPTIONS = (0, 128, 256, 512, 1024, 1458, 2048, 4096, 8192, 16384, 32768)
 KV_BYTES_OPTIONS = (("2 (BF16)", 2.0), ("1 (FP8)", 1.0), ("0.5 (4-bit)", 0.5))
 
 
-def _readout(st, bytes_per_param, kv_bytes) -> str:
-    m = model(st.model)
-    mkv = m.kv_bytes_per_token(kv_bytes)
-    s_max = critical_context(m.active_params, st.hw, mkv)
-    b_star = batch_turning_point(st.hw, bytes_per_param, params=m.active_params,
-                                 context=st.context, kv_bytes_per_token=mkv)
+def _readout(st, bytes_per_param, kv_bytes, capped=None) -> str:
+    kw = dict(bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes)
+    s_max = critical_context(st.model, st.hw, **kw)
+    b_star = turning_batch(st.model, st.hw, st.context, **kw)
     b_text = "none (S ≥ S_max)" if b_star == float("inf") else f"{b_star:,.1f}"
+    s_text = "∞" if s_max == float("inf") else f"{s_max:,.0f}"
+    fits = ("" if st.fits else
+            f"<br><b>does not fit</b>: {st.memory_per_card / 1e9:,.1f} GB needed, "
+            f"{st.hw.mem_capacity / 1e9:,.1f} GB on the card (the bounds as if it did)")
+    cap = ("" if capped is None else
+           f"<br>context capped at {capped:,} tokens, the model's max_position_embeddings")
     return (f"<b>{html.escape(st.model.name)}</b> on <b>{html.escape(st.hw.name)}</b>: weights "
             f"{st.t_weights * 1e3:.2f} ms + KV {st.t_kv * 1e3:.2f} ms = read "
             f"{st.t_read * 1e3:.2f} ms; compute {st.t_compute * 1e3:.3f} ms "
             f"(<b>{st.region} bound</b>)<br>{st.tokens_per_s:,.0f} tokens/s; "
-            f"B*(S) = {b_text}; S_max = {s_max:,.0f} tokens")
+            f"B*(S) = {b_text}; S_max = {s_text} tokens{fits}{cap}")
 
 
 class KvExplorer(Explorer):
@@ -53,11 +57,16 @@ class KvExplorer(Explorer):
     def __init__(self, model_name, hw, batch, context, kv_bytes_per_element, bytes_per_param):
         self._start()
         self.bytes_per_param = bytes_per_param
+        self.capped = None
+        self._fitting = False
+        spec, acc = resolve_model(model_name), resolve_hw(hw)
+        # the menus hold the objects themselves (a changed model or card keeps its figures)
         self.controls = {
-            "model": w.Dropdown(options=model_names(), value=model(model_name).name,
+            "model": w.Dropdown(options=object_options(spec, MODELS.values()), value=spec,
                                 description="model",
                                 layout=w.Layout(width="max-content", min_width="22em")),
-            "hw": w.Dropdown(options=accelerator_names(), value=hw, description="accelerator"),
+            "hw": w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
+                             description="accelerator"),
             "kv_bytes": w.Dropdown(options=list(KV_BYTES_OPTIONS), value=float(kv_bytes_per_element),
                                    description="KV bytes per element",
                                    style={"description_width": "initial"}),
@@ -77,15 +86,36 @@ class KvExplorer(Explorer):
         self._finish([(c["model"], c["hw"], c["kv_bytes"]), (c["batch"], c["context"])])
 
     def state(self):
-        """The current :class:`~infra_calc.kv.ModelDecodeStep`."""
+        """The current :class:`~infra_calc.decode.ModelDecodeStep`.
+
+        A context above the model's ``max_position_embeddings`` is not
+        computed: the context slider is moved to the model's limit first, and
+        the readout says so (:meth:`_fit_context`).
+        """
         c = self.controls
-        spec = model(c["model"].value)
-        s = c["context"].value
-        if spec.max_position_embeddings:
-            s = min(s, spec.max_position_embeddings)
-        return model_decode_step(spec, c["hw"].value, batch=c["batch"].value, context=s,
-                                 bytes_per_param=self.bytes_per_param,
+        self._fit_context()
+        return model_decode_step(c["model"].value, c["hw"].value, batch=c["batch"].value,
+                                 context=c["context"].value, bytes_per_param=self.bytes_per_param,
                                  kv_bytes_per_element=c["kv_bytes"].value)
+
+    def _fit_context(self):
+        """Offer only the contexts the model was built for; move the slider if it is beyond."""
+        if self._fitting:           # the slider is being moved below: keep the note
+            return
+        c = self.controls
+        limit = c["model"].value.max_position_embeddings or max(CONTEXT_OPTIONS)
+        allowed = [x for x in CONTEXT_OPTIONS if x <= limit]
+        if limit not in allowed and limit < max(CONTEXT_OPTIONS):
+            allowed.append(limit)
+        value = c["context"].value
+        self.capped = limit if value > limit else None
+        if list(c["context"].options) != allowed or value > limit:
+            self._fitting = True
+            try:
+                c["context"].options = allowed
+                c["context"].value = min(value, limit)
+            finally:
+                self._fitting = False
 
     def _update(self):
         st = self.state()
@@ -93,7 +123,8 @@ class KvExplorer(Explorer):
         # a steady axis: it moves only when the longest bar crosses a 1-2-2.5-5 step
         longest = max(st.t_weights + st.t_kv, st.t_compute) * 1e3
         self.ax.set_xlim(0, nice_ceiling(longest * 1.15))
-        self.readout.value = _readout(st, self.bytes_per_param, self.controls["kv_bytes"].value)
+        self.readout.value = _readout(st, self.bytes_per_param, self.controls["kv_bytes"].value,
+                                      self.capped)
         return st
 
 
@@ -105,7 +136,7 @@ def kv_explorer(model_name=KV_EXPLORER_SETTINGS["model"], hw=KV_EXPLORER_SETTING
 
     Returns a :class:`KvExplorer` (an ``ipywidgets.VBox``) exposing ``.controls``
     (dict of widgets), ``.readout``, ``.fig``, ``.artists``, ``.image``,
-    ``.state()`` (the current :class:`~infra_calc.kv.ModelDecodeStep`) and
+    ``.state()`` (the current :class:`~infra_calc.decode.ModelDecodeStep`) and
     ``.update()``.
     """
     return KvExplorer(model_name, hw, batch, context, kv_bytes_per_element, bytes_per_param)

@@ -13,9 +13,9 @@ import ipywidgets as w
 from .. import source as S
 from ..display import shown
 from ..figures.j13 import roofline_axes, update_roofline_axes
-from ..hardware import accelerator, accelerator_names, resolve_hw
+from ..hardware import CATALOG, resolve_hw
 from ..units import TERA
-from ._base import Explorer, table_html
+from ._base import Explorer, object_options, table_html
 
 __all__ = ["RooflineExplorer", "roofline_explorer"]
 
@@ -44,7 +44,7 @@ class RooflineExplorer(Explorer):
                  bytes_per_element=S.J13_BYTES_PER_ELEMENT):
         self._start()
         self.bytes_per_element = bytes_per_element
-        names = list(accelerator_names())
+        acc = resolve_hw(hw)
         self.controls = {
             "m": w.FloatLogSlider(value=m, base=2, min=0, max=12, step=0.25, description="rows M",
                                   readout_format=".0f", continuous_update=False),
@@ -52,7 +52,9 @@ class RooflineExplorer(Explorer):
                              continuous_update=False),
             "n": w.IntSlider(value=n, min=256, max=16384, step=256, description="N",
                              continuous_update=False),
-            "hw": w.Dropdown(options=names, value=resolve_hw(hw).name, description="accelerator"),
+            # the menu holds the accelerators themselves (a changed card keeps its figures)
+            "hw": w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
+                             description="accelerator"),
         }
         self.ax = self.fig.subplots()
         self.artists = roofline_axes(self.ax)
@@ -77,7 +79,7 @@ class RooflineExplorer(Explorer):
     def _update(self):
         """Recompute from the controls and move the artists in place."""
         c = self.controls
-        acc = accelerator(c["hw"].value)
+        acc = c["hw"].value
         m, k, n = self.rows, c["k"].value, c["n"].value
         self.point, self.m_star = update_roofline_axes(self.artists, acc, m, k, n,
                                                        self.bytes_per_element)

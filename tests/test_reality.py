@@ -49,12 +49,12 @@ def test_bound_of_a_ttft_row_is_the_prefill_step():
     m = next(r for r in reality.measurements() if r.id == "trtllm-7b-ttft")
     acc = reality.accelerator_for(m)
     assert acc.peak_flops == 2 * ic.accelerator("H100").peak_flops   # FP8 math
-    pre = ic.prefill_step(m.model, acc, m.prompt_tokens, 1, kv_bytes_per_element=1)
+    pre = ic.prefill_step(m.model, acc, m.prompt_tokens, bytes_per_param=1, kv_bytes_per_element=1)
     assert reality.lower_bound(m).bound == pytest.approx(pre.t_step)
 
 
 def test_bound_of_a_latency_row_is_the_whole_request():
     m = next(r for r in reality.measurements() if r.id == "vllm-8b-latency-h100")
-    g = ic.generation_time(m.model, m.accelerator, 32, 128, 2, batch=8, cards=1,
+    g = ic.generation_time(m.model, m.accelerator, 32, 128, bytes_per_param=2, batch=8, cards=1,
                            weights="touched")
     assert reality.lower_bound(m).bound == pytest.approx(g.total)

@@ -1,0 +1,200 @@
+"""One decode step of a catalog model: what it must read and compute, per card.
+
+A decode step of ``B`` requests, each holding ``S`` tokens of KV cache, must
+
+- read the weights the step touches, :math:`R_W(B)`
+  (:meth:`~infra_calc.modelspec.ModelSpec.decode_weight_bytes`: every shared
+  weight once, the ``B`` gathered rows of an untied input table, the experts
+  the batch hits), and every request's cache, :math:`B S m_{kv}`;
+- do the matrix products of every token, :math:`2 B N_{mm}`
+  (:attr:`~infra_calc.modelspec.ModelSpec.matmul_params`, the LM head
+  included), and attention over the cached tokens,
+  :math:`4 B S L H d_h` (``Q K^T`` and ``P V``).
+
+Both are floors: no implementation can read or compute less and produce the
+same token.  The step takes at least :math:`\\max(R/\\beta, F/\\Pi)`
+(:mod:`infra_calc.bound`).  With tensor parallelism each card does its share
+(:mod:`infra_calc.sharding`); :func:`decode_counts` is that per-card account,
+shared with :func:`infra_calc.parallel.tensor_parallel_step`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import unwrap
+from .bound import bound_label
+from .workload import ModelOnCard, Workload
+
+__all__ = ["ModelDecodeStep", "model_decode_step", "decode_counts", "decode_coefficients",
+           "weight_read_params",
+           "WEIGHT_READS", "REGIONS"]
+
+#: What a step is taken to read: the bytes it touches (default), J07's
+#: ``N_active b_W`` (the whole input table, ``k`` experts whatever the batch), or every weight.
+WEIGHT_READS = ("touched", "active", "total")
+
+#: names of the three regions of the (batch, context) plane, in plotting order
+REGIONS = ("weight-read", "kv-read", "compute")
+
+
+def weight_read_params(spec, batch, weights):
+    """Parameters a step of ``batch`` tokens reads under ``weights``, as a count (``R_W / b_W``)."""
+    if weights == "touched":
+        return np.asarray(spec.decode_weight_bytes(1, batch), dtype=float)
+    if weights == "active":
+        return np.asarray(float(spec.active_params))
+    if weights == "total":
+        return np.asarray(float(spec.params))
+    raise ValueError(f"weights must be one of {WEIGHT_READS}, got {weights!r}")
+
+
+def decode_coefficients(w: Workload, weights="touched") -> dict:
+    """Per-card terms of a decode step of ``w``, linear in the context ``S``.
+
+    A step reads ``weight_bytes + kv_bytes_per_token * S`` bytes and does
+    ``flops_linear + attention_flops_per_token * S`` FLOPs per card (arrays
+    over ``w.batch``): the weights touched (:func:`weight_read_params`), the
+    batch's cache per cached token, the matrix products and attention per
+    cached token.
+    """
+    spec, sh = w.model, w.share
+    b = np.asarray(w.batch, dtype=float)
+    n = np.asarray(w.cards, dtype=float)
+    return dict(
+        weight_bytes=np.asarray(sh.of(spec, weight_read_params(spec, w.batch, weights)))
+        * w.bytes_per_param,
+        kv_bytes_per_token=b * np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element)),
+        flops_linear=2.0 * b * np.asarray(sh.of_matmul(spec, spec.matmul_params)),
+        attention_flops_per_token=np.asarray(spec.attention_flops(b, 1)) / n,
+    )
+
+
+def decode_counts(w: Workload, weights="touched", context=None) -> dict:
+    """Per-card bytes and FLOPs of one decode step of workload ``w`` (arrays broadcast).
+
+    Returns a dict of ``weight_bytes`` (:math:`R_W` split per card),
+    ``kv_bytes`` (:math:`B S m_{kv} h_{kv}/n_{kv}`), ``flops_linear``
+    (:math:`2 B N_{mm}` split per card, replicated K/V projections included)
+    and ``flops_attention`` (:math:`4 B S L (H/n) d_h`), at ``context``
+    (default: the workload's).
+    """
+    k = decode_coefficients(w, weights)
+    s = np.asarray(w.context if context is None else context, dtype=float)
+    out = dict(weight_bytes=k["weight_bytes"], kv_bytes=k["kv_bytes_per_token"] * s,
+               flops_linear=k["flops_linear"],
+               flops_attention=k["attention_flops_per_token"] * s)
+    return dict(zip(out, np.broadcast_arrays(*out.values()), strict=True))
+
+
+@dataclass(frozen=True)
+class ModelDecodeStep(ModelOnCard):
+    """Result of :func:`model_decode_step` (SI units: seconds, bytes, FLOPs).
+
+    Each number is a float for scalar inputs and an array for array inputs.
+    """
+
+    #: Requests decoded together, ``B``.
+    batch: int | np.ndarray
+    #: KV-cache tokens per request, ``S``.
+    context: int | np.ndarray
+    #: What the weight read counts: ``"touched"``, ``"active"`` or ``"total"``.
+    weights: str
+    #: Weight bytes read, ``R_W``.
+    weight_bytes: float | np.ndarray
+    #: KV-cache bytes read by the whole batch, ``B S m_kv``.
+    kv_bytes: float | np.ndarray
+    #: Bytes read this step, ``R = R_W + B S m_kv``.
+    bytes_read: float | np.ndarray
+    #: FLOPs of the matrix products, ``2 B N_mm``.
+    flops_linear: float | np.ndarray
+    #: FLOPs of attention over the cache, ``4 B S L H d_h``.
+    flops_attention: float | np.ndarray
+    #: FLOPs this step, ``F = 2 B N_mm + 4 B S L H d_h``.
+    flops: float | np.ndarray
+    #: Time to read the weights, ``R_W / β``, seconds.
+    t_weights: float | np.ndarray
+    #: Time to read the KV cache, ``B S m_kv / β``, seconds.
+    t_kv: float | np.ndarray
+    #: Read lower bound ``R / β``, seconds.
+    t_read: float | np.ndarray
+    #: Compute lower bound ``F / Π``, seconds.
+    t_compute: float | np.ndarray
+    #: Step time, the larger of the two bounds, seconds.
+    t_step: float | np.ndarray
+    #: ``"compute"`` where ``t_compute >= t_read`` (a tie is compute), else ``"memory"``.
+    bound: str | np.ndarray
+    #: ``"weight-read"``, ``"kv-read"`` or ``"compute"`` (see :data:`REGIONS`).
+    region: str | np.ndarray
+    #: Throughput ``B / T_step``, tokens per second.
+    tokens_per_s: float | np.ndarray
+    #: Weights + KV cache (at ``context``) + workspace the card must hold, bytes.
+    memory_per_card: float | np.ndarray
+    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
+    fits: bool | np.ndarray
+
+
+def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_param=None,
+                      kv_bytes_per_element=None, weights="touched",
+                      workspace=None) -> ModelDecodeStep:
+    """One decode step of a model on one card, with its KV cache.
+
+    - weight bytes :math:`R_W` (``weights="touched"``, the default:
+      :meth:`ModelSpec.decode_weight_bytes`, what the step must touch;
+      ``"active"``: J07's :math:`N_{active} b_W`; ``"total"``: every weight);
+    - KV bytes :math:`R_{KV} = B S m_{kv}`;
+    - FLOPs :math:`F = 2 B N_{mm} + 4 B S L H d_h`
+      (:attr:`ModelSpec.matmul_params`, and attention over the cache);
+    - :math:`T_{step} = \\max(R/\\beta, F/\\Pi)`; a tie is compute-bound;
+    - ``memory_per_card`` and ``fits``: weights + cache + workspace against
+      the card's capacity (:meth:`Workload.memory_per_card`).
+
+    Parameters
+    ----------
+    model : ModelSpec, str or Workload
+        A model (then ``hw`` is required) or a whole :class:`Workload`.
+    hw : Accelerator or str
+    batch : int or array_like
+        Requests, ``B`` (>= 1; default 1).
+    context : int or array_like
+        KV-cache tokens per request, ``S`` (>= 0, default 0; longer than the
+        model's ``max_position_embeddings`` is refused with ``ValueError``).
+    bytes_per_param : float, keyword-only
+        ``b_W``, bytes/parameter (default 2).
+    kv_bytes_per_element : float, keyword-only
+        Bytes per cached element (default 2 = BF16; 1 = FP8).
+    weights : {"touched", "active", "total"}, keyword-only
+    workspace : float, keyword-only
+        Bytes of workspace (default 2 GiB).
+
+    Returns
+    -------
+    ModelDecodeStep
+    """
+    w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace)
+    if np.any(np.asarray(w.cards) != 1):
+        raise ValueError(f"cards must be 1 for model_decode_step, got {w.cards}; "
+                         "use tensor_parallel_step for more cards")
+    c = decode_counts(w, weights)
+    acc = w.hw
+    r = c["weight_bytes"] + c["kv_bytes"]
+    f = c["flops_linear"] + c["flops_attention"]
+    tr, tc = r / acc.mem_bandwidth, f / acc.peak_flops
+    ts = np.maximum(tr, tc)
+    bound = np.asarray(bound_label(tr, tc))
+    region = np.where(bound == "compute", "compute",
+                      np.where(c["weight_bytes"] >= c["kv_bytes"], "weight-read", "kv-read"))
+    mem = np.asarray(w.memory_per_card()) + 0.0 * r
+    return ModelDecodeStep(
+        model=w.model, hw=acc, batch=w.batch, context=w.context, weights=weights,
+        weight_bytes=unwrap(c["weight_bytes"]), kv_bytes=unwrap(c["kv_bytes"]),
+        bytes_read=unwrap(r), flops_linear=unwrap(c["flops_linear"]),
+        flops_attention=unwrap(c["flops_attention"]), flops=unwrap(f),
+        t_weights=unwrap(c["weight_bytes"] / acc.mem_bandwidth),
+        t_kv=unwrap(c["kv_bytes"] / acc.mem_bandwidth), t_read=unwrap(tr), t_compute=unwrap(tc),
+        t_step=unwrap(ts), bound=unwrap(bound, str), region=unwrap(region, str),
+        tokens_per_s=unwrap(np.asarray(w.batch) / ts), memory_per_card=unwrap(mem),
+        fits=unwrap(mem <= acc.mem_capacity, bool),
+    )

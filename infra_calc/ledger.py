@@ -1,0 +1,186 @@
+"""The parameter ledger: which weights a token multiplies, and which bytes a step reads.
+
+Three parameter counts answer three different questions, and each has its
+own name so that a figure and the library cannot mix them up:
+
+================================  ==============================================
+``params``                        stored: what memory holds (all experts)
+``active_params``                 one token's share of the stored weights
+                                  (shared weights plus ``k`` experts per layer)
+``matmul_params``                 weights one decoded token *multiplies* (2 FLOPs
+                                  each): ``active_params`` without the gathered
+                                  input table and the elementwise
+                                  ``vector_params``; the LM head included
+``body_matmul_params``            the same without the LM head: one prompt token
+                                  at prefill (the head runs for the last one only)
+================================  ==============================================
+
+and :meth:`ParameterLedger.decode_weight_bytes` is the fourth: the bytes one
+decode step of ``B`` tokens must *read* (every shared weight once, the ``B``
+gathered rows of an untied input table, the experts the batch hits).
+:class:`~infra_calc.modelspec.ModelSpec` inherits these from
+:class:`ParameterLedger`, which holds no fields of its own.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import check_int, check_number
+
+__all__ = ["ParameterLedger"]
+
+
+class ParameterLedger:
+    """Counts derived from a model's shape (mixed into :class:`~infra_calc.modelspec.ModelSpec`)."""
+
+    @property
+    def expert_params(self) -> int:
+        """Parameters of one routed expert (gate, up and down): ``3 d f``; 0 if dense."""
+        return 3 * self.hidden * self.intermediate if self.is_moe else 0
+
+    @property
+    def moe_layers(self) -> int:
+        """Decoder layers that hold routed experts (0 for a dense model).
+
+        Recovered from ``params - active_params = L_moe (E - k) P_expert``.
+        """
+        if not self.is_moe or self.num_experts == self.experts_per_token:
+            return self.layers if self.is_moe else 0
+        idle = (self.num_experts - self.experts_per_token) * self.expert_params
+        return int(round((self.params - self.active_params) / idle))
+
+    # ------------------------------------------------------ the parameter ledger
+    @property
+    def embedding_params(self) -> int:
+        """The input-embedding table, ``V d``: gathered row by row, never multiplied."""
+        return self.vocab * self.hidden
+
+    @property
+    def lm_head_params(self) -> int:
+        """Weights of the LM head's matrix product, ``V d`` (its own, or the tied table)."""
+        return self.vocab * self.hidden
+
+    @property
+    def gathered_table_params(self) -> int:
+        """The table a step reads only row by row: ``V d`` when untied, 0 when tied.
+
+        A tied table is the LM head too, so every step reads it in full.
+        """
+        return 0 if self.tie_word_embeddings else self.embedding_params
+
+    @property
+    def matmul_params(self) -> int:
+        """Weights one decoded token multiplies, 2 FLOPs each.
+
+        .. math:: N_{mm} = N_{active} - N_{vec} - [\\text{untied}]\\,V d
+
+        ``active_params`` without the elementwise :attr:`vector_params` and
+        without an untied input table (a gather, no multiply-adds); the LM
+        head is included (every decoded token needs its logits).
+        """
+        return self.active_params - self.vector_params - self.gathered_table_params
+
+    @property
+    def body_matmul_params(self) -> int:
+        """Weights one *prompt* token multiplies at prefill: :attr:`matmul_params` ``- V d``.
+
+        The LM head runs for the last prompt token only (the first output).
+        """
+        return self.matmul_params - self.lm_head_params
+
+    @property
+    def kv_projection_params(self) -> int:
+        """Weights of the K and V projections, ``2 L d n_kv d_h`` (replicated in tensor parallelism)."""
+        return 2 * self.layers * self.hidden * self.kv_heads * self.head_dim
+
+    @property
+    def routed_expert_params(self) -> int:
+        """Every routed expert's weights, ``L_moe E P_expert``; 0 for a dense model."""
+        return self.moe_layers * self.num_experts * self.expert_params
+
+    @property
+    def shared_params(self) -> int:
+        """Weights every decode step reads in full, whatever the batch.
+
+        ``params`` without the routed experts (read as the batch hits them)
+        and without an untied input table (read row by row).
+        """
+        return self.params - self.routed_expert_params - self.gathered_table_params
+
+    def attention_flops(self, tokens=1, context=0):
+        """FLOPs of attention for ``tokens`` new tokens over ``context`` cached ones each.
+
+        .. math:: F_{att} = 4\\, T\\, S\\, L\\, H\\, d_h
+
+        ``Q K^T`` and ``P V``: 2 FLOPs per multiply-add, ``d_h`` each, for each
+        of the ``H`` query heads in ``L`` layers.  Arrays broadcast.
+        """
+        return (4.0 * np.asarray(tokens, dtype=float) * np.asarray(context, dtype=float)
+                * self.layers * self.heads * self.head_dim)
+
+    def experts_hit(self, batch=1):
+        """Expected distinct experts per MoE layer that a batch of tokens touches.
+
+        With uniform routing of ``k`` of ``E`` experts per token,
+
+        .. math:: E_{hit}(B) = E\\,\\bigl(1 - (1 - k/E)^B\\bigr),
+
+        which is ``k`` at ``B = 1`` and tends to ``E``.  0 for a dense model.
+
+        Parameters
+        ----------
+        batch : int or array_like
+            Tokens routed in the same step, ``B`` (>= 1).
+        """
+        b = check_int(batch, "batch", "tokens", minimum=1)
+        if not self.is_moe:
+            return 0.0 if np.ndim(b) == 0 else np.zeros(np.shape(b))
+        e, k = self.num_experts, self.experts_per_token
+        hit = e * (1.0 - (1.0 - k / e) ** np.asarray(b, dtype=float))
+        return float(hit) if np.ndim(hit) == 0 else hit
+
+    def decode_weight_bytes(self, bytes_per_param=2, batch=1):
+        """Weight bytes one decode step of ``B`` tokens must read, in bytes.
+
+        .. math:: R_W(B) = b_W\\,\\bigl(N_{shared} + [\\text{untied}]\\min(B, V)\\,d
+                  + L_{moe}\\,E_{hit}(B)\\,P_{expert}\\bigr)
+
+        - every shared weight (:attr:`shared_params`) is read once;
+        - an *untied* input embedding table contributes only the ``B`` rows
+          it gathers (at most ``V``; one row per token, which is what a gather
+          of distinct tokens must read); a *tied* table is read in full once,
+          as the output head;
+        - in each of the ``L_moe`` MoE layers only the experts the batch
+          hits are read: :meth:`experts_hit` of ``E``, each of
+          ``P_expert = 3 d f`` parameters (uniform routing).
+
+        J07 and J13 keep the source's ``N b_W``; this is chapter 3's count.
+
+        Parameters
+        ----------
+        bytes_per_param : float or array_like, optional
+            Bytes per weight, in bytes (2 = BF16).
+        batch : int or array_like, optional
+            Tokens decoded in the step, ``B`` (>= 1).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            Bytes.
+
+        Examples
+        --------
+        >>> from infra_calc.models import model
+        >>> m = model("Qwen3-8B")
+        >>> m.weight_bytes() - m.decode_weight_bytes()   # the untied table, less one row
+        1244651520.0
+        """
+        bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
+        b = check_int(batch, "batch", "tokens", minimum=1)
+        count = float(self.shared_params) + 0.0 * np.asarray(b, dtype=float)
+        if not self.tie_word_embeddings:
+            count = count + np.minimum(b, self.vocab).astype(float) * self.hidden
+        if self.is_moe:
+            count = count + self.moe_layers * np.asarray(self.experts_hit(b)) * self.expert_params
+        out = bw * count
+        return float(out) if np.ndim(out) == 0 else out

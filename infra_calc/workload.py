@@ -1,0 +1,183 @@
+"""One workload, resolved and checked once: what every chapter-3 result is computed for.
+
+A :class:`Workload` holds the objects and numbers an estimate needs: the
+model (a :class:`~infra_calc.modelspec.ModelSpec`), the accelerator (an
+:class:`~infra_calc.hardware.Accelerator`, of every card), the bytes per weight
+and per cached element, the batch, the context, the tensor-parallel cards and
+the workspace per card.  Names are looked up and every field is checked when
+the workload is built; after that the functions of chapter 3
+(:func:`~infra_calc.decode.model_decode_step`, :func:`~infra_calc.prefill.prefill_step`,
+:func:`~infra_calc.parallel.tensor_parallel_step`,
+:func:`~infra_calc.generation.generation_time`) use the objects as they are, so
+a model or card changed with ``dataclasses.replace`` / ``with_`` keeps its own
+figures.
+
+Memory is part of every result: :meth:`Workload.memory_per_card` is the
+capacity chapter's inequality per card, resident weights + KV cache +
+workspace, and ``fits`` compares it with the card's (physical) capacity.
+Nothing is refused for not fitting; the result says so.
+
+>>> import infra_calc as ic
+>>> w = ic.Workload("llama-70b", "A100 80GB")           # BF16 on one card
+>>> w.fits()
+False
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import check_int, check_number, unwrap
+from .hardware import Accelerator, resolve_hw
+from .modelspec import ModelSpec
+from .sharding import CardShare, card_share
+from .units import GiB
+
+__all__ = ["Workload", "ModelOnCard", "DEFAULT_WORKSPACE"]
+
+#: Workspace per card (activations, buffers, allocator slack): the capacity
+#: chapter's 2 GiB.
+DEFAULT_WORKSPACE = 2 * GiB
+
+
+def _scalar(value, name, unit, **kw):
+    out = check_number(value, name, unit, **kw)
+    if np.ndim(out) != 0:
+        raise TypeError(f"{name} ({unit}) must be a single number, not an array")
+    return out
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A model on an accelerator with its sizes, checked once (SI units).
+
+    Parameters
+    ----------
+    model : ModelSpec, str or path
+        A spec, a catalog name or a ``config.json`` path (resolved here).
+    hw : Accelerator or str
+        The accelerator of every card (resolved here).
+    bytes_per_param : float
+        Stored bytes per weight ``b_W`` (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
+    kv_bytes_per_element : float
+        Bytes per cached K/V element (2 = BF16, 1 = FP8).
+    batch : int or array_like
+        Requests served together, ``B`` (>= 1).
+    context : int or array_like
+        KV-cache tokens per request, ``S`` (>= 0; refused above the model's
+        ``max_position_embeddings``).
+    cards : int or array_like
+        Tensor-parallel cards ``n`` (>= 1; checked by
+        :func:`infra_calc.sharding.check_cards`).
+    workspace : float
+        Bytes per card for activations and buffers (default 2 GiB).
+
+    Raises
+    ------
+    TypeError, ValueError
+        A field is missing, of the wrong type or out of range; the message
+        names the field and its unit.
+    """
+
+    model: ModelSpec
+    hw: Accelerator
+    bytes_per_param: float = 2.0
+    kv_bytes_per_element: float = 2.0
+    batch: int | np.ndarray = 1
+    context: int | np.ndarray = 0
+    cards: int | np.ndarray = 1
+    workspace: float = DEFAULT_WORKSPACE
+
+    def __post_init__(self):
+        from .models import resolve_model
+
+        set_ = object.__setattr__
+        set_(self, "model", resolve_model(self.model))
+        set_(self, "hw", resolve_hw(self.hw))
+        set_(self, "bytes_per_param",
+             check_number(self.bytes_per_param, "bytes_per_param", "bytes/parameter"))
+        set_(self, "kv_bytes_per_element",
+             check_number(self.kv_bytes_per_element, "kv_bytes_per_element", "bytes/element"))
+        set_(self, "batch", check_int(self.batch, "batch", "requests", minimum=1))
+        set_(self, "context", check_int(self.context, "context", "tokens", minimum=0))
+        self.model.check_context(self.context, "context")
+        set_(self, "workspace", _scalar(self.workspace, "workspace", "bytes", allow_zero=True))
+        set_(self, "cards", card_share(self.model, self.cards).cards)
+
+    # -------------------------------------------------------------- building
+    @classmethod
+    def of(cls, model, hw=None, **fields) -> Workload:
+        """Build a workload, or adjust one: ``model`` may already be a :class:`Workload`.
+
+        Fields given as None keep their value (the workload's, or the default).
+        """
+        given = {k: v for k, v in fields.items() if v is not None}
+        if isinstance(model, Workload):
+            if hw is not None and resolve_hw(hw) != model.hw:
+                raise ValueError("hw must not be given with a Workload that has another one "
+                                 "(use workload.with_(hw=...))")
+            return model.with_(**given) if given else model
+        if hw is None:
+            raise TypeError("hw (an Accelerator or catalog name) is required with a model")
+        return cls(model, hw, **given)
+
+    def with_(self, **changes) -> Workload:
+        """A copy with some fields changed, checked again."""
+        return dataclasses.replace(self, **changes)
+
+    # --------------------------------------------------------- derived sizes
+    @functools.cached_property
+    def share(self) -> CardShare:
+        """One card's share of the model (:func:`infra_calc.sharding.card_share`)."""
+        return card_share(self.model, self.cards)
+
+    @property
+    def kv_bytes_per_token(self):
+        """KV-cache bytes per token of the whole model, ``m_kv``."""
+        return self.model.kv_bytes_per_token(self.kv_bytes_per_element)
+
+    def resident_weight_bytes(self):
+        """Weights each card holds, bytes: ``params b_W`` split by :meth:`CardShare.of`."""
+        return unwrap(np.asarray(self.share.of(self.model, self.model.params))
+                      * self.bytes_per_param)
+
+    def kv_cache_bytes(self, context=None):
+        """KV cache each card holds for the whole batch at ``context`` (default: the workload's)."""
+        s = self.context if context is None else context
+        per_token = self.share.kv_bytes_per_token(self.model, self.kv_bytes_per_element)
+        return unwrap(np.asarray(self.batch, dtype=float) * np.asarray(s, dtype=float)
+                      * np.asarray(per_token))
+
+    def memory_per_card(self, context=None):
+        """Bytes each card must hold: resident weights + KV cache + workspace.
+
+        .. math:: M = \\frac{W}{n}\\big|_{\\text{shared}} + B\\,S\\,m_{kv}\\frac{h_{kv}}{n_{kv}}
+                  + M_{work}
+
+        (the split of :class:`~infra_calc.sharding.CardShare`), at ``context``
+        tokens per request (default: the workload's).
+        """
+        return unwrap(np.asarray(self.resident_weight_bytes())
+                      + np.asarray(self.kv_cache_bytes(context)) + self.workspace)
+
+    def fits(self, context=None):
+        """Whether :meth:`memory_per_card` is at most the card's physical capacity."""
+        return unwrap(np.asarray(self.memory_per_card(context)) <= self.hw.mem_capacity, bool)
+
+
+@dataclass(frozen=True)
+class ModelOnCard:
+    """What a chapter-3 result was computed for, kept as the objects given.
+
+    Not their names: a model or accelerator changed with
+    ``dataclasses.replace`` or :meth:`Accelerator.with_` keeps its own
+    figures, where a look-up by name would return the catalog's.
+    """
+
+    #: The model, exactly as given.
+    model: ModelSpec
+    #: The accelerator (of every card, with tensor parallelism), exactly as given.
+    hw: Accelerator

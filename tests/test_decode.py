@@ -1,0 +1,107 @@
+"""infra_calc.decode: one decode step of a model, checked against the tensor listing."""
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from model_reference import attention_flops_by_pairs, reference_count, reference_matmul, shipped_config
+
+import infra_calc as ic
+from infra_calc.units import GiB
+
+DENSE = ["Llama-3.1-8B", "Qwen3-8B", "Llama-2-70B", "DeepSeek-R1-Distill-Llama-70B", "Llama-2-7B"]
+
+
+def _kv_per_token(cfg, b):
+    nq = cfg["num_attention_heads"]
+    hd = cfg.get("head_dim") or cfg["hidden_size"] // nq
+    return 2 * cfg["num_hidden_layers"] * cfg.get("num_key_value_heads", nq) * hd * b
+
+
+@pytest.mark.parametrize("name", DENSE)
+@pytest.mark.parametrize("batch, context", [(1, 0), (8, 1000), (64, 4000)])
+def test_dense_step_from_first_principles(name, batch, context):
+    """FLOPs: every matrix weight a token multiplies (the gathered table is no product), and
+    attention over each cached token; bytes: every weight but the table's unused rows, and the cache."""
+    cfg = shipped_config(name)
+    st_ = ic.model_decode_step(name, "H100 SXM", batch=batch, context=context)
+    flops = 2 * batch * reference_matmul(cfg) + attention_flops_by_pairs(cfg, batch * context)
+    unused_rows = (cfg["vocab_size"] - batch) * cfg["hidden_size"]
+    weights = 2 * (reference_count(cfg) - unused_rows)
+    kv = batch * context * _kv_per_token(cfg, 2)
+    assert st_.flops == pytest.approx(flops, rel=1e-12)
+    assert st_.bytes_read == pytest.approx(weights + kv, rel=1e-12)
+    h = ic.accelerator("H100 SXM")
+    assert st_.t_step == max((weights + kv) / h.mem_bandwidth, flops / h.peak_flops)
+
+
+def test_mixtral_reads_the_experts_the_batch_hits():
+    cfg = shipped_config("Mixtral-8x7B")
+    one = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=1)
+    # batch 1: the two experts it routes to, one embedding row
+    assert one.weight_bytes == pytest.approx(
+        2 * (reference_count(cfg, experts_used=2) - (cfg["vocab_size"] - 1) * cfg["hidden_size"]))
+    big = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64)
+    active = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64, weights="active")
+    assert big.weight_bytes > 2.4 * active.weight_bytes     # nearly every expert is read
+    assert big.flops == active.flops == pytest.approx(2 * 64 * reference_matmul(cfg, 2))
+
+
+def test_default_is_what_a_step_touches():
+    m = ic.model("Llama-3.1-8B")
+    touched = ic.model_decode_step(m, "H100 SXM")
+    active = ic.model_decode_step(m, "H100 SXM", weights="active")
+    total = ic.model_decode_step(m, "H100 SXM", weights="total")
+    assert touched.weights == "touched"
+    assert touched.weight_bytes == m.decode_weight_bytes(2, 1)
+    assert active.weight_bytes == total.weight_bytes == m.params * 2      # dense: the same
+    assert touched.weight_bytes < active.weight_bytes
+
+
+def test_memory_and_fits_on_every_result():
+    st_ = ic.model_decode_step("Llama-2-70B", "A100 80GB", batch=1, context=2048)
+    m = ic.model("Llama-2-70B")
+    assert st_.memory_per_card == pytest.approx(2 * m.params + 2048 * m.kv_bytes_per_token()
+                                                + 2 * GiB)
+    assert st_.fits is False and st_.t_step > 0           # computed, not refused
+    huge = ic.model_decode_step("Llama-3.1-8B", "H100 SXM", batch=10**6, context=1024)
+    assert huge.fits is False and np.isfinite(huge.t_step)
+
+
+def test_regions_are_consistent_with_the_bound():
+    st_ = ic.model_decode_step("llama-70b", "H100 SXM", batch=np.array([1, 64, 1000]),
+                               context=np.array([10, 32768, 10]))
+    assert list(st_.region) == ["weight-read", "kv-read", "compute"]
+    assert list(st_.bound) == ["memory", "memory", "compute"]
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(DENSE + ["Mixtral-8x7B"]), st.integers(1, 512), st.integers(0, 4000))
+def test_step_grows_with_batch_and_context(name, b, s):
+    a = ic.model_decode_step(name, "H100 SXM", batch=b, context=s)
+    more_b = ic.model_decode_step(name, "H100 SXM", batch=b + 1, context=s)
+    more_s = ic.model_decode_step(name, "H100 SXM", batch=b, context=s + 1)
+    assert more_b.t_step >= a.t_step and more_s.t_step >= a.t_step
+    assert a.t_step == max(a.t_read, a.t_compute)
+
+
+def test_changed_objects_keep_their_figures():
+    h = ic.accelerator("H100 SXM")
+    fast = h.with_(peak_flops=2 * h.peak_flops)
+    spec = dataclasses.replace(ic.model("Llama-3.1-8B"), source="a changed copy")
+    st_ = ic.model_decode_step(spec, fast, batch=8, context=1024)
+    assert st_.hw is fast and st_.model is spec
+
+
+def test_bad_input_names_the_parameter():
+    with pytest.raises(ValueError, match="context"):
+        ic.model_decode_step("Llama-2-7B", "H100", context=4097)
+    with pytest.raises(ValueError, match="weights"):
+        ic.model_decode_step("Llama-2-7B", "H100", weights="all")
+    with pytest.raises(ValueError, match="cards must be 1"):
+        ic.model_decode_step(ic.Workload("Llama-2-7B", "H100", cards=2))
+    with pytest.raises(ValueError, match=r"batch \(requests\) must be at most"):
+        ic.model_decode_step("Llama-3.1-8B", "H100", batch=10**30)
+    with pytest.raises(ValueError, match=r"kv_bytes_per_element \(bytes/element\) must not be NaN"):
+        ic.model_decode_step("Llama-3.1-8B", "H100", kv_bytes_per_element=float("nan"))

@@ -1,0 +1,86 @@
+"""infra_calc.generation: a whole request, prefill plus one decode step per further token."""
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import infra_calc as ic
+
+MODELS = st.sampled_from(["Llama-3.1-8B", "Llama-2-7B", "Llama-2-70B",
+                          "DeepSeek-R1-Distill-Llama-70B", "Qwen3-8B", "Mixtral-8x7B"])
+ACCS = st.sampled_from(["H100 SXM", "A100 80GB", "H200 SXM", "B200", "MI300X", "RTX 4090"])
+
+
+@settings(max_examples=40)
+@given(MODELS, ACCS, st.integers(1, 3000), st.integers(1, 400), st.integers(1, 64),
+       st.sampled_from([1, 2, 4, 8]))
+def test_total_is_prefill_plus_steps(name, hw, p, o, b, cards):
+    g = ic.generation_time(name, hw, p, o, batch=b, cards=cards)
+    assert g.total == pytest.approx(g.prefill.t_step + g.step_times.sum(), rel=1e-12)
+    assert g.ttft == g.prefill.t_step and len(g.step_times) == o - 1
+    if o > 1:
+        first = ic.tensor_parallel_step(name, hw, cards, batch=b, context=p + 1)
+        last = ic.tensor_parallel_step(name, hw, cards, batch=b, context=p + o - 1)
+        assert g.step_times[0] == pytest.approx(first.t_step, rel=1e-12)
+        assert g.step_times[-1] == pytest.approx(last.t_step, rel=1e-12) == g.tpot_last
+        assert np.all(np.diff(g.step_times) >= -1e-18)
+    assert g.tokens_per_s_total == pytest.approx(b * g.tokens_per_s_request)
+    w = ic.Workload(name, hw, batch=b, cards=cards, context=p + o - 1)
+    assert g.max_context == p + o - 1 and g.memory_per_card == pytest.approx(w.memory_per_card())
+    assert g.fits == w.fits()
+
+
+def test_one_convention_in_one_request():
+    for weights in ("touched", "active"):
+        g = ic.generation_time("Mixtral-8x7B", "H100 SXM", 512, 8, batch=4, weights=weights)
+        pre = ic.prefill_step("Mixtral-8x7B", "H100 SXM", 512, batch=4, weights=weights)
+        step = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=4, context=513,
+                                    weights=weights)
+        assert g.weights == weights and g.ttft == pre.t_step
+        assert g.step_times[0] == pytest.approx(step.t_step, rel=1e-12)
+
+
+def test_default_reads_what_a_step_touches():
+    """TPOT at B = 1 of the 8B models no longer reads the whole input table."""
+    for name, over in (("Llama-3.1-8B", 0.069), ("Qwen3-8B", 0.081)):
+        g = ic.generation_time(name, "H100 SXM", 2048, 256)
+        old = ic.generation_time(name, "H100 SXM", 2048, 256, weights="active")
+        assert old.tpot_mean / g.tpot_mean - 1 == pytest.approx(over, abs=0.002)
+    mx = ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64, cards=2)
+    assert mx.tpot_mean > 2 * ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64,
+                                                 cards=2, weights="active").tpot_mean
+
+
+def test_one_output_token_is_the_prefill():
+    g = ic.generation_time("Llama-3.1-8B", "H100", 100, 1)
+    assert g.total == g.ttft and g.tpot_mean == 0.0 and g.step_times.size == 0
+    assert g.max_context == 100
+
+
+def test_a_request_that_does_not_fit_is_estimated_and_says_so():
+    g = ic.generation_time("Llama-2-70B", "A100 80GB", 2048, 256)
+    assert g.fits is False and g.total > 0
+
+
+def test_changed_objects_keep_their_figures():
+    h = ic.accelerator("H100 SXM")
+    fast = h.with_(peak_flops=2 * h.peak_flops, link_bandwidth=2 * h.link_bandwidth)
+    spec = dataclasses.replace(ic.model("Llama-3.1-8B"), source="a changed copy")
+    g = ic.generation_time(spec, fast, 2000, 16, cards=2)
+    for res in (g, g.prefill):
+        assert res.hw is fast and res.model is spec
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: ic.generation_time("llama-70b", "H100", 100, 0), "output_tokens"),
+    (lambda: ic.generation_time("llama-70b", "H100", -1, 10), "prompt_tokens"),
+    (lambda: ic.generation_time("Llama-2-70B", "H100", 4000, 200), "max_position_embeddings"),
+    (lambda: ic.generation_time("llama-70b", "H100", [100, 200], 10), "prompt_tokens .* single"),
+    (lambda: ic.generation_time("llama-70b", "H100", 100, [1, 2]), "output_tokens .* single"),
+    (lambda: ic.generation_time("llama-70b", "H100", 100), "output_tokens"),
+])
+def test_bad_input_names_the_parameter(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()

@@ -1,0 +1,129 @@
+"""infra_calc.kv: B*(S), S_max and the regions, from the same account as the decode step."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import infra_calc as ic
+
+DENSE = st.sampled_from(["Llama-3.1-8B", "Qwen3-8B", "Llama-2-70B", "DeepSeek-R1-Distill-Llama-70B"])
+ACCS = st.sampled_from(["H100 SXM", "A100 80GB", "H200 SXM", "B200", "MI300X"])
+
+
+def _gap(name, hw, b, s, bpp=2, kvb=2):
+    """compute - read of the model's decode step, seconds (the library's step function)."""
+    x = ic.model_decode_step(name, hw, batch=b, context=s, bytes_per_param=bpp,
+                             kv_bytes_per_element=kvb)
+    return x.t_compute - x.t_read
+
+
+@settings(max_examples=80)
+@given(DENSE, ACCS, st.floats(0.0, 0.95), st.sampled_from([1, 2]))
+def test_turning_batch_is_where_the_step_balances(name, hw, frac, bpp):
+    """The step's compute - read is linear in B (dense, B <= V): its root from two
+    integer batches of the step function equals turning_batch."""
+    s = int(frac * ic.critical_context(name, hw, bytes_per_param=bpp))
+    b_star = ic.turning_batch(name, hw, s, bytes_per_param=bpp)
+    g1, g2 = _gap(name, hw, 100, s, bpp), _gap(name, hw, 200, s, bpp)
+    root = 100 - g1 * 100 / (g2 - g1)
+    assert b_star == pytest.approx(root, rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["Mixtral-8x7B"])
+@pytest.mark.parametrize("s", [0, 200, 500])
+def test_moe_turning_batch_brackets_the_step(name, s):
+    b = ic.turning_batch(name, "H100 SXM", s)
+    assert _gap(name, "H100 SXM", math.floor(b), s) < 0 <= _gap(name, "H100 SXM", math.ceil(b), s)
+
+
+@pytest.mark.parametrize("name", ["Llama-3.1-8B", "llama-70b", "Mixtral-8x7B", "Qwen3-8B"])
+def test_s_max_is_where_no_batch_reaches_compute(name):
+    s_max = ic.critical_context(name, "H100 SXM")
+    assert math.isfinite(ic.turning_batch(name, "H100 SXM", math.floor(s_max)))
+    assert math.isinf(ic.turning_batch(name, "H100 SXM", math.ceil(s_max)))
+    limit = ic.model(name).max_position_embeddings
+    above = min(math.ceil(s_max) + 50, limit)
+    assert _gap(name, "H100 SXM", 50_000, above) < 0      # even a huge batch stays read-bound
+
+
+def test_one_model_one_answer_for_mixtral():
+    """The figure and the library use the same S_max: the active parameters' (not the 2413 of
+    the total), and the regions of decode_region are those of model_decode_step."""
+    s_max = ic.critical_context("Mixtral-8x7B", "H100 SXM")
+    assert 600 < s_max < 700
+    b, s = np.meshgrid([1, 16, 64, 256, 2048], [0, 512, 1024, 4096])
+    reg = ic.decode_region("Mixtral-8x7B", 2, "H100 SXM", b, s)
+    step = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=b, context=s)
+    assert (reg == step.region).all()
+
+
+def test_bw_only_enters_s_max_through_the_gathered_row():
+    s1 = ic.critical_context("Llama-3.1-8B", "H100 SXM", bytes_per_param=1)
+    s2 = ic.critical_context("Llama-3.1-8B", "H100 SXM", bytes_per_param=2)
+    assert s2 < s1 and (s1 - s2) / s1 < 1e-3
+    tied = ic.ModelSpec.from_hf_config(_tied_cfg())      # a tied table has no gathered row
+    assert ic.critical_context(tied, "H100", bytes_per_param=1) == \
+        ic.critical_context(tied, "H100", bytes_per_param=2)
+
+
+def _tied_cfg():
+    return {"model_type": "llama", "vocab_size": 32000, "hidden_size": 2048,
+            "intermediate_size": 5632, "num_hidden_layers": 22, "num_attention_heads": 32,
+            "num_key_value_heads": 4, "tie_word_embeddings": True}
+
+
+def test_attention_intense_enough_means_no_s_max():
+    """MQA with 64 heads in FP8 cache on a low-ridge card: attention alone reaches the ridge."""
+    cfg = {"model_type": "llama", "vocab_size": 1000, "hidden_size": 8192,
+           "intermediate_size": 8192, "num_hidden_layers": 2, "num_attention_heads": 64,
+           "num_key_value_heads": 1}
+    m = ic.ModelSpec.from_hf_config(cfg, name="mqa")
+    slow = ic.accelerator("H100 SXM").with_(peak_flops=1e14)     # ridge 30 FLOP/byte
+    assert math.isinf(ic.critical_context(m, slow, kv_bytes_per_element=1))
+
+
+def test_kv_weight_batch_is_where_the_reads_are_equal():
+    for name in ("llama-70b", "Mixtral-8x7B"):
+        b = ic.kv_weight_batch(name, 2, 4096, hw="H100 SXM")
+        lo = ic.model_decode_step(name, "H100 SXM", batch=math.floor(b), context=4096)
+        hi = ic.model_decode_step(name, "H100 SXM", batch=math.ceil(b), context=4096)
+        assert lo.weight_bytes >= lo.kv_bytes and hi.kv_bytes > hi.weight_bytes
+
+
+def test_cards_move_the_turning_point_per_card():
+    one = ic.turning_batch("llama-70b", "H100 SXM", 512)
+    eight = ic.turning_batch("llama-70b", "H100 SXM", 512, cards=8)
+    assert math.isfinite(one) and math.isfinite(eight) and eight != one
+
+
+# ------------------------------------------------ the numeric forms (chapter 3's first derivation)
+def test_numeric_forms_keep_their_formulas():
+    h = ic.accelerator("H100 SXM")
+    n, bw, s, m = 8e9, 2.0, 300.0, 131072.0
+    expect = n * bw / (2 * n * h.mem_bandwidth / h.peak_flops - s * m)
+    assert ic.batch_turning_point(h, bw, params=n, context=s, kv_bytes_per_token=m) == \
+        pytest.approx(expect, rel=1e-12)
+    assert ic.critical_context(70e9, "H100 SXM", 327680) == pytest.approx(
+        2 * 70e9 * h.mem_bandwidth / (h.peak_flops * 327680))
+    assert ic.kv_weight_batch(70e9, 2, 8192, 327680) == pytest.approx(70e9 * 2 / (8192 * 327680))
+    assert ic.decode_region(70e9, 2, "H100", 1000, 10, 327680) == "compute"
+
+
+def test_turning_point_backward_compatible_without_context():
+    for hw in ic.accelerator_names():
+        base = ic.batch_turning_point(hw, 1)
+        assert ic.batch_turning_point(hw, 1, params=70e9) == base
+        assert ic.batch_turning_point(hw, 1, params=70e9, context=0, kv_bytes_per_token=1e5) == base
+
+
+def test_batch_turning_point_takes_a_model():
+    assert ic.batch_turning_point("H100", 2, model="llama-70b", context=1024) == \
+        ic.turning_batch("llama-70b", "H100", 1024)
+    with pytest.raises(TypeError, match="either model"):
+        ic.batch_turning_point("H100", 2, model="llama-70b", params=70e9)
+    with pytest.raises(ValueError, match="params"):
+        ic.batch_turning_point("H100", 2, context=100, kv_bytes_per_token=1e5)
+    with pytest.raises(ValueError, match="kv_bytes_per_token"):
+        ic.critical_context(70e9, "H100", 0)
