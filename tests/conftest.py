@@ -31,12 +31,6 @@ settings.register_profile("book", deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("book")
 
-# No test times itself: hypothesis's default 200 ms deadline per example and its
-# too_slow health check are timing assertions.  derandomize=True: a failure is reproducible.
-settings.register_profile("book", deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("book")
-
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 HTML_DIR = pathlib.Path(os.environ.get("BOOK_HTML_DIR") or ROOT / "_build" / "html")
