@@ -29,9 +29,6 @@ HIDDEN = {"remove-cell", "remove-input"}
 #: rewritten.  Strict: a page that passes while listed fails, so the entry goes.
 NOT_YET = {
     "book/j07/05_reproduce_and_limits.ipynb",
-    "book/j13/02_roofline_explorer.ipynb",
-    "book/j13/05_memory_capacity.ipynb",
-    "book/j13/07_reproduce_and_limits.ipynb",
 }
 
 

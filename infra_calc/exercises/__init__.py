@@ -84,6 +84,8 @@ class Exercise:
         Yes/no (or pick-one) parts of the question, each with its own control.
     digits : int
         Decimals the answer is shown with once the reader asks for it.
+    title : str, optional
+        What a reader sees as the exercise's name (``"Exercise 2.1"``); ``id`` by default.
     """
 
     id: str
@@ -97,6 +99,7 @@ class Exercise:
     hints: tuple = field(default=())
     parts: tuple = field(default=())
     digits: int | None = None
+    title: str | None = None
 
     @property
     def chapter(self) -> str:
