@@ -43,7 +43,15 @@ from .roofline import (
     intensity_limit,
     ridge_point,
 )
-from .shape import PaddedRows, pad_to_tile, padded_rows, route_tokens, shape_efficiency
+from .shape import (
+    PaddedGemm,
+    PaddedRows,
+    pad_to_tile,
+    padded_gemm,
+    padded_rows,
+    route_tokens,
+    shape_efficiency,
+)
 from .step import (
     DecodeStep,
     batch_turning_point,
@@ -89,6 +97,7 @@ __all__ = [
     "CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes",
     "READINGS", "capacity_reading", "decimal_reading", "PlannerState", "planner_state",
     "shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
+    "PaddedGemm", "padded_gemm",
     "amdahl_speedup", "amdahl_time", "amdahl_limit",
     "bound_label", "floor_time", "Workload", "DEFAULT_WORKSPACE",
     "critical_context", "turning_batch", "kv_weight_batch", "decode_region", "ModelDecodeStep",

@@ -6,6 +6,11 @@ padding is computed like real data:
 
 .. math:: \\eta_{shape} = \\frac{MNK}{\\lceil M/m_t\\rceil m_t\\,
           \\lceil N/n_t\\rceil n_t\\,\\lceil K/k_t\\rceil k_t}
+
+Whether the zeros also cost *time* depends on which limit the kernel is up
+against: :func:`padded_gemm` adds the padded FLOPs to the compute side of the
+roofline, ``t = max(F_padded/Π, V/β)``, so the padding is free while the read
+sets the time, and costs up to ``F_padded/F`` once the arithmetic does.
 """
 from __future__ import annotations
 
@@ -14,8 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
+from .hardware import resolve_hw
 
-__all__ = ["shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens"]
+__all__ = ["shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
+           "PaddedGemm", "padded_gemm"]
 
 
 def pad_to_tile(size, tile):
@@ -123,3 +130,114 @@ def route_tokens(tokens, experts, top_k, skew=0.0):
     rows[:active] = base
     rows[:extra] += 1
     return rows
+
+
+@dataclass(frozen=True)
+class PaddedGemm:
+    """One GEMM, or a group of per-expert GEMMs, on a matrix unit that works in whole tiles.
+
+    All values in SI units (FLOPs, bytes, seconds).
+    """
+
+    #: FLOPs that matter, ``F = 2·Σ_e r_e·K·N``.
+    useful_flops: float
+    #: FLOPs the matrix unit performs on the padded tiles,
+    #: ``F_pad = 2·Σ_e ⌈r_e/m_t⌉m_t·⌈K/k_t⌉k_t·⌈N/n_t⌉n_t``.
+    executed_flops: float
+    #: Bytes that cross the memory bus, ``V = b·Σ_{e: r_e > 0} (r_e K + K N + r_e N)``.
+    nbytes: float
+    #: Time of the padded arithmetic at peak, ``F_pad / Π``, seconds.
+    t_compute: float
+    #: Time of the useful arithmetic alone at peak, ``F / Π``, seconds.
+    t_compute_useful: float
+    #: Time to move the bytes at full bandwidth, ``V / β``, seconds.
+    t_read: float
+    #: The lower bound ``max(F_pad / Π, V / β)``, seconds.
+    time: float
+    #: ``"compute"`` when ``F_pad / Π >= V / β``, else ``"memory"``.
+    bound: str
+
+    @property
+    def efficiency(self) -> float:
+        """``η_shape = F / F_pad``: the share of executed multiply-adds that are useful."""
+        return self.useful_flops / self.executed_flops
+
+    @property
+    def time_unpadded(self) -> float:
+        """``max(F / Π, V / β)``: the same work on a unit that needed no padding, seconds."""
+        return max(self.t_compute_useful, self.t_read)
+
+    @property
+    def padding_slowdown(self) -> float:
+        """``time / time_unpadded`` >= 1: what the zeros cost in time (1.0: nothing)."""
+        return self.time / self.time_unpadded
+
+    @property
+    def useful_throughput(self) -> float:
+        """``F / time = min(η_shape·Π, I·β)`` FLOP/s, with ``I = F / V``."""
+        return self.useful_flops / self.time
+
+
+def padded_gemm(rows, k, n, hw, bytes_per_element=2, tile=(16, 16, 16)) -> PaddedGemm:
+    """Lower bound on the time of GEMMs whose dimensions are padded to whole tiles.
+
+    Each entry ``r_e`` of ``rows`` is one GEMM ``[r_e, k] @ [k, n]`` with its own
+    ``[k, n]`` weight (one expert of a MoE layer; a single number is a single
+    GEMM).  The matrix unit executes the padded shape, the memory moves the real
+    operands once each, and moving overlaps computing:
+
+    .. math:: t = \\max\\Big(\\frac{2\\sum_e \\lceil r_e/m_t\\rceil m_t\\,
+              \\lceil K/k_t\\rceil k_t\\,\\lceil N/n_t\\rceil n_t}{\\Pi},\\;
+              \\frac{b\\sum_{e:\\,r_e>0}(r_e K + K N + r_e N)}{\\beta}\\Big)
+
+    The zeros are made on chip (they are not read from memory), and an expert
+    that receives no rows is neither read nor computed.  The padding therefore
+    costs time only when the padded arithmetic outlasts the read; the useful
+    throughput is ``F/t = min(η_shape·Π, I·β)``, never the product of the two
+    discounts.
+
+    Parameters
+    ----------
+    rows : int or sequence of int
+        Rows of each GEMM (>= 0; at least one row in all).
+    k, n : float
+        Reduction dimension and output columns of every weight (> 0).
+    hw : Accelerator or str
+        The accelerator (peak ``Π`` FLOP/s, bandwidth ``β`` bytes/s).
+    bytes_per_element : float
+        ``b``, bytes per element of every operand (2 for BF16).
+    tile : tuple of 3 whole numbers
+        ``(m_t, n_t, k_t)``: rows, columns and reduction depth of the tile.
+
+    Returns
+    -------
+    PaddedGemm
+    """
+    try:
+        mt, nt, kt = tile
+    except (TypeError, ValueError):
+        raise TypeError(f"tile must be a tuple (m_t, n_t, k_t) of 3 sizes, got {tile!r}") from None
+    mt = check_int(mt, "tile[0] (m_t)", "rows", scalar=True)
+    nt = check_int(nt, "tile[1] (n_t)", "columns", scalar=True)
+    kt = check_int(kt, "tile[2] (k_t)", "elements", scalar=True)
+    r = np.atleast_1d(check_int(rows, "rows", "rows per GEMM", minimum=0))
+    if r.ndim != 1:
+        raise ValueError(f"rows (rows per GEMM) must be a number or a flat sequence, got shape {r.shape}")
+    if r.sum() == 0:
+        raise ValueError("rows (rows per GEMM) must contain at least one row in all, got only zeros")
+    k = check_number(k, "k", "elements")
+    n = check_number(n, "n", "columns")
+    if np.ndim(k) or np.ndim(n):
+        raise TypeError("k and n must be single numbers: every GEMM shares the weight shape [k, n]")
+    b = check_number(bytes_per_element, "bytes_per_element", "bytes")
+    acc = resolve_hw(hw)
+    active = r[r > 0].astype(float)
+    useful = 2.0 * float(active.sum()) * k * n
+    executed = 2.0 * float((np.ceil(active / mt) * mt).sum()) * pad_to_tile(k, kt) * pad_to_tile(n, nt)
+    nbytes = b * float((active * k + k * n + active * n).sum())
+    t_compute = executed / acc.peak_flops
+    t_read = nbytes / acc.mem_bandwidth
+    return PaddedGemm(useful_flops=useful, executed_flops=executed, nbytes=nbytes,
+                      t_compute=t_compute, t_compute_useful=useful / acc.peak_flops,
+                      t_read=t_read, time=max(t_compute, t_read),
+                      bound="compute" if t_compute >= t_read else "memory")

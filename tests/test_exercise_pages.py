@@ -29,8 +29,6 @@ CHECKER = re.compile(r"""answer_checker\(\s*["']([^"']+)["']""")
 CHAPTERS = sorted({exercises.get(i).chapter for i in exercises.exercise_ids()})
 #: chapter -> why it is expected to fail (strict: a chapter that passes must leave the list)
 NOT_YET = {
-    "j13": "J13 self-test (book/j13) is being rewritten: labels j13-selftest-* vs ids j13-*, "
-           "no titles yet",
     "ch3": "chapter 3 self-test (book/ch3) is being rewritten: labels ch3-ex-* vs ids ch3-n*, "
            "no checkers, no titles yet",
 }

@@ -38,7 +38,7 @@ def _close(fig):
 
 # --------------------------------------------------------------------------- figures
 IDS = ("j13-roofline-h100", "j13-intensity-vs-m", "j13-moe-padding", "j13-roofline-explorer",
-       "j13-moe-explorer")
+       "j13-moe-explorer", "j13-padding-time")
 
 
 @pytest.mark.parametrize("fig_id", IDS)
@@ -66,12 +66,13 @@ def test_roofline_h100_marks_rows_ridge_and_m_star():
         roof = ax.get_lines()[0]
         assert np.isclose(roof.get_ydata().max(), H100.peak_flops / 1e12)
         pts = _points(ax)
-        for m in S.J13_ROWS:
+        for m in fig13.FIGURE_ROWS:
             i = ic.arithmetic_intensity(m, K, N, B)
             assert any(np.isclose(x, i) and np.isclose(y, i * H100.mem_bandwidth / 1e12) for x, y in pts)
         assert any(np.isclose(x, H100.ridge_point) and np.isclose(y, 989.4) for x, y in pts)
         text = _texts(ax)
-        assert "M* = 345.1" in text and "I = 62.1" in text and "I = 227.6" in text
+        assert "M* = 345.1" in text and "I = 15.9" in text and "I = 227.6" in text
+        assert "I = 62.1" not in text      # Exercise 2.1's answer stays off the chapter pages
     finally:
         _close(fig)
 
@@ -115,11 +116,32 @@ def test_roofline_explorer_snapshot_panels():
         for ax, hw in zip(fig.axes, ("H100 SXM", "B200"), strict=True):
             acc = ic.accelerator(hw)
             pts = _points(ax)
-            for m in (1, 64, 256, 1024):
+            for m in (1, 16, 256, 1024):
                 pt = ic.gemm_roofline(m, K, N, acc, B)
                 assert any(np.isclose(x, pt.intensity) and np.isclose(y, pt.attainable / 1e12)
                            for x, y in pts)
         assert "compute-bound" in _texts(fig.axes[0]) and "memory-bound" in _texts(fig.axes[0])
+    finally:
+        _close(fig)
+
+
+def test_padding_time_panels():
+    fig = fig13.padding_time()
+    try:
+        top, bottom = fig.axes
+        for t, flops_line, time_line in zip((16, 64, 128), top.get_lines(), bottom.get_lines(),
+                                            strict=False):
+            rows = flops_line.get_xdata()
+            for r in (1, 2, 100, 300, 1000):
+                g = ic.padded_gemm(r, K, N, H100, B, tile=(t, 16, 16))
+                assert np.isclose(flops_line.get_ydata()[r - 1], g.executed_flops / g.useful_flops)
+                assert np.isclose(time_line.get_ydata()[r - 1], g.padding_slowdown)
+            assert rows[0] == 1
+            # a few rows: memory-bound, the zeros cost no time however many there are
+            assert np.allclose(time_line.get_ydata()[:200], 1.0)
+            assert flops_line.get_ydata()[0] == t
+        assert bottom.get_lines()[2].get_ydata().max() > 1.3
+        assert top.get_yscale() == "log" and "(rows)" in bottom.get_xlabel()
     finally:
         _close(fig)
 

@@ -26,3 +26,70 @@ def test_moe_padding():
         ic.route_tokens(64, 256, 8, 1.5)
     with pytest.raises(ValueError, match=r"rows \(rows per expert\) must be >= 0"):
         ic.padded_rows([1, -1])
+
+
+# --------------------------------------------------------------------------- padded_gemm
+H100 = ic.accelerator("H100 SXM")
+
+
+def test_padded_gemm_counts_by_hand():
+    # two experts, 2 and 20 rows, 16-row tiles: executed rows 16 + 32
+    g = ic.padded_gemm([2, 0, 20], 64, 32, H100, 2, tile=(16, 16, 16))
+    assert g.useful_flops == 2 * 22 * 64 * 32
+    assert g.executed_flops == 2 * 48 * 64 * 32
+    # the expert with no rows is not read: two weights, and only real rows
+    assert g.nbytes == 2 * ((2 + 20) * 64 + 2 * 64 * 32 + (2 + 20) * 32)
+    assert g.t_compute == g.executed_flops / H100.peak_flops
+    assert g.t_compute_useful == g.useful_flops / H100.peak_flops
+    assert g.t_read == g.nbytes / H100.mem_bandwidth
+    assert g.time == max(g.t_compute, g.t_read)
+    assert g.efficiency == pytest.approx(22 / 48)
+    # k and n short of a tile are padded too
+    h = ic.padded_gemm(1, 10, 20, H100, 2, tile=(16, 16, 16))
+    assert h.executed_flops == 2 * 16 * 16 * 32
+
+
+def test_padded_gemm_memory_bound_zeros_cost_nothing():
+    # the source's uniform routing: 2 rows per expert, I about 2 FLOP/byte on an H100
+    u = ic.padded_gemm(ic.route_tokens(64, 256, 8, 0.0), 4096, 4096, H100)
+    assert u.efficiency == 0.125 and u.bound == "memory"
+    assert u.padding_slowdown == 1.0 and u.time == u.t_read
+    assert u.useful_flops / u.nbytes == pytest.approx(2.0, rel=1e-3)
+    # concentrated: 8 experts' weights instead of 256
+    c = ic.padded_gemm(ic.route_tokens(64, 256, 8, 1.0), 4096, 4096, H100)
+    assert c.efficiency == 1.0 and u.time / c.time == pytest.approx(31.0, rel=0.01)
+
+
+def test_padded_gemm_compute_bound_zeros_cost_their_share():
+    # a single compute-bound GEMM: the padded arithmetic sets the time
+    g = ic.padded_gemm(4000, 4096, 4096, H100, tile=(128, 16, 16))
+    assert g.bound == "compute" and g.t_compute_useful > g.t_read
+    assert g.padding_slowdown == pytest.approx(4096 / 4000)
+    assert g.useful_throughput == pytest.approx(g.efficiency * H100.peak_flops)
+
+
+def test_padded_gemm_throughput_is_a_min_never_a_product():
+    for rows in (1, 2, 16, 100, 300, 1000, 5000):
+        for mt in (16, 64, 128):
+            g = ic.padded_gemm(rows, 4096, 4096, H100, tile=(mt, 16, 16))
+            intensity = g.useful_flops / g.nbytes
+            expect = min(g.efficiency * H100.peak_flops, intensity * H100.mem_bandwidth)
+            assert g.useful_throughput == pytest.approx(expect)
+            assert g.padding_slowdown >= 1.0
+
+
+def test_padded_gemm_errors_name_the_parameter():
+    with pytest.raises(ValueError, match=r"rows \(rows per GEMM\) must be >= 0"):
+        ic.padded_gemm([2, -1], 4096, 4096, H100)
+    with pytest.raises(ValueError, match=r"at least one row"):
+        ic.padded_gemm([0, 0], 4096, 4096, H100)
+    with pytest.raises(ValueError, match=r"k \(elements\) must be > 0"):
+        ic.padded_gemm(2, 0, 4096, H100)
+    with pytest.raises(TypeError, match=r"tile must be a tuple"):
+        ic.padded_gemm(2, 4096, 4096, H100, tile=16)
+    with pytest.raises(ValueError, match=r"tile\[0\] \(m_t\) \(rows\) must be >= 1"):
+        ic.padded_gemm(2, 4096, 4096, H100, tile=(0, 16, 16))
+    with pytest.raises(TypeError, match=r"k and n must be single numbers"):
+        ic.padded_gemm(2, [4096, 8192], 4096, H100)
+    with pytest.raises(ValueError, match=r"unknown accelerator|not in the catalog|B9000"):
+        ic.padded_gemm(2, 4096, 4096, "B9000")

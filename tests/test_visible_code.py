@@ -28,9 +28,6 @@ HIDDEN = {"remove-cell", "remove-input"}
 #: Pages whose visible code does not yet stand alone (issue 16, section 4), each being
 #: rewritten.  Strict: a page that passes while listed fails, so the entry goes.
 NOT_YET = {
-    "book/j13/02_roofline_explorer.ipynb",
-    "book/j13/05_memory_capacity.ipynb",
-    "book/j13/07_reproduce_and_limits.ipynb",
 }
 
 

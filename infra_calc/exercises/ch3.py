@@ -13,7 +13,8 @@ from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
 from ..step import batch_turning_point
 from ..units import GB
-from . import Choice, Exercise, register, tbs, tflops
+from .registry import register
+from .spec import Choice, Exercise, tbs, tflops
 
 #: the cases the exercises use (the page reads them from here)
 SMALL, BIG, MOE, CARD = "Llama-3.1-8B", "DeepSeek-R1-Distill-Llama-70B", "Mixtral-8x7B", "H100 SXM"

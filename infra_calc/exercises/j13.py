@@ -1,17 +1,53 @@
 """Exercises for chapter J13 (why a card cannot run at full speed).
 
-``j13-1`` … ``j13-4`` are the source's §10 self-test; ``j13-n*`` are new.
+``j13-1`` … ``j13-4`` are the source's §10 self-test; ``j13-n1`` … ``j13-n6`` are
+new, and each needs an idea none of the others uses:
+
+=========  =========================================================  ==============
+id         idea                                                       book's number
+=========  =========================================================  ==============
+j13-1      intensity of one GEMM, ``I = F/V``                         Exercise 2.1
+j13-2      ridge point of a card, ``I* = Π/β``                        Exercise 2.2
+j13-3      rows executed after padding to tiles                       Exercise 2.3
+j13-4      capacity inequality, floored for ``B``                     Exercise 2.4
+j13-n1     the inverse: rows ``M*`` that reach the ridge (MI300X)     Exercise 2.5
+j13-n2     the ceiling ``M → ∞``: widths that can never reach it      Exercise 2.6
+j13-n3     capacity inequality solved for the context ``S``           Exercise 2.7
+j13-n4     padding in time: ``max(F_pad/Π, V/β)``                     Exercise 2.8
+j13-n5     Amdahl turned around: the ``f`` a target needs             Exercise 2.9
+j13-n6     utilisation: a measured step against its read floor        Exercise 2.10
+=========  =========================================================  ==============
+
+The id of each is the ``:label:`` of its ``{exercise}`` on the self-test page, and
+``title`` is the number sphinx-exercise gives it there (J13 is the book's second
+chapter).  :func:`selftest_values` computes the numbers that page shows.
 """
 from __future__ import annotations
+
+import math
 
 from .. import source as S
 from ..capacity import max_batch
 from ..roofline import arithmetic_intensity
-from ..shape import padded_rows, route_tokens
-from ..units import GiB
-from . import Choice, Exercise, register, tbs, tflops
+from ..shape import padded_gemm, padded_rows, route_tokens
+from .registry import register
+from .spec import Choice, Exercise, tbs, tflops
+
+#: inputs of the new exercises (the book's, not the source's)
+N3_BATCH = 4                      # requests that must fit at once
+N4_ROWS, N4_TILE_ROWS = 300, 128  # rows sent to one expert; a large kernel's row tile
+N5_UNIT_SPEEDUP, N5_TARGET = 4.0, 2.0
+N6_MEASURED = 8e-3                # s per token: a made-up measurement
+N6_CONTEXT = 4096                 # tokens already in the request's KV cache
 
 
+def _qwen():
+    from ..models import model
+
+    return model(S.J13_MODEL)
+
+
+# --- the source's questions ---------------------------------------------------
 def _i64():
     return arithmetic_intensity(64, S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT)
 
@@ -29,6 +65,7 @@ register(Exercise(
                   lambda: "compute-bound" if _i64() >= S.j13_h100().ridge_point
                   else "bandwidth-bound", ("compute-bound", "bandwidth-bound"),
                   "I is far below the ridge point I*."),),
+    title="Exercise 2.1",
 ))
 
 
@@ -45,12 +82,11 @@ register(Exercise(
     "What is the H100's ridge point I* (FLOP/byte)? Why is M = 256 still on the bandwidth side?",
     "FLOP/byte", _ridge,
     lambda: (f"I* = {tflops(S.j13_h100())}e12 / {tbs(S.j13_h100())}e12 = {_ridge():.1f} FLOP/byte; "
-             f"I(256) = {_i256():.1f} is "
-             f"{(1 - _i256() / _ridge()) * 100:.2f}% short of it ("
-             f"{(1 - round(_i256(), 1) / round(_ridge(), 1)) * 100:.1f}% from the rounded "
-             f"{_i256():.1f} and {_ridge():.1f}). The weight read still dominates the bytes."),
+             f"I(256) = {_i256():.1f} is still about {(1 - _i256() / _ridge()) * 100:.0f}% short of "
+             f"it, because the weight read still dominates the bytes moved."),
     source_answer=295.3,
     hints=("I* = Π / β: peak FLOP/s over bytes/s.",),
+    title="Exercise 2.2",
 ))
 
 
@@ -70,13 +106,12 @@ register(Exercise(
              f"({_uniform().waste_ratio:.0f}× waste)."),
     rel_tol=0.0, source_answer=4096,
     hints=("Each active expert's rows are rounded up to a whole 16-row tile.",),
+    title="Exercise 2.3",
 ))
 
 
 def _b4090():
-    from ..models import model
-
-    q = model(S.J13_MODEL)
+    q = _qwen()
     gpu = S.j13_rtx4090()
     return max_batch(gpu.mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE, S.J13_CONTEXTS[0],
                      q.kv_bytes_per_token(2))
@@ -92,173 +127,286 @@ register(Exercise(
     rel_tol=0.0, source_answer=4,
     hints=("Capacity − weights − workspace, divided by one 8K request's KV cache "
            "(8192 × 144 KiB), rounded down.",),
+    title="Exercise 2.4",
 ))
 
 
-# --- new exercises (not in the source) ------------------------------------
-def _m_star(name):
+# --- new exercises (not in the source) ------------------------------------------
+def _acc(name):
     from ..hardware import accelerator
+
+    return accelerator(name)
+
+
+def _m_star(name):
     from ..roofline import critical_rows
 
-    return critical_rows(S.J13_K, S.J13_N, accelerator(name), S.J13_BYTES_PER_ELEMENT)
-
-
-def _ridge_of(name):
-    from ..hardware import accelerator
-
-    return accelerator(name).ridge_point
+    return critical_rows(S.J13_K, S.J13_N, _acc(name), S.J13_BYTES_PER_ELEMENT)
 
 
 register(Exercise(
     "j13-n1",
-    f"Same 4096×4096 BF16 Q projection on an A100 80GB ({tflops('A100 80GB')} TFLOP/s dense BF16, "
-    f"{tbs('A100 80GB')} TB/s): how many "
-    "rows M* does it need to reach the A100's ridge point? More or fewer than on the H100?",
-    "rows", lambda: _m_star("A100 80GB"),
-    lambda: (f"I* = {tflops('A100 80GB')}e12 / {tbs('A100 80GB')}e12 = {_ridge_of('A100 80GB'):.1f} "
-             f"FLOP/byte. Solving "
-             f"M·K·N / (M·K + K·N + M·N) = I* for M gives M* = {_m_star('A100 80GB'):.1f} rows, "
-             f"about half the H100's {_m_star('H100 SXM'):.1f}: the A100 has less compute per byte "
-             f"of bandwidth, so it is fed with a smaller batch."),
+    f"The same 4096×4096 BF16 Q projection runs on an AMD MI300X ({tflops('MI300X')} TFLOP/s dense "
+    f"BF16, {tbs('MI300X')} TB/s). How many rows M* does it need to reach the MI300X's ridge "
+    "point? More or fewer than on the H100?",
+    "rows", lambda: _m_star("MI300X"),
+    lambda: (f"I* = {tflops('MI300X').replace(',', '')}e12 / {tbs('MI300X')}e12 = "
+             f"{_acc('MI300X').ridge_point:.1f} FLOP/byte. Solving "
+             f"2·M·K·N / (2·(M·K + K·N + M·N)) = I* for M gives M* = {_m_star('MI300X'):.1f} rows, "
+             f"fewer than the H100's {_m_star('H100 SXM'):.1f}: the MI300X has less compute per byte "
+             f"of bandwidth, so a smaller batch feeds it."),
     rel_tol=0.01,
-    hints=("Set I(M) = I* and solve for M: M* = I*·K·N / (K·N − I*·(K + N)).",),
+    hints=("First the card's ridge point I* = Π/β; then set I(M) = I* and solve for M.",
+           "M* = I*·b·K·N / (2·K·N − I*·b·(K + N)), with b = 2 bytes."),
     parts=(Choice("More or fewer rows than on the H100?",
-                  lambda: "fewer" if _m_star("A100 80GB") < _m_star("H100 SXM") else "more",
-                  ("more", "fewer"), "The A100's ridge point is lower."),),
+                  lambda: "fewer" if _m_star("MI300X") < _m_star("H100 SXM") else "more",
+                  ("more", "fewer"), "The MI300X's ridge point is lower than the H100's."),),
+    title="Exercise 2.5",
 ))
+
+
+def _width_floor():
+    """Square BF16 weights K×K: the limit 2K²/(b·2K) = K/b passes I* only for K > b·I*."""
+    return S.J13_BYTES_PER_ELEMENT * S.j13_h100().ridge_point
+
 
 register(Exercise(
     "j13-n2",
-    f"What is the ridge point I* of an AMD MI300X ({tflops('MI300X')} TFLOP/s dense BF16, "
-    f"{tbs('MI300X')} TB/s), in FLOP/byte? "
-    "Is a decode step (M = 1, I ≈ 1) on it compute- or bandwidth-bound?",
-    "FLOP/byte", lambda: _ridge_of("MI300X"),
-    lambda: (f"I* = {tflops('MI300X').replace(',', '')}e12 / {tbs('MI300X')}e12 = "
-             f"{_ridge_of('MI300X'):.1f} FLOP/byte, below the H100's "
-             f"{_ridge_of('H100 SXM'):.1f}; at I ≈ 1 decode is still bandwidth-bound by a factor of "
-             f"about {_ridge_of('MI300X'):.0f}."),
+    "A square BF16 weight matrix, K×K, is multiplied by M rows on an H100. However large M gets, "
+    "the projection reaches the ridge point only if K is wide enough. Above which width K?",
+    "elements", _width_floor,
+    lambda: (f"As M → ∞, I = 2MK² / (b(2MK + K²)) → K/b. It passes I* = "
+             f"{S.j13_h100().ridge_point:.1f} FLOP/byte only for K > b·I* = "
+             f"{_width_floor():.1f}: a narrower matrix stays bandwidth-bound at any batch."),
     rel_tol=0.01,
-    hints=("I* = Π / β.",),
-    parts=(Choice("Is decode (M = 1) compute- or bandwidth-bound on it?",
-                  lambda: "compute-bound" if 1 >= _ridge_of("MI300X") else "bandwidth-bound",
-                  ("compute-bound", "bandwidth-bound"), "I ≈ 1 is far below the ridge point."),),
+    hints=("Let M grow without bound in I(M) = 2MKN / (b(MK + KN + MN)), with N = K.",
+           "The limit is 2KN / (b(K + N)); set it equal to I*."),
+    title="Exercise 2.6",
 ))
 
 
-def _b_l40s_32k():
-    from ..hardware import accelerator
-    from ..models import model
-
-    q = model(S.J13_MODEL)
-    return max_batch(accelerator("L40S").mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE, 32768,
-                     q.kv_bytes_per_token(2))
+def _capacity_phys():
+    return _acc("RTX 4090").mem_capacity
 
 
-def _l40s_parts():
-    from ..hardware import accelerator
-    from ..models import model
-    from ..units import GB
-
-    q = model(S.J13_MODEL)
-    c = accelerator("L40S").mem_capacity
-    left = c - q.weight_bytes(2) - S.J13_WORKSPACE
-    per = 32768 * q.kv_bytes_per_token(2)
-    return c / GB, q.weight_bytes(2) / GB, left / GB, per / GB
+def _s_max():
+    q = _qwen()
+    left = _capacity_phys() - q.weight_bytes(2) - S.J13_WORKSPACE
+    return math.floor(left / (N3_BATCH * q.kv_bytes_per_token(2)))
 
 
 register(Exercise(
     "j13-n3",
-    "Qwen3-8B in BF16 on an L40S (48 GiB physical), 2 GiB workspace, 32K-token context: how many "
-    "concurrent requests fit at most?",
-    "requests", _b_l40s_32k,
-    lambda: ("C = {0:.2f} GB, weights {1:.2f} GB, left for KV after the workspace {2:.2f} GB; one "
-             "32K request holds 32768 × 144 KiB = {3:.2f} GB, so B_max = floor({2:.2f} / {3:.2f}) = "
-             .format(*_l40s_parts()) + f"{_b_l40s_32k()}."),
-    rel_tol=0.0,
-    hints=("48 GiB is 48 × 2³⁰ bytes; one 32K request holds 32768 × 144 KiB.",),
+    f"Qwen3-8B in BF16 on an RTX 4090 counted as built, 24 GiB, with a 2 GiB workspace. Every one "
+    f"of {N3_BATCH} requests must fit at once with the same context. What is the longest context, "
+    "in tokens, that still fits?",
+    "tokens", _s_max,
+    lambda: (f"24 GiB = {_capacity_phys() / 1e9:.2f} GB; minus {_qwen().weight_bytes(2) / 1e9:.2f} GB "
+             f"of weights and 2 GiB leaves "
+             f"{(_capacity_phys() - _qwen().weight_bytes(2) - S.J13_WORKSPACE) / 1e9:.2f} GB, shared "
+             f"by {N3_BATCH} requests at 144 KiB per token: S_max = floor(that / ({N3_BATCH} × 147,456 "
+             f"bytes)) = {_s_max():,} tokens."),
+    rel_tol=0.002,
+    hints=("Solve W + B·S·m_KV + M_work ≤ C for S, with B fixed, and round down.",
+           "24 GiB is 24 × 2³⁰ bytes; m_KV = 144 KiB = 147,456 bytes per token."),
+    title="Exercise 2.7",
 ))
 
 
-def _b4090_physical():
-    from ..hardware import accelerator
-    from ..models import model
-
-    q = model(S.J13_MODEL)
-    return max_batch(accelerator("RTX 4090").mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE,
-                     S.J13_CONTEXTS[0], q.kv_bytes_per_token(2))
+def _n4_gemm(tile_rows=N4_TILE_ROWS):
+    return padded_gemm(N4_ROWS, S.J13_K, S.J13_N, S.j13_h100(), S.J13_BYTES_PER_ELEMENT,
+                       tile=(tile_rows, 16, 16))
 
 
-def _physical_left():
-    from ..hardware import accelerator
-    from ..models import model
-
-    q = model(S.J13_MODEL)
-    return accelerator("RTX 4090").mem_capacity - q.weight_bytes(2) - S.J13_WORKSPACE
-
-
-def _one_8k():
-    from ..models import model
-
-    return S.J13_CONTEXTS[0] * model(S.J13_MODEL).kv_bytes_per_token(2)
+def _n4_cost():
+    return (_n4_gemm().padding_slowdown - 1.0) * 100.0
 
 
 register(Exercise(
     "j13-n4",
-    "Redo the source's RTX 4090 question (Qwen3-8B, BF16, 2 GiB workspace, 8K context) with the "
-    f"memory the card physically has, 24 GiB = {24 * GiB / 1e9:.2f}e9 bytes. How many requests fit now?",
-    "requests", _b4090_physical,
-    lambda: (f"24 GiB − weights − 2 GiB leaves {_physical_left() / 1e9:.2f} GB for KV; each 8K request "
-             f"needs {_one_8k() / 1e9:.2f} GB, so B_max = {_b4090_physical()}, one more than the source's "
-             f"{_b4090()} with 24e9 bytes."),
-    rel_tol=0.0,
-    hints=("24 GiB is 24 × 2³⁰ bytes, not 24 × 10⁹: more room for the KV cache.",),
+    f"At prefill, one expert of a MoE layer receives {N4_ROWS} rows for its 4096×4096 BF16 weight, "
+    f"and the kernel works in {N4_TILE_ROWS}-row tiles. On an H100, how much longer (in %) is the "
+    "lower bound on its time than it would be without padding? Which limit sets the padded time?",
+    "%", _n4_cost,
+    lambda: (f"Padded to {math.ceil(N4_ROWS / N4_TILE_ROWS) * N4_TILE_ROWS} rows. Without padding: "
+             f"max(F/Π, V/β) = max({_n4_gemm().t_compute_useful * 1e6:.2f}, "
+             f"{_n4_gemm().t_read * 1e6:.2f}) µs = {_n4_gemm().time_unpadded * 1e6:.2f} µs (the read). "
+             f"Padded: max(F_pad/Π, V/β) = max({_n4_gemm().t_compute * 1e6:.2f}, "
+             f"{_n4_gemm().t_read * 1e6:.2f}) µs = {_n4_gemm().time * 1e6:.2f} µs (the arithmetic): "
+             f"{_n4_cost():.1f}% longer, not the {(_n4_gemm().efficiency ** -1 - 1) * 100:.0f}% that "
+             f"the padded FLOPs alone suggest."),
+    rel_tol=0.03,
+    hints=("Time is max(FLOPs/Π, bytes/β); the padding adds FLOPs, not bytes.",
+           "Compare max(F_pad/Π, V/β) with max(F/Π, V/β); V is the same in both."),
+    parts=(Choice("Which limit sets the padded GEMM's time?",
+                  lambda: "compute" if _n4_gemm().bound == "compute" else "memory",
+                  ("compute", "memory"),
+                  "The padded arithmetic takes longer than reading the weight."),),
+    title="Exercise 2.8",
 ))
 
 
-def _skew_half():
-    return padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, 0.5), S.MOE_TILE_ROWS)
+def _f_needed():
+    """Amdahl solved for f: S = 1/((1 − f) + f/s)  ⇔  f = (1 − 1/S) / (1 − 1/s)."""
+    return (1.0 - 1.0 / N5_TARGET) / (1.0 - 1.0 / N5_UNIT_SPEEDUP)
 
 
 register(Exercise(
     "j13-n5",
-    f"The {S.MOE_TOKENS} tokens × {S.MOE_TOP_K} experts = {S.MOE_TOKENS * S.MOE_TOP_K} dispatches are "
-    f"spread as evenly as possible over {_skew_half().active_experts} of the {S.MOE_EXPERTS} "
-    f"experts (half-way skew, route_tokens(..., skew=0.5)), rows padded to {S.MOE_TILE_ROWS}. How "
-    f"many rows are "
-    f"executed, and how many times the useful {_skew_half().useful} is that?",
-    "rows", lambda: _skew_half().executed,
-    lambda: (f"{_skew_half().useful} / {_skew_half().active_experts} = "
-             f"{_skew_half().useful / _skew_half().active_experts:.1f}, so every active expert gets "
-             f"11 or 12 rows, "
-             f"each padded to one 16-row tile: {_skew_half().active_experts} × 16 = "
-             f"{_skew_half().executed} rows executed for {_skew_half().useful} useful "
-             f"({_skew_half().waste_ratio:.2f}×), between the uniform 8× and the concentrated 1×."),
-    rel_tol=0.0,
-    hints=("Spread the dispatches over the active experts, then round each expert's "
-           "rows up to whole 16-row tiles.",),
+    f"A new matrix unit is {N5_UNIT_SPEEDUP:g}× faster than the old one. What fraction f of the "
+    f"step's time must be matrix work for the whole step to become {N5_TARGET:g}× faster?",
+    "%", lambda: _f_needed() * 100.0,
+    lambda: (f"Solve {N5_TARGET:g} = 1 / ((1 − f) + f/{N5_UNIT_SPEEDUP:g}) for f: "
+             f"f = (1 − 1/{N5_TARGET:g}) / (1 − 1/{N5_UNIT_SPEEDUP:g}) = {_f_needed():.1%}. Any "
+             f"smaller share of matrix work and the {N5_UNIT_SPEEDUP:g}× unit falls short."),
+    rel_tol=0.01,
+    hints=("Amdahl: S = 1 / ((1 − f) + f/s); here S and s are given, f is unknown.",),
+    title="Exercise 2.9",
 ))
 
 
-def _amdahl08():
-    from ..amdahl import amdahl_speedup
+def _n6_bytes():
+    q = _qwen()
+    return q.decode_weight_bytes(2) + N6_CONTEXT * q.kv_bytes_per_token(2)
 
-    return amdahl_speedup(0.8, 4.0)
+
+def _n6_floor():
+    return _n6_bytes() / S.j13_h100().mem_bandwidth
 
 
-def _amdahl08_limit():
-    from ..amdahl import amdahl_limit
-
-    return amdahl_limit(0.8)
+def _mbu():
+    return _n6_floor() / N6_MEASURED * 100.0
 
 
 register(Exercise(
     "j13-n6",
-    "Now 80% of the step is matrix work (f = 0.8) and the matrix unit gets 4× faster. What is the "
-    "overall speed-up, and what is the ceiling however fast the matrix unit gets?",
-    "×", _amdahl08,
-    lambda: (f"S = 1 / (0.2 + 0.8/4) = 1 / 0.4 = {_amdahl08():.2f}×; ceiling 1 / (1 − 0.8) = "
-             f"{_amdahl08_limit():.0f}×. A larger f raises both, but the 20% that is not sped up "
-             f"still caps the gain."),
-    rel_tol=0.01,
-    hints=("Amdahl: S = 1 / ((1 − f) + f / s); the ceiling is s → ∞.",),
+    f"Suppose you measure Qwen3-8B in BF16 decoding one request on an H100 at "
+    f"{N6_MEASURED * 1e3:g} ms per token, with {N6_CONTEXT:,} tokens already in its KV cache. "
+    "What share of the card's memory bandwidth does that use (its MBU)?",
+    "%", _mbu,
+    lambda: (f"Each step must read the weights once, except the input-embedding table (one row is "
+             f"gathered), and the whole KV cache: {_n6_bytes() / 1e9:.2f} GB. At "
+             f"{tbs(S.j13_h100())} TB/s that takes at least {_n6_floor() * 1e3:.2f} ms; "
+             f"{_n6_floor() * 1e3:.2f} / {N6_MEASURED * 1e3:g} = {_mbu():.0f}% of the bandwidth. "
+             f"The rest of the time is lost to how the bytes move (small kernels, gaps between "
+             f"them), not to arithmetic."),
+    rel_tol=0.03,
+    hints=("MBU = bytes a step must read / (measured step time × bandwidth).",
+           "Count the weights a decode step multiplies (not the embedding table, which is "
+           f"gathered) and the KV cache of the {N6_CONTEXT:,} tokens at 144 KiB each."),
+    title="Exercise 2.10",
 ))
+
+
+# --- the numbers the self-test page shows ------------------------------------------
+def selftest_values():
+    """The numbers ``book/j13/08_self_test.ipynb`` shows, as a :class:`~infra_calc.PageValues`.
+
+    One call at the top of the page, so that the cells between an exercise and its
+    solution hold only the answer checker; the page checks these against the source
+    at its end.
+    """
+    from ..capacity import kv_cache_bytes
+    from ..display import PageValues, shown
+    from ..roofline import gemm_bytes, gemm_flops, intensity_limit
+
+    v = PageValues()
+    K, N, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
+    h100, q = S.j13_h100(), _qwen()
+    w_bf16, m_kv, ws, s8 = q.weight_bytes(2), q.kv_bytes_per_token(2), S.J13_WORKSPACE, \
+        S.J13_CONTEXTS[0]
+    ridge = h100.ridge_point
+
+    # the questions
+    v.K = shown(K, digits=0)
+    v.Ks = shown(K, digits=0, sep=False)      # in a matrix shape: 4096×4096
+    v.m_mid = shown(S.J13_ROWS[1], digits=0)
+    v.m_hi = shown(S.J13_ROWS[2], digits=0)
+    v.tokens = shown(S.MOE_TOKENS, digits=0)
+    v.top_k = shown(S.MOE_TOP_K, digits=0)
+    v.experts = shown(S.MOE_EXPERTS, digits=0)
+    v.tile = shown(S.MOE_TILE_ROWS, digits=0)
+    v.ws = shown(ws, "GiB", 0)
+    v.s8k = shown(s8 / 1024, digits=0)
+    v.cap_src = shown(S.j13_rtx4090().mem_capacity, "GB", 0)
+
+    # 2.1
+    i64 = _i64()
+    v.f64 = shown(gemm_flops(64, K, N), "MFLOP", 2)
+    v.v64 = shown(gemm_bytes(64, K, N, b), "MiB", 2)
+    v.i64 = shown(i64, "FLOP/byte", 1)
+    v.ridge = shown(ridge, "FLOP/byte", 1)
+    v.gap64 = shown(ridge / i64, "×", 1)
+    # 2.2
+    v.pi = shown(h100.peak_flops, "TFLOP/s", 1)
+    v.beta = shown(h100.mem_bandwidth, "TB/s", 2)
+    v.i256 = shown(_i256(), "FLOP/byte", 1)
+    v.short = shown(1 - round(_i256(), 1) / round(ridge, 1), "%", 1)
+    v.mstar = shown(_m_star("H100 SXM"), "rows", 1)
+    v.w_share = shown(K * N * b / gemm_bytes(256, K, N, b), "%", 0)
+    # 2.3
+    pr = _uniform()
+    v.dispatch = shown(pr.useful, digits=0)
+    v.per_expert = shown(pr.useful // pr.active_experts, digits=0)
+    v.executed = shown(pr.executed, digits=0)
+    v.waste = shown(pr.waste_ratio, "×", 0)
+    # 2.4
+    cap = S.j13_rtx4090().mem_capacity
+    v.w = shown(w_bf16, "GB", 2)
+    v.left = shown(cap - w_bf16 - ws, "GB", 2)
+    v.one8 = shown(kv_cache_bytes(s8, m_kv), "GB", 2)
+    v.room = shown((cap - w_bf16 - ws) / kv_cache_bytes(s8, m_kv), digits=2)
+    v.m_kv_kib = shown(m_kv, "KiB", 0)
+    v.b4 = shown(_b4090(), digits=0)
+    # 2.5
+    mi = _acc("MI300X")
+    v.mi_pi = shown(mi.peak_flops, "TFLOP/s", 1)
+    v.mi_bw = shown(mi.mem_bandwidth, "TB/s", 1)
+    v.mi_ridge = shown(mi.ridge_point, "FLOP/byte", 1)
+    v.mi_mstar = shown(_m_star("MI300X"), "rows", 1)
+    v.h100_mstar = shown(_m_star("H100 SXM"), digits=1)
+    v.i_limit = shown(intensity_limit(K, N, b), "FLOP/byte", 0)
+    # 2.6
+    v.b = shown(b, digits=0)
+    v.k_floor = shown(_width_floor(), digits=1)
+    v.i_lim_4096 = shown(intensity_limit(K, K, b), "FLOP/byte", 0)
+    # 2.7
+    cap_phys = _capacity_phys()
+    left_phys = cap_phys - w_bf16 - ws
+    v.n3_batch = shown(N3_BATCH, digits=0)
+    v.cap_phys = shown(cap_phys, "GB", 2)
+    v.cap_gib = shown(cap_phys, "GiB", 0)
+    v.left_phys = shown(left_phys, "GB", 2)
+    v.m_kv_bytes = shown(m_kv, digits=0)
+    v.n3_per_token = shown(N3_BATCH * m_kv, digits=0)
+    v.s_max = shown(_s_max(), "tokens", 0)
+    # 2.8
+    g, g16 = _n4_gemm(), _n4_gemm(S.MOE_TILE_ROWS)
+    v.n4_rows = shown(N4_ROWS, digits=0)
+    v.n4_tile = shown(N4_TILE_ROWS, digits=0)
+    v.n4_padded = shown(math.ceil(N4_ROWS / N4_TILE_ROWS) * N4_TILE_ROWS, digits=0)
+    v.n4_tc = shown(g.t_compute_useful, "µs", 2)
+    v.n4_tcp = shown(g.t_compute, "µs", 2)
+    v.n4_tr = shown(g.t_read, "µs", 2)
+    v.n4_t0 = shown(g.time_unpadded, "µs", 2)
+    v.n4_t1 = shown(g.time, "µs", 2)
+    v.n4_cost = shown(_n4_cost() / 100, "%", 1)
+    v.n4_flops_extra = shown(1 / g.efficiency - 1, "%", 0)
+    v.n4_cost16 = shown(g16.padding_slowdown - 1, "%", 1)
+    # 2.9
+    v.n5_s = shown(N5_UNIT_SPEEDUP, "×", 0)
+    v.n5_target = shown(N5_TARGET, "×", 0)
+    v.n5_f = shown(_f_needed(), "%", 1)
+    # 2.10
+    v.t_meas = shown(N6_MEASURED, "ms", 0)
+    v.n6_ctx = shown(N6_CONTEXT, digits=0)
+    v.n6_w = shown(q.decode_weight_bytes(2), "GB", 2)
+    v.n6_kv = shown(N6_CONTEXT * m_kv, "GB", 2)
+    v.n6_bytes = shown(_n6_bytes(), "GB", 2)
+    v.n6_floor = shown(_n6_floor(), "ms", 2)
+    v.n6_mbu = shown(_mbu() / 100, "%", 0)
+    # 2.11
+    v.i1 = shown(arithmetic_intensity(1, K, N, b), "FLOP/byte", 1)
+    v.i_prefill = shown(arithmetic_intensity(K, K, N, b), "FLOP/byte", 0)
+    v.w70 = shown(2 * S.J07_PARAMS, "GB", 0)   # the J07 model, 2 bytes per parameter
+    return v

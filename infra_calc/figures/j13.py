@@ -16,17 +16,22 @@ from matplotlib.ticker import StrMethodFormatter
 from .. import source as S
 from ..hardware import resolve_hw
 from ..roofline import arithmetic_intensity, attainable_flops, critical_rows, gemm_roofline, intensity_limit
-from ..shape import padded_rows, route_tokens
+from ..shape import padded_gemm, padded_rows, route_tokens
 from ..units import TERA
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["roofline_h100", "intensity_vs_rows", "moe_padding", "roofline_explorer_snapshot",
            "moe_explorer_snapshot", "roofline_axes", "update_roofline_axes", "moe_axes",
-           "update_moe_axes", "INTENSITY_RANGE", "FLOPS_RANGE"]
+           "update_moe_axes", "padding_time", "INTENSITY_RANGE", "FLOPS_RANGE", "FIGURE_ROWS"]
 
 #: x range (FLOP/byte) and y range (TFLOP/s) shared by every roofline panel.
 INTENSITY_RANGE = (0.5, 2.0e4)
 FLOPS_RANGE = (0.3, 3.0e4)
+
+#: Row counts the roofline figures mark: one decoding request, a small batch and the
+#: source's M = 256.  The source's M = 64 is left out on purpose: its intensity is
+#: the answer to the self-test's Exercise 2.1.
+FIGURE_ROWS = (1, 16, 256)
 
 _X_LABEL = "arithmetic intensity I (FLOP/byte)"
 _Y_LABEL = "attainable throughput (TFLOP/s)"
@@ -144,9 +149,9 @@ def update_moe_axes(art, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE
 # registered figures
 # --------------------------------------------------------------------------
 @figure("j13-roofline-h100",
-        "Roofline of the H100 SXM with the 4096×4096 BF16 Q projection at M = 1, 64 and 256 rows "
+        "Roofline of the H100 SXM with the 4096×4096 BF16 Q projection at M = 1, 16 and 256 rows "
         "and at the critical row count M*, where it reaches the ridge point.")
-def roofline_h100(hw=None, k=S.J13_K, n=S.J13_N, rows=S.J13_ROWS,
+def roofline_h100(hw=None, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
                   bytes_per_element=S.J13_BYTES_PER_ELEMENT):
     """Log–log roofline of ``hw`` (default: the source's H100) with the Q projection marked."""
     acc = _source_hw(hw)
@@ -194,7 +199,7 @@ def roofline_h100(hw=None, k=S.J13_K, n=S.J13_N, rows=S.J13_ROWS,
         "Arithmetic intensity of the 4096×4096 BF16 Q projection against the number of rows M: "
         "it climbs like M at first, crosses the H100's ridge point at M*, and levels off at "
         "2KN/(b(K+N)).")
-def intensity_vs_rows(hw=None, k=S.J13_K, n=S.J13_N, rows=S.J13_ROWS,
+def intensity_vs_rows(hw=None, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
                       bytes_per_element=S.J13_BYTES_PER_ELEMENT, m_max=1e5):
     """I(M) on a log M axis with the ridge point, the asymptote and M* marked."""
     acc = _source_hw(hw)
@@ -216,14 +221,14 @@ def intensity_vs_rows(hw=None, k=S.J13_K, n=S.J13_N, rows=S.J13_ROWS,
         ii = arithmetic_intensity(mi, k, n, bytes_per_element)
         ax.plot([mi], [ii], ls="none", marker=MARKERS[i], ms=7, color=PALETTE["vermillion"],
                 mec=PALETTE["black"], mew=0.6, zorder=5)
-        dx, dy, ha = ((8, 6, "left") if i == 0 else (-12, 10, "right") if i == 1
+        dx, dy, ha = ((8, 6, "left") if i == 0 else (6, 12, "left") if i == 1
                       else (-12, 22, "right"))
         ax.annotate(f"M = {mi}: {ii:.1f}", (mi, ii), xytext=(dx, dy), textcoords="offset points",
                     fontsize=9, ha=ha)
     ax.text(3, ridge * 2.2, "memory-bound (M < M*)", fontsize=9)
     ax.text(m_star * 1.15, lim * 0.88, "compute-bound (M > M*)", fontsize=9)
     ax.set_xscale("log")
-    ax.set_xlim(1, m_max)
+    ax.set_xlim(0.8, m_max)        # the M = 1 marker whole, not cut by the axis
     ax.set_ylim(0, lim * 1.12)
     ax.set_xlabel("rows M (tokens in the batch)")
     ax.set_ylabel("arithmetic intensity I (FLOP/byte)")
@@ -271,9 +276,9 @@ def moe_padding(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
 
 
 @figure("j13-roofline-explorer",
-        "Snapshot of the roofline explorer: the 4096×4096 BF16 projection at M = 1, 64, 256 and "
+        "Snapshot of the roofline explorer: the 4096×4096 BF16 projection at M = 1, 16, 256 and "
         "1024 rows on the H100 SXM and on the B200.")
-def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(1, 64, 256, 1024),
+def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(*FIGURE_ROWS, 1024),
                                k=S.J13_K, n=S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT):
     """The explorer's panel for each accelerator, with one operating point per ``rows`` value."""
     fig, axes = plt.subplots(len(accelerators), 1, figsize=(7.0, 3.6 * len(accelerators)))
@@ -290,9 +295,12 @@ def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(1, 64, 2
             ax.plot([pt.intensity], [pt.attainable / TERA], ls="none", marker=MARKERS[i], ms=8,
                     color=PALETTE["vermillion"], mec=PALETTE["black"], mew=0.6, zorder=5)
             on_slope = pt.bound == "memory"
+            near_ridge = on_slope and pt.intensity > 0.5 * acc.ridge_point
+            # near the ridge the label goes below the slope, clear of the readout
             ax.annotate(f"M={m}", (pt.intensity, pt.attainable / TERA),
-                        xytext=(-6, 6) if on_slope else (0, 9), textcoords="offset points",
-                        fontsize=8.5, ha="right" if on_slope else "center")
+                        xytext=(6, -14) if near_ridge else (-6, 6) if on_slope else (0, 9),
+                        textcoords="offset points", fontsize=8.5,
+                        ha="left" if near_ridge else "right" if on_slope else "center")
             readout.append(f"M={m}: I = {pt.intensity:,.1f}, {pt.attainable / TERA:,.0f} TFLOP/s, "
                            f"{pt.bound}-bound")
         ax.text(0.02, 0.97, "\n".join(readout), transform=ax.transAxes, fontsize=8, va="top",
@@ -331,5 +339,47 @@ def moe_explorer_snapshot(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MO
     ax.set_ylim(0, max(pr.executed for pr in prs) * 1.22)
     ax.set_title(f"{tokens} tokens × top-{top_k} of {experts} experts, {tile_rows}-row tiles")
     ax.legend(loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+@figure("j13-padding-time",
+        "What padding to whole row tiles costs one 4096×4096 BF16 GEMM on an H100, against the "
+        "rows it really has: in FLOPs (top) and in time (bottom), for 16-, 64- and 128-row tiles.")
+def padding_time(hw=None, k=S.J13_K, n=S.J13_N, tiles=(16, 64, 128), m_max=1024,
+                 bytes_per_element=S.J13_BYTES_PER_ELEMENT):
+    """Two panels sharing the rows axis: executed/useful FLOPs, and the time's padding slowdown.
+
+    The time is :func:`infra_calc.padded_gemm`'s ``max(F_pad/Π, V/β)`` against
+    ``max(F/Π, V/β)``; the dotted line marks ``b·I*/2`` rows: no GEMM with fewer
+    (padded) rows reaches the card's ridge, since ``I < 2M/b``.
+    """
+    acc = _source_hw(hw)
+    rows = np.arange(1, m_max + 1)
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7.0, 6.2))
+    styles = ("-", "--", "-.")
+    for i, t in enumerate(tiles):
+        gs = [padded_gemm(int(r), k, n, acc, bytes_per_element, tile=(t, 16, 16)) for r in rows]
+        kw = {"color": (PALETTE["blue"], PALETTE["vermillion"], PALETTE["green"])[i % 3],
+              "ls": styles[i % 3], "lw": 1.6, "label": f"{t}-row tiles"}
+        top.plot(rows, [g.executed_flops / g.useful_flops for g in gs], **kw)
+        bottom.plot(rows, [g.padding_slowdown for g in gs], **kw)
+    few = bytes_per_element * acc.ridge_point / 2
+    for ax in (top, bottom):
+        ax.axvline(few, color=PALETTE["black"], ls=":", lw=1.1)
+        ax.set_xscale("log")
+        ax.set_xlim(1, m_max)
+    top.set_yscale("log")
+    top.set_ylabel("executed / useful FLOPs (×)")
+    top.set_title(f"{acc.name}: [M × {k}] @ [{k} × {n}], BF16, rows padded to whole tiles")
+    top.legend(loc="lower left", fontsize=9)
+    top.text(few * 1.06, 20, f"b·I*/2 =\n{few:,.1f} rows", fontsize=8.5)
+    bottom.set_ylabel("time with padding / without (×)")
+    bottom.set_xlabel("useful rows M of the GEMM (rows)")
+    bottom.text(1.3, 1.0 + 0.8 * (bottom.get_ylim()[1] - 1.0),
+                "few rows: memory-bound,\nthe zeros cost no time", fontsize=8.5, va="top")
+    bottom.text(few * 0.92, 1.0 + 0.8 * (bottom.get_ylim()[1] - 1.0),
+                "enough padded rows to be\ncompute-bound: the zeros\ncost time →", fontsize=8.5,
+                va="top", ha="right")
     fig.tight_layout()
     return fig
