@@ -59,7 +59,7 @@ test-fast: $(STAMP)
 # stored {eval} numbers), opened on the book's front page.  --allow-root only as root.
 # tools/lab/ adds the book's server settings to the reader's own (a saved page keeps no
 # live widgets: tools/lab/jupyter_server_config.py).
-LAB_FRONT := book/front/how_to_use.ipynb
+LAB_FRONT := book/0_start/how_to_use.ipynb
 LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
 	@$(BIN)/python -c "import jupyterlab_myst" 2>/dev/null || $(BIN)/python -m pip install --quiet "$$(grep '^jupyterlab-myst==' requirements.txt)"

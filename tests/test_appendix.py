@@ -22,7 +22,7 @@ NOTEBOOKS = [
     ROOT / "book" / "appendix" / "accelerators.ipynb",
     ROOT / "book" / "appendix" / "models.ipynb",
     ROOT / "book" / "appendix" / "source_notes.ipynb",
-    ROOT / "book" / "front" / "how_to_use.ipynb",
+    ROOT / "book" / "0_start" / "how_to_use.ipynb",
 ]
 
 
@@ -95,7 +95,7 @@ def test_notebook_executed_without_errors(path):
 def test_placeholders_removed():
     for stem in ("accelerators", "models", "source_notes", "formulas"):
         assert not (ROOT / "book" / "appendix" / f"{stem}.md").exists()
-    assert not (ROOT / "book" / "front" / "how_to_use.md").exists()
+    assert not (ROOT / "book" / "0_start" / "how_to_use.md").exists()
 
 
 def _stored(path: Path) -> dict:
@@ -163,7 +163,7 @@ def test_accelerator_and_model_pages_values():
     assert _number(mod["v.total"]) == ic.model("Qwen3-8B").params
     assert _number(mod["v.p70"]) == ic.model("DeepSeek-R1-Distill-Llama-70B").params
 
-    how = _stored(ROOT / "book" / "front" / "how_to_use.ipynb")
+    how = _stored(ROOT / "book" / "0_start" / "how_to_use.ipynb")
     assert (_number(how["v.bmax_src"]), _number(how["v.bmax_phys"])) == (4, 5)
 
 

@@ -16,7 +16,7 @@ from infra_calc.figures import FIGURES
 from infra_calc.figures import j07 as figs
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "book" / "j07").glob("[0-9]*.ipynb"))
+NOTEBOOKS = sorted((ROOT / "book" / "1_decode_step").glob("[0-9]*.ipynb"))
 
 
 def _bars(ax):

@@ -329,7 +329,7 @@ LINKS_JS = """() => Array.from(document.querySelectorAll('.jp-MarkdownCell .jp-I
   .map(a => ({text: a.textContent, href: a.href}))"""
 #: pages whose first link to another page is also clicked (each click opens a page and
 #: starts its kernel: a few suffice to show that a link opens its page)
-CLICKED = ("book/front/how_to_use.ipynb", "book/j13/01_intensity_and_ridge.ipynb",
+CLICKED = ("book/0_start/how_to_use.ipynb", "book/2_full_speed/01_intensity_and_ridge.ipynb",
            "book/appendix/accelerators.ipynb")
 
 

@@ -147,7 +147,7 @@ def prose(markdown: str) -> str:
     ("a step takes (about 20.90 ms) here", ["20.90"]),
     ("a step takes {eval}`v.t_step` here", []),
     ("the ratio $I = 295.3$ and `x = 1.5`", []),
-    ("see [the table](../j07/02.ipynb#t-1.2) and CC BY-NC-SA 4.0 and §5.3", []),
+    ("see [the table](../1_decode_step/02.ipynb#t-1.2) and CC BY-NC-SA 4.0 and §5.3", []),
     ("```{note}\nthe card says 3.35 TB/s\n```", ["3.35"]),
     ("```python\nic.shown(0.5)\n```", []),
     ("Llama-3.1-8B and Qwen2.5-7B, a gap of -3.5 points", ["3.5"]),

@@ -1,6 +1,6 @@
 """Exercises for chapter J07 (one decode step from a few numbers).
 
-Each registry id is the ``:label:`` of the exercise on ``book/j07/06_self_test.ipynb``
+Each registry id is the ``:label:`` of the exercise on ``book/1_decode_step/06_self_test.ipynb``
 and each ``title`` the name the reader sees there ("Exercise 1.3").  Every exercise
 needs its own idea:
 
@@ -347,7 +347,7 @@ C1_LONG, C1_SHORT = S.J07_CONTEXT, 128   # the judgement question: two requests'
 
 
 def page_values():
-    """The numbers ``book/j07/06_self_test.ipynb`` shows in its questions and solutions.
+    """The numbers ``book/1_decode_step/06_self_test.ipynb`` shows in its questions and solutions.
 
     One call at the top of the page (``v = page_values()``), so the page's hidden
     bookkeeping can sit at its end, away from the exercises; the page's last cells
