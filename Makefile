@@ -16,18 +16,23 @@ PYTEST_JOBS ?= 2
 PYTEST_ARGS ?=
 PYTEST = $(BIN)/python -m pytest --mpl -n $(PYTEST_JOBS) --dist loadfile
 
-.PHONY: all install book test test-fast lint lab figures execute bench pdf clean help
+.PHONY: all install book test test-fast lint lab figures execute bench pdf clean help \
+	translations translation-status translation-check
 
 all: book
 
 help:
-	@echo "make book      build the HTML book into _build/html (OFFLINE=1 for a no-network build)"
+	@echo "make book      build the HTML book, English in _build/html, Chinese in _build/html/zh"
+	@echo "               (OFFLINE=1 for a no-network build; EDITION=en or EDITION=zh for one edition)"
 	@echo "make test      run every test (library, notebooks with nbval, figures, built book)"
 	@echo "make lab       open the notebooks in JupyterLab"
 	@echo "make figures   regenerate book/figures (PNG + SVG + figures.json)"
 	@echo "make execute   re-execute every notebook in place (deterministic)"
 	@echo "make bench     print the speed benchmarks as ratios"
-	@echo "make pdf       build a PDF of the whole book (_build/pdf/book.pdf; needs npm + chromium)"
+	@echo "make pdf       build PDFs of the whole book (_build/pdf/book.pdf, book-zh.pdf; needs npm + chromium)"
+	@echo "make translations         after changing English pages: update locale/zh_CN/LC_MESSAGES/*.po"
+	@echo "make translation-status   per page: messages, translated, fuzzy, untranslated"
+	@echo "make translation-check    the translation tests' findings (PAGES=book/intro ... for some pages)"
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,8 +42,22 @@ $(STAMP): requirements.txt pyproject.toml
 
 install: $(STAMP)
 
+# EDITION=en or EDITION=zh builds one edition only (no message templates)
+EDITION ?= all
 book: $(STAMP)
-	$(BIN)/python tools/build_book.py $(if $(OFFLINE),--offline,)
+	$(BIN)/python tools/build_book.py $(if $(OFFLINE),--offline,) --edition $(EDITION)
+
+# The Chinese edition: regenerate the message templates from the English pages and
+# update the catalogs (sphinx-intl); a changed English message becomes fuzzy.
+translations: $(STAMP)
+	$(BIN)/python tools/translations.py update
+
+translation-status: $(STAMP)
+	$(BIN)/python tools/translations.py status
+
+# what tests/test_translations.py would find in the translated messages (PAGES=book/intro ...)
+translation-check: $(STAMP)
+	$(BIN)/python tools/translations.py check $(PAGES)
 
 # pytest's exit status 5 means "no tests collected" (a PYTEST_ARGS selection that matches
 # nothing): reported, not a failure.

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 from .units import UNIT_SCALES
 
-__all__ = ["Shown", "shown", "PageValues", "UNIT_SCALES"]
+__all__ = ["Shown", "shown", "PageValues", "UNIT_SCALES", "ZH_UNITS", "ZH_WORDS", "zh_text"]
 
 
 def __getattr__(name):
@@ -41,6 +42,25 @@ def __getattr__(name):
 
 # no space between the number and these units
 _TIGHT = {"%", "×", "x"}
+
+#: The Chinese edition's words for the units of :data:`UNIT_SCALES` that are English
+#: words: unit -> (Chinese, power of ten).  :func:`zh_text` writes a number followed by
+#: one of them as the number times ``10**power`` (its decimal point moved: no digit is
+#: added or lost) followed by the Chinese, e.g. "8.03 billion" -> "80.3 亿".
+#: Units written as symbols (ms, GB, TFLOP/s, FLOP/byte, ×, %) are not listed: they
+#: stay as they are.  ``tools/stored_eval.py`` applies this to every stored ``{eval}``
+#: value when the book is built with ``language: zh_CN``; ``tests/test_display.py``
+#: fails when a unit word of UNIT_SCALES has no entry here.
+ZH_UNITS: dict[str, tuple[str, int]] = {
+    "tokens": ("个 token", 0), "token": ("个 token", 0),
+    "tokens/s": ("token/s", 0), "token/s": ("token/s", 0), "tok/s": ("token/s", 0),
+    "requests": ("个请求", 0), "request": ("个请求", 0),
+    "rows": ("行", 0), "cards": ("张卡", 0), "experts": ("个专家", 0), "layers": ("层", 0),
+    "bytes": ("字节", 0), "CPUs": ("个 CPU", 0),
+    "thousand": ("", 3), "million": ("万", 2), "billion": ("亿", 1), "B params": ("亿参数", 1),
+}
+#: Whole words a stored value may hold besides numbers (a yes/no column, "1,024 and 2,048").
+ZH_WORDS: dict[str, str] = {"yes": "是", "no": "否", "and": "和"}
 
 
 class Shown:
@@ -130,6 +150,48 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
     else:
         text = f"{num} {unit}"
     return Shown(x, text, unit)
+
+
+_ZH_NUMBER_UNIT = re.compile(
+    r"(?P<num>[−-]?\d[\d,]*(?:\.\d+)?) (?P<unit>"
+    + "|".join(re.escape(u) for u in sorted(ZH_UNITS, key=len, reverse=True))
+    + r")(?![\w/])")
+_ZH_WORD = re.compile(r"\b(" + "|".join(ZH_WORDS) + r")\b")
+
+
+def _shift(num: str, power: int) -> str:
+    """``num`` (as :func:`shown` writes it) times ``10**power``, written the same way."""
+    from decimal import Decimal
+
+    sign = "−" if num[:1] in "−-" else ""
+    digits = num.lstrip("−-")
+    whole = digits.split(".")[0]
+    sep = "," in whole or len(whole) < 4
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    value = Decimal(digits.replace(",", "")).scaleb(power)
+    return sign + f"{value:{',' if sep else ''}.{max(decimals - power, 0)}f}"
+
+
+def zh_text(text: str) -> str:
+    """A stored value as the Chinese edition shows it: unit words in Chinese.
+
+    A number followed by a unit of :data:`ZH_UNITS` becomes the rescaled number and
+    its Chinese unit; a word of :data:`ZH_WORDS` becomes its Chinese.  Everything else
+    (symbols such as ms, GB, ×, %; names such as H100 SXM) is left as it is.
+
+    >>> zh_text("295.3 requests"), zh_text("1,458 tokens"), zh_text("8 cards")
+    ('295.3 个请求', '1,458 个 token', '8 张卡')
+    >>> zh_text("8.03 billion"), zh_text("2.50 million"), zh_text("12.5 thousand")
+    ('80.3 亿', '250 万', '12,500')
+    >>> zh_text("20.90 ms"), zh_text("1,024 and 2,048"), zh_text("yes")
+    ('20.90 ms', '1,024 和 2,048', '是')
+    """
+    def unit(m: re.Match) -> str:
+        chinese, power = ZH_UNITS[m["unit"]]
+        number = _shift(m["num"], power) if power else m["num"]
+        return f"{number} {chinese}" if chinese else number
+
+    return _ZH_WORD.sub(lambda m: ZH_WORDS[m[1]], _ZH_NUMBER_UNIT.sub(unit, text))
 
 
 class PageValues:

@@ -29,6 +29,16 @@ SCREENSHOTS = pathlib.Path(os.environ.get("E2E_SCREENSHOTS") or ROOT / "artifact
 # Written by `tools/build_book.py --offline` next to the site it built.
 OFFLINE_MARKER = ".offline-build"
 SOURCE_SUFFIXES = (".md", ".ipynb")
+# The Chinese edition's folder in the built site (tools/build_book.py): its pages are
+# "zh/<docname>", built from the same sources as "<docname>".
+ZH = "zh/"
+
+
+def source_docname(page: str) -> str:
+    """The source docname of a built page of either edition ("zh/book/intro" -> "book/intro")."""
+    return page[len(ZH):] if page.startswith(ZH) else page
+
+
 # -- what the sources promise each page shows ---------------------------------------------
 # An explorer (an ipywidgets cell, removed from the web page) comes with a static fallback
 # figure whose registered id names it an explorer or a planner.
@@ -42,6 +52,7 @@ def _page_source(docname: str, root: pathlib.Path = ROOT) -> tuple[str, list[str
     """(markdown, code cell sources) of a page's source file."""
     import json
 
+    docname = source_docname(docname)
     for suffix in SOURCE_SUFFIXES:
         path = root / f"{docname}{suffix}"
         if path.is_file():

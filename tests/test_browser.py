@@ -17,9 +17,11 @@ import pytest
 
 PAGES = e2e.toc_pages()
 # what the sources promise, page by page: the built pages must hold at least this much
-SOLUTIONS = {p: len(e2e.source_solutions(p)) for p in PAGES}
-EXPLORERS = {p: e2e.source_explorer_figures(p) for p in PAGES}
-WIDGETS = {p: e2e.source_widget_calls(p) for p in PAGES}
+# (for the Chinese edition's pages too: tests/test_browser_zh.py runs these tests on them)
+_BOTH = PAGES + [e2e.ZH + p for p in PAGES]
+SOLUTIONS = {p: len(e2e.source_solutions(p)) for p in _BOTH}
+EXPLORERS = {p: e2e.source_explorer_figures(p) for p in _BOTH}
+WIDGETS = {p: e2e.source_widget_calls(p) for p in _BOTH}
 EXPLORER_IDS = e2e.explorer_figure_ids(PAGES)
 
 

@@ -1,4 +1,10 @@
-"""Build ``_build/pdf/book.pdf``: the whole book as one HTML page, printed by Chromium.
+"""Build ``_build/pdf/book.pdf`` and ``_build/pdf/book-zh.pdf``: each edition of the
+book as one HTML page, printed by Chromium.
+
+The Chinese edition (``--edition zh``; both by default) is built the same way with the
+Chinese settings (``locale/zh_CN``, see ``tools/build_book.py``) into
+``_build/zh-pdf/_build/singlehtml``; Chromium sets its text in the CJK font that
+fontconfig offers for ``lang="zh-CN"`` (fonts-noto-cjk).
 
 1. ``jupyter-book build . --all --builder singlehtml`` into ``_build/singlehtml`` with the
    offline configuration of ``tools/build_book.py`` (MathJax vendored from npm, so
@@ -33,6 +39,9 @@ from localserve import serve
 ROOT = build_book.ROOT
 SINGLEHTML = ROOT / "_build" / "singlehtml"
 PDF = ROOT / "_build" / "pdf" / "book.pdf"
+# the Chinese edition: its own build folder (own .doctrees) and PDF
+ZH_WORK = ROOT / "_build" / "zh-pdf"
+PDF_ZH = ROOT / "_build" / "pdf" / "book-zh.pdf"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -82,10 +91,11 @@ def setup(app):
 
 
 # -- build ----------------------------------------------------------------------
-def build_singlehtml(path_output: pathlib.Path | None = None) -> pathlib.Path:
+def build_singlehtml(path_output: pathlib.Path | None = None, lang: str = "en") -> pathlib.Path:
     build_book.vendor_mathjax()
-    cfg = build_book.write_offline_config(ROOT / "_build" / "pdf_config.yml",
-                                          extra_extensions=("build_pdf",))
+    name = "pdf_config.yml" if lang == "en" else f"pdf_{lang}_config.yml"
+    cfg = build_book.write_offline_config(ROOT / "_build" / name,
+                                          extra_extensions=("build_pdf",), lang=lang)
     # Not -W: the HTML build (`make book`) is the zero-warning gate; the PDF is
     # printed from whatever builds.
     cmd = build_book.build_command(offline=True, builder="singlehtml", config=cfg, strict=False,
@@ -156,9 +166,21 @@ def prepare_print_page(folder: pathlib.Path, page: str) -> str:
     return "print.html"
 
 
+# On a busy machine "networkidle" can come before the deferred MathJax has started
+# (window.MathJax is then only its configuration) and before sphinx-togglebutton has
+# added the solutions' buttons: wait for both, at most a couple of minutes.
 WAIT_JS = """async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+  const sleep = ms => new Promise(r => setTimeout(r, ms));
+  while (document.readyState !== 'complete') { await sleep(100); }
+  const started = () => window.MathJax && MathJax.startup && MathJax.startup.promise;
+  const math = document.querySelectorAll('span.math, div.math').length;
+  for (let i = 0; math && !started() && i < 1200; i++) { await sleep(100); }
+  if (started()) {
     await MathJax.startup.promise;
+  }
+  const toggles = document.querySelectorAll('.solution.dropdown, .toggle').length;
+  for (let i = 0; toggles && !document.querySelector('.toggle-button') && i < 300; i++) {
+    await sleep(100);
   }
   if (document.fonts) { await document.fonts.ready; }
   await Promise.all([...document.images].map(i => i.complete ? null :
@@ -248,23 +270,35 @@ def main(argv=None) -> int:
                    help="print the existing _build/singlehtml without rebuilding it")
     p.add_argument("--path-output", type=pathlib.Path, default=None,
                    help="build into PATH/_build/singlehtml and PATH/_build/pdf/book.pdf")
-    p.add_argument("--out", type=pathlib.Path, default=None, help=f"the PDF (default {PDF})")
+    p.add_argument("--out", type=pathlib.Path, default=None,
+                   help=f"the PDF of one edition (default {PDF}, {PDF_ZH})")
+    p.add_argument("--edition", choices=("all", "en", "zh"), default="all",
+                   help="print both editions (default) or one")
     args = p.parse_args(argv)
+    if args.out is not None and args.edition == "all":
+        p.error("--out needs --edition en or --edition zh")
     base = args.path_output.resolve() if args.path_output else None
-    if args.out is None:
-        args.out = (base / "_build" / "pdf" / "book.pdf") if base else PDF
-    t0 = time.perf_counter()
-    folder = ((base / "_build" / "singlehtml") if base else SINGLEHTML) if args.no_build \
-        else build_singlehtml(base)
-    info = print_pdf(folder, args.out)
-    pages = ""
-    try:
-        from pypdf import PdfReader
-        pages = f", {len(PdfReader(str(args.out)).pages)} pages"
-    except ImportError:
-        pass
-    extra = "".join(f", {k}={v}" for k, v in info.items())
-    print(f"pdf: wrote {args.out}{pages}{extra} in {time.perf_counter() - t0:.0f} s")
+    for lang in (("en", "zh") if args.edition == "all" else (args.edition,)):
+        t0 = time.perf_counter()
+        if lang == "en":
+            out = args.out or ((base / "_build" / "pdf" / "book.pdf") if base else PDF)
+            work = base
+            folder = (base / "_build" / "singlehtml") if base else SINGLEHTML
+        else:
+            out = args.out or ((base / "_build" / "pdf" / "book-zh.pdf") if base else PDF_ZH)
+            work = (base / "_build" / "zh-pdf") if base else ZH_WORK
+            folder = work / "_build" / "singlehtml"
+        if not args.no_build:
+            folder = build_singlehtml(work, lang=lang)
+        info = print_pdf(folder, out)
+        pages = ""
+        try:
+            from pypdf import PdfReader
+            pages = f", {len(PdfReader(str(out)).pages)} pages"
+        except ImportError:
+            pass
+        extra = "".join(f", {k}={v}" for k, v in info.items())
+        print(f"pdf: wrote {out}{pages}{extra} in {time.perf_counter() - t0:.0f} s")
     return 0
 
 

@@ -11,6 +11,11 @@ role also works inside a translated sentence (Sphinx gettext re-parses the
 translated text outside the original cell).
 
 A missing result is a build warning (and so an error under ``-W``).
+
+In the Chinese edition (``language: zh_CN``) every value goes through
+``infra_calc.display.zh_text``: the unit words that some values carry ("295.3
+requests", "8.03 billion") are written in Chinese ("295.3 个请求", "80.3 亿") from the
+one table ``infra_calc.display.ZH_UNITS``; symbols (ms, GB, ×, %) stay.
 """
 from __future__ import annotations
 
@@ -52,7 +57,12 @@ def stored_eval_role(name, rawtext, text, lineno, inliner, options=None, content
             line=lineno)
         prb = inliner.problematic(rawtext, rawtext, msg)
         return [prb], [msg]
-    return [nodes.inline(rawtext, values[text], classes=["stored-eval"])], []
+    shown = values[text]
+    if (env.config.language or "en").startswith("zh"):
+        from infra_calc.display import zh_text
+
+        shown = zh_text(shown)
+    return [nodes.inline(rawtext, shown, classes=["stored-eval"])], []
 
 
 def setup(app):

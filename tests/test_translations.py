@@ -1,0 +1,210 @@
+"""The Chinese edition's catalogs (``locale/zh_CN``): complete, current and faithful.
+
+The messages are those of the templates that ``make book`` (and ``make translations``)
+builds from the current English pages into ``_build/i18n/_build/gettext``: so an English
+sentence changed without ``make translations`` is an untranslated message here, and one
+changed with it is a fuzzy one; both fail ``test_page_fully_translated``.  The checks
+of the translated messages live in ``tools/translations.py`` (``make translation-check``
+prints the same findings); the tests at the end feed them made-up messages, so each
+check is seen to fail on what it guards against.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import sys
+
+import e2e_helpers as e2e
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import bilingual  # noqa: E402
+import translations as T  # noqa: E402
+
+PAGES = e2e.toc_pages()
+CHECKS = ("parity", "terms", "english", "source", "quotes", "titles")
+
+
+@functools.cache
+def pots() -> dict:
+    assert T.POT_DIR.is_dir(), f"no message templates in {T.POT_DIR}: run `make book` first"
+    return T.templates()
+
+
+@functools.cache
+def problems(page: str) -> dict[str, list[str]]:
+    return T.problems(page)
+
+
+# -- every page has a current, complete catalog ---------------------------------------------
+def test_templates_cover_every_page():
+    assert set(pots()) == set(PAGES), \
+        f"pages without a template: {sorted(set(PAGES) - set(pots()))}; " \
+        f"templates of no page: {sorted(set(pots()) - set(PAGES))}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_has_a_catalog(page):
+    assert T.catalog_path(page).is_file(), \
+        f"no catalog {T.catalog_path(page).relative_to(ROOT)}: run `make translations`"
+
+
+def test_no_catalog_without_a_page():
+    orphans = sorted(set(T.catalogs()) - set(PAGES))
+    assert not orphans, f"catalogs of pages that no longer exist (delete them): {orphans}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_fully_translated(page):
+    """0 untranslated and 0 fuzzy messages: `make translation-status` counts them per page."""
+    st = T.page_status(page, pots()[page])
+    if not st.done:
+        po = T.load(T.catalog_path(page)) if st.has_catalog else None
+        left = [m.id for m in T.load(pots()[page]) if m.id and (
+            po is None or po.get(m.id) is None or not po.get(m.id).string or po.get(m.id).fuzzy)]
+        pytest.fail(f"{page}: {st.untranslated} untranslated and {st.fuzzy} fuzzy of "
+                    f"{st.messages} messages (`make translation-status`), e.g. {left[:3]}")
+
+
+@pytest.mark.parametrize("catalog", T.CHROME_CATALOGS)
+def test_chrome_catalog_complete(catalog):
+    """The edition's versions of the theme's strings: every entry translated, none fuzzy."""
+    path = T.PO_DIR / f"{catalog}.po"
+    assert path.is_file(), path
+    entries = [m for m in T.load(path) if m.id]
+    assert entries
+    bad = [m.id for m in entries if not m.string or m.fuzzy]
+    assert not bad, f"{path.name}: untranslated or fuzzy: {bad}"
+
+
+def test_edition_settings_are_chinese():
+    """The Chinese title, author and copyright (locale/zh_CN/book.yml)."""
+    import yaml
+
+    cfg = yaml.safe_load(T.build_book.ZH_SETTINGS.read_text(encoding="utf-8"))
+    assert cfg["sphinx"]["config"]["language"] == "zh_CN"
+    for key in ("title", "author", "copyright"):
+        assert T.HAN.search(cfg[key]), (key, cfg[key])
+        assert not T.english_words(cfg[key]), (key, T.english_words(cfg[key]))
+
+
+# -- the translated messages ---------------------------------------------------------------
+@pytest.mark.parametrize("check", CHECKS)
+@pytest.mark.parametrize("page", PAGES)
+def test_translated_messages(page, check):
+    """parity / terms / english / source / quotes / titles: see tools/translations.py."""
+    pots()
+    found = problems(page)[check]
+    assert not found, f"{page}: {len(found)} {check} problems:\n  " + "\n  ".join(found[:10])
+
+
+# -- the term list ---------------------------------------------------------------------------
+def test_term_list_well_formed():
+    rows = T.terms()
+    assert len(rows) >= 40
+    seen: dict[str, str] = {}
+    for t in rows:
+        assert t.english and t.chinese, t
+        assert t.origin in ("source", "book"), t
+        for alt in t.english:
+            assert alt.lower() not in seen, f"{alt!r} listed twice ({seen[alt.lower()]}, {t.chinese})"
+            seen[alt.lower()] = t.chinese
+
+
+def _seed_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(T.SEEDS.glob("*.txt")))
+
+
+def test_source_terms_are_the_sources_words():
+    """A term marked `source` is written so in a source chapter."""
+    text = _seed_text()
+    assert text, f"no source chapters in {T.SEEDS}"
+    wrong = [(t.english[0], t.chinese) for t in T.terms() if t.origin == "source" and t.chinese not in text]
+    assert not wrong, f"terms marked 'source' that the source chapters do not use: {wrong}"
+
+
+def glossary_rows() -> list[tuple[str, str, str]]:
+    """(term, 中文, from) of every row of the glossary's tables."""
+    rows = []
+    for line in (ROOT / "book" / "appendix" / "glossary.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 5 and cells[2] in ("source", "book"):
+            rows.append((cells[0], cells[1], cells[2]))
+    return rows
+
+
+def test_term_list_covers_the_glossary():
+    """Every Chinese term of the glossary is in the term list, from the same side."""
+    rows = glossary_rows()
+    assert len(rows) >= 40, rows
+    missing = []
+    for english, chinese, origin in rows:
+        for piece in re.split(r"[、/\s]+", chinese):
+            if not T.HAN.search(piece):
+                continue
+            if not any((t.chinese in piece or piece in t.chinese) and t.origin == origin
+                       for t in T.terms()):
+                missing.append((english, piece, origin))
+    assert not missing, f"glossary terms not in {T.TERMS.name} (or not marked alike): {missing}"
+
+
+def test_search_dictionary_comes_from_the_term_list():
+    words = bilingual.search_words(T.TERMS)
+    for word in ("算术强度", "机器分水岭", "转折点", "补零", "统一数据缓冲"):
+        assert word in words
+
+
+# -- each check fails on what it guards against --------------------------------------------
+def test_parity_finds_what_a_translation_drops():
+    en = ("Read {eval}`v.t` in {doc}`the sheet <../appendix/formulas>`, $x^2$, {numref}`fig-a`, "
+          "{ref}`sec`, [text](https://a.b/c) and <https://d.e/>.")
+    full = ("读 {eval}`v.t`，见{doc}`公式表 <../appendix/formulas>`、$x^2$、{numref}`fig-a`、"
+            "{ref}`sec`、[文字](https://a.b/c) 和 <https://d.e/>。")
+    assert T.missing_parity(en, full) == []
+    assert T.missing_parity(en, full.replace("{eval}`v.t`", "20 ms")) == ["{eval}`v.t`"]
+    assert T.missing_parity(en, full.replace("$x^2$", "x 的平方")) == ["math x^2"]
+    assert T.missing_parity(en, full.replace("../appendix/formulas", "formulas")) == \
+        ["{doc}<../appendix/formulas>"]
+    assert T.missing_parity(en, full.replace("(https://a.b/c)", "(https://a.b)")) == ["link https://a.b/c"]
+    assert T.missing_parity(en, full.replace("{numref}`fig-a`", "图 1")) == ["{numref}<fig-a>"]
+    # a number shown twice in English must be shown twice in Chinese
+    assert T.missing_parity("{eval}`v.a` and {eval}`v.a`", "{eval}`v.a`") == ["{eval}`v.a`"]
+
+
+def test_terms_check_wants_the_listed_chinese():
+    assert T.missing_terms("The ridge point of the card", "这张卡的机器分水岭") == []
+    assert T.missing_terms("The ridge point of the card", "这张卡的平衡点") == ["ridge point → 机器分水岭"]
+    # a longer term claims its words first; a quoted English word is a mention
+    assert T.missing_terms("the largest batch", "最大并发数") == []
+    assert T.missing_terms('The source writes "decode".', "原文写作“decode”。") == []
+    assert T.missing_terms("one decode step", "一个 decode 步") == ["decode step → 解码步"]
+
+
+def test_english_check_allows_only_the_list():
+    assert T.english_words("在 H100 上读 `weights` 需 $T$，见 [说明](https://x.y/z)。") == []
+    assert T.english_words("这张卡是 memory-bound 的") == ["memory-bound"]
+    assert T.english_words("原文写作“roofline”，kernel 与 Qwen3-8B 照写") == []
+    assert T.english_words("the read time") == ["read", "the", "time"]
+
+
+def test_source_check_finds_a_copied_sentence():
+    copied = "换句话说，读权重比算矩阵慢约一百多倍，所以换更快的卡几乎没用，少读数据或分摊读取才有用。"
+    assert T.shared_runs(copied), "a sentence of S23-J07 copied, with its punctuation changed"
+    assert T.shared_runs("权重要读一遍，算力再高也得等它。") == []
+    # marked as a quotation it is no longer prose of ours
+    quoted = f"原文（S23-J07）说：“{copied}”"
+    assert T.shared_runs(T.prose(quoted, keep_quotes=False)) == []
+
+
+def test_quotes_check_wants_an_attribution():
+    quote = "“读权重比算矩阵慢约一百多倍，所以换更快的卡几乎没用，少读数据或分摊读取才有用”"
+    assert T.unattributed_quotes(f"有人说：{quote}。") == [quote]
+    assert T.unattributed_quotes(f"S23-J07 的结论是：{quote}。") == []
+
+
+def test_titles_check_compares_with_the_target_page(monkeypatch):
+    monkeypatch.setattr(T, "translated_title", lambda doc: "公式表")
+    en = "see {doc}`Formula sheet <../appendix/formulas>`"
+    assert T.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式表 <../appendix/formulas>`") == []
+    assert T.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式清单 <../appendix/formulas>`")

@@ -1,0 +1,69 @@
+"""infra_calc.display.zh_text: the one table that makes stored values read as Chinese."""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from infra_calc.display import UNIT_SCALES, ZH_UNITS, ZH_WORDS, shown, zh_text
+
+# units of UNIT_SCALES written as words (the rest are symbols: ms, GB, TFLOP/s, ×, %)
+WORD_UNITS = sorted(u for u in UNIT_SCALES if re.match(r"[a-z]{3}", u) or " " in u)
+
+
+def test_every_unit_word_has_a_chinese_form():
+    """A unit word added to UNIT_SCALES fails here until ZH_UNITS says how Chinese writes it."""
+    assert "requests" in WORD_UNITS and "billion" in WORD_UNITS
+    missing = [u for u in WORD_UNITS if u not in ZH_UNITS]
+    assert not missing, f"unit words of UNIT_SCALES with no entry in ZH_UNITS: {missing}"
+
+
+@pytest.mark.parametrize("text, zh", [
+    ("295.3 requests", "295.3 个请求"),
+    ("1 request", "1 个请求"),
+    ("1,458 tokens", "1,458 个 token"),
+    ("47.9 tokens/s", "47.9 token/s"),
+    ("8 cards", "8 张卡"),
+    ("8 experts", "8 个专家"),
+    ("345.1 rows", "345.1 行"),
+    ("80 layers", "80 层"),
+    ("327,680 bytes", "327,680 字节"),
+    ("8.03 billion", "80.3 亿"),
+    ("70 billion", "700 亿"),
+    ("1,234.5 billion", "12,345 亿"),
+    ("2.50 million", "250 万"),
+    ("12.5 thousand", "12,500"),
+    ("70.0 B params", "700 亿参数"),
+    ("−3.5 billion", "−35 亿"),
+    ("yes", "是"),
+    ("no", "否"),
+    ("1,024 and 2,048", "1,024 和 2,048"),
+    # symbols and names stay
+    ("20.90 ms", "20.90 ms"), ("73.73 GB", "73.73 GB"), ("989.4 TFLOP/s", "989.4 TFLOP/s"),
+    ("147.7×", "147.7×"), ("99.3%", "99.3%"), ("591 FLOP/byte", "591 FLOP/byte"),
+    ("A100 80GB, RTX 4090, Ascend 910B", "A100 80GB, RTX 4090, Ascend 910B"),
+    ("8192 token context", "8192 个 token context"),
+])
+def test_zh_text(text, zh):
+    assert zh_text(text) == zh
+
+
+def test_words_are_whole_words():
+    assert zh_text("nothing and nobody") == "nothing 和 nobody"
+    assert set(ZH_WORDS) == {"yes", "no", "and"}
+
+
+@given(st.integers(min_value=0, max_value=10**14), st.integers(min_value=0, max_value=3),
+       st.sampled_from(["billion", "million", "thousand", "B params"]))
+def test_rescaling_keeps_every_digit(n, digits, unit):
+    """The decimal point moves; the number shown in Chinese is the same number."""
+    text = shown(n, unit, digits).text
+    zh = zh_text(text)
+    chinese, power = ZH_UNITS[unit]
+    number = zh[: -len(chinese) - 1] if chinese else zh
+    before = Decimal(text.split(" ")[0].replace(",", ""))
+    assert Decimal(number.replace(",", "")) == before.scaleb(power)
+    assert zh.endswith(chinese)

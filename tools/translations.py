@@ -1,0 +1,499 @@
+"""The Chinese edition's catalogs: update them after English changes, and count what is left.
+
+``python tools/translations.py update`` (``make translations``):
+
+1. builds the message templates from the current pages, one ``.pot`` per page
+   (``jupyter-book build --builder gettext`` into ``_build/i18n/_build/gettext``, with
+   a fresh ``.doctrees``: one left by the html builder would hide messages);
+2. runs ``sphinx-intl update -p <templates> -d locale -l zh_CN``: a new page gets a
+   new catalog, a new English message an empty entry, and a *changed* English message
+   a fuzzy entry that keeps the old translation as a suggestion.  The build never
+   uses a fuzzy or empty entry (the page then shows the English sentence) and
+   ``tests/test_translations.py`` fails on each one.
+
+``python tools/translations.py status`` (``make translation-status``) prints, per page,
+how many messages its template has, how many carry ``{eval}``, and how many are
+translated, fuzzy or untranslated; ``--check`` exits 1 unless all are translated.
+
+``python tools/translations.py check [PAGE ...]`` (``make translation-check``) prints
+what ``tests/test_translations.py`` would find wrong in the translated messages of
+those pages (all pages without PAGE):
+
+* **parity**: every ``{eval}``, ``{numref}``, ``{doc}``, ``{ref}`` role (by its
+  expression or target), math span and link target of the English is in the Chinese
+  (a dropped role renders nothing and warns nowhere);
+* **terms**: where the English uses a term of ``locale/zh_CN/terms.tsv``, the Chinese
+  uses its Chinese term (or names the English word in quotes, “decode”);
+* **english**: no English word in the Chinese prose but those of
+  ``locale/zh_CN/english_allowed.txt`` (code, math, link targets and words quoted in
+  “…” do not count; a word with a digit is a name);
+* **source**: no run of 20 Chinese characters shared with a source chapter
+  (``../shared/seeds/``) outside a marked quotation (“…”, 「…」, 《…》 or a ``>`` block
+  quote); punctuation, digits and Latin letters between the characters are skipped, and
+  the messages of a page are read as one text;
+* **quotes**: a marked quotation that does share such a run names its source
+  (S23-J07, S23-J13, clxstart or 原文) in the same message;
+* **titles**: a ``{doc}`` link whose English text is the target page's title shows the
+  target page's Chinese title.
+
+All read the templates that ``make book`` or ``make translations`` last built.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import functools
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import build_book  # noqa: E402  (tools/ is on sys.path)
+
+ROOT = build_book.ROOT
+POT_DIR = build_book.POT_DIR
+LANGUAGE = "zh_CN"
+LOCALE = ROOT / "locale"
+PO_DIR = LOCALE / LANGUAGE / "LC_MESSAGES"
+TERMS = LOCALE / LANGUAGE / "terms.tsv"
+ALLOWED_ENGLISH = LOCALE / LANGUAGE / "english_allowed.txt"
+# The edition's own versions of the theme's and extensions' catalogs (not pages).
+CHROME_CATALOGS = ("sphinx", "booktheme")
+# Pages that list English terms on purpose: a message kept verbatim there (an English
+# term in the glossary's first column) is not checked for English words or terms.
+BILINGUAL_PAGES = ("book/appendix/glossary",)
+# the source chapters: ../shared/seeds beside the repository (a worktree: two levels up)
+SEEDS = pathlib.Path(os.environ.get("BOOK_SEEDS_DIR") or next(
+    (d for d in (ROOT.parent / "shared" / "seeds", ROOT.parent.parent / "shared" / "seeds")
+     if d.is_dir()), ROOT.parent / "shared" / "seeds"))
+SHARED_RUN = 20            # Chinese characters in a row that may not be shared with the source
+ATTRIBUTIONS = ("S23-J07", "S23-J13", "clxstart", "原文")
+
+
+def load(path: pathlib.Path):
+    """A ``.po``/``.pot`` file as a babel Catalog."""
+    from babel.messages.pofile import read_po
+
+    with open(path, "rb") as f:
+        return read_po(f, charset="utf-8")
+
+
+def templates(pot_dir: pathlib.Path = POT_DIR) -> dict[str, pathlib.Path]:
+    """``{docname: .pot}`` for every page with messages."""
+    return {p.relative_to(pot_dir).with_suffix("").as_posix(): p
+            for p in sorted(pot_dir.rglob("*.pot"))}
+
+
+def catalogs(po_dir: pathlib.Path = PO_DIR) -> dict[str, pathlib.Path]:
+    """``{docname: .po}`` for every page catalog kept in the repository."""
+    return {doc: p for p in sorted(po_dir.rglob("*.po"))
+            if (doc := p.relative_to(po_dir).with_suffix("").as_posix()) not in CHROME_CATALOGS}
+
+
+def catalog_path(docname: str) -> pathlib.Path:
+    return PO_DIR / f"{docname}.po"
+
+
+@dataclasses.dataclass
+class PageStatus:
+    docname: str
+    messages: int
+    evals: int
+    translated: int
+    fuzzy: int
+    untranslated: int
+    has_catalog: bool
+
+    @property
+    def done(self) -> bool:
+        return self.translated == self.messages
+
+
+def page_status(docname: str, pot: pathlib.Path) -> PageStatus:
+    ids = [m.id for m in load(pot) if m.id]
+    po_path = catalog_path(docname)
+    po = load(po_path) if po_path.is_file() else None
+    translated = fuzzy = 0
+    for msgid in ids:
+        entry = po.get(msgid) if po is not None else None
+        if entry is not None and entry.string and entry.fuzzy:
+            fuzzy += 1
+        elif entry is not None and entry.string:
+            translated += 1
+    return PageStatus(docname, len(ids), sum("{eval}" in i for i in ids), translated, fuzzy,
+                      len(ids) - translated - fuzzy, po is not None)
+
+
+def status(pot_dir: pathlib.Path = POT_DIR) -> list[PageStatus]:
+    pots = templates(pot_dir)
+    if not pots:
+        raise SystemExit(f"no message templates in {pot_dir}: run `make translations` "
+                         "(or `make book`) first")
+    return [page_status(doc, pot) for doc, pot in pots.items()]
+
+
+def print_status(rows: list[PageStatus]) -> None:
+    width = max(len(r.docname) for r in rows) + 2
+    print(f"{'page':<{width}}{'messages':>9}{'{eval}':>8}{'translated':>12}{'fuzzy':>7}"
+          f"{'untranslated':>14}")
+    for r in rows:
+        note = "" if r.has_catalog else "   (no catalog: run `make translations`)"
+        print(f"{r.docname:<{width}}{r.messages:>9}{r.evals:>8}{r.translated:>12}{r.fuzzy:>7}"
+              f"{r.untranslated:>14}{note}")
+    tot = [sum(getattr(r, k) for r in rows)
+           for k in ("messages", "evals", "translated", "fuzzy", "untranslated")]
+    print(f"{'total (' + str(len(rows)) + ' pages)':<{width}}{tot[0]:>9}{tot[1]:>8}{tot[2]:>12}"
+          f"{tot[3]:>7}{tot[4]:>14}")
+    done = [r.docname for r in rows if r.done]
+    print(f"{len(done)} of {len(rows)} pages fully translated")
+    orphans = sorted(set(catalogs()) - {r.docname for r in rows})
+    if orphans:
+        print(f"catalogs with no page (delete them): {', '.join(orphans)}")
+
+
+# -- what a translated message must keep ----------------------------------------------
+ROLE = re.compile(r"\{(eval|numref|doc|ref|term|download|math|numref)\}`([^`]*)`")
+MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
+LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
+BARE_URL = re.compile(r"(?:https?|mailto):[^\s)>\]，。；）]+")
+CODE = re.compile(r"(`+)(.+?)\1", re.S)
+HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+# marked quotations: Chinese quotes, corner brackets, title marks, or a `>` block quote
+QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》|^\s*>.*$", re.M)
+MENTION = re.compile(r"“([^”]{1,40})”")
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'’\-]*(?:/[A-Za-z][A-Za-z0-9]*)*")
+
+
+def _role_target(body: str) -> str:
+    body = body.strip()
+    if body.endswith(">") and "<" in body:
+        return body[body.rindex("<") + 1:-1].strip()
+    return body
+
+
+def _role_text(name: str, body: str) -> str:
+    """What a role shows in the prose that the translator writes (a link's own title)."""
+    if name in ("doc", "ref", "numref", "term") and body.strip().endswith(">") and "<" in body:
+        return body[:body.rindex("<")].replace("%s", " ").strip()
+    return " "
+
+
+def parity_items(text: str) -> collections.Counter:
+    """The parts of a message its translation must keep: roles (an {eval} by its
+    expression, a reference by its target), math spans and link targets."""
+    items: collections.Counter = collections.Counter()
+    for name, body in ROLE.findall(text):
+        if name in ("eval", "math"):
+            items[f"{{{name}}}`{body}`"] += 1
+        else:
+            items[f"{{{name}}}<{_role_target(body)}>"] += 1
+    rest = ROLE.sub(" ", text)
+    rest = CODE.sub(" ", rest)
+    for m in MATH.finditer(rest):
+        items["math " + re.sub(r"\s+", "", m.group(0).strip("$"))] += 1
+    rest = MATH.sub(" ", rest)
+    for _, target in LINK.findall(rest):
+        items[f"link {target}"] += 1
+    rest = LINK.sub(" ", rest)
+    for target in AUTOLINK.findall(rest):
+        items[f"link {target}"] += 1
+    return items
+
+
+def missing_parity(msgid: str, msgstr: str) -> list[str]:
+    lost = parity_items(msgid) - parity_items(msgstr)
+    return sorted(lost.elements())
+
+
+def prose(text: str, *, keep_quotes: bool = True) -> str:
+    """A message as a reader sees its words: roles reduced to their own text, inline
+    code, math, link targets, URLs and HTML tags removed."""
+    text = ROLE.sub(lambda m: _role_text(*m.groups()), text)
+    text = CODE.sub(" ", text)
+    text = MATH.sub(" ", text)
+    text = LINK.sub(lambda m: f" {m.group(1)} ", text)
+    text = AUTOLINK.sub(" ", text)
+    text = BARE_URL.sub(" ", text)
+    text = HTML_TAG.sub(" ", text)
+    if not keep_quotes:
+        text = QUOTED.sub(" ", text)
+    return text
+
+
+@functools.cache
+def allowed_english() -> frozenset[str]:
+    words = set()
+    for line in ALLOWED_ENGLISH.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            words.add(line)
+    return frozenset(words)
+
+
+def _word_allowed(word: str, allowed: frozenset[str]) -> bool:
+    if len(word) == 1 or re.search(r"[0-9_]", word) or word in allowed:
+        return True
+    parts = [p for p in re.split(r"[/-]", word) if p]
+    return len(parts) > 1 and all(_word_allowed(p, allowed) for p in parts)
+
+
+def english_words(msgstr: str, allowed: frozenset[str] | None = None) -> list[str]:
+    """English words of a translation that the allow-list does not name."""
+    allowed = allowed_english() if allowed is None else allowed
+    text = MENTION.sub(" ", prose(msgstr))
+    words = [w.strip("'’-") for w in WORD.findall(text)]
+    return sorted({w for w in words if w and not _word_allowed(w, allowed)})
+
+
+@dataclasses.dataclass(frozen=True)
+class Term:
+    english: tuple[str, ...]
+    chinese: str
+    origin: str
+    note: str
+
+
+@functools.cache
+def terms(path: pathlib.Path = TERMS) -> tuple[Term, ...]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    if header != ["english", "chinese", "from", "note"]:
+        raise ValueError(f"{path}: the header must be english, chinese, from, note; got {header}")
+    rows = []
+    for n, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != 4:
+            raise ValueError(f"{path}:{n}: 4 tab-separated cells expected, got {len(cells)}")
+        english = tuple(e.strip() for e in cells[0].split("|") if e.strip())
+        rows.append(Term(english, cells[1].strip(), cells[2].strip(), cells[3].strip()))
+    return tuple(rows)
+
+
+@functools.cache
+def _term_patterns() -> tuple[tuple[re.Pattern, Term, str], ...]:
+    pairs = [(alt, t) for t in terms() for alt in t.english]
+    pairs.sort(key=lambda p: -len(p[0]))
+    return tuple((re.compile(rf"(?<![\w-]){re.escape(alt)}(?:s|es)?(?![\w-])", re.I), t, alt)
+                 for alt, t in pairs)
+
+
+def terms_used(msgid: str) -> list[tuple[str, Term]]:
+    """(English words, term) of every listed term the English uses; a longer term
+    claims its words first ("largest batch" before "batch")."""
+    text = prose(msgid)
+    taken: list[tuple[int, int]] = []
+    used: list[tuple[str, Term]] = []
+    for pattern, term, _alt in _term_patterns():
+        for m in pattern.finditer(text):
+            if any(m.start() < b and a < m.end() for a, b in taken):
+                continue
+            taken.append(m.span())
+            if term not in [t for _, t in used]:
+                used.append((m.group(0), term))
+    return used
+
+
+def missing_terms(msgid: str, msgstr: str) -> list[str]:
+    """The listed terms the English uses and the translation does not."""
+    text = prose(msgstr)
+    mentions = {m.lower() for m in MENTION.findall(text)}
+    out = []
+    for word, term in terms_used(msgid):
+        if term.chinese in text or any(alt.lower() in mentions for alt in term.english):
+            continue
+        out.append(f"{word} → {term.chinese}")
+    return out
+
+
+@functools.cache
+def _seed_grams(n: int = SHARED_RUN) -> frozenset[str]:
+    texts = sorted(SEEDS.glob("*.txt"))
+    if not texts:
+        raise FileNotFoundError(f"no source chapters (*.txt) in {SEEDS}: the check of shared "
+                                "text needs ../shared/seeds (or set BOOK_SEEDS_DIR)")
+    grams = set()
+    for path in texts:
+        han = "".join(HAN.findall(path.read_text(encoding="utf-8")))
+        grams.update(han[i:i + n] for i in range(len(han) - n + 1))
+    return frozenset(grams)
+
+
+def shared_runs(text: str, n: int = SHARED_RUN) -> list[str]:
+    """Runs of ``n`` or more Chinese characters (other characters skipped) that a source
+    chapter also has."""
+    grams = _seed_grams(n)
+    han = "".join(HAN.findall(text))
+    runs, i = [], 0
+    while i <= len(han) - n:
+        if han[i:i + n] in grams:
+            j = i + n
+            while j < len(han) and han[i:j + 1][-n:] in grams:
+                j += 1
+            runs.append(han[i:j])
+            i = j
+        else:
+            i += 1
+    return runs
+
+
+def unattributed_quotes(msgstr: str) -> list[str]:
+    """Marked quotations that share a run with a source chapter in a message that names
+    no source (S23-J07, S23-J13, clxstart, 原文)."""
+    if any(a in msgstr for a in ATTRIBUTIONS):
+        return []
+    return [q for q in QUOTED.findall(msgstr) if shared_runs(q)]
+
+
+def page_title(docname: str) -> str | None:
+    """The English H1 of a page, markup stripped."""
+    for suffix in (".md", ".ipynb"):
+        path = ROOT / f"{docname}{suffix}"
+        if not path.is_file():
+            continue
+        if suffix == ".md":
+            text = path.read_text(encoding="utf-8")
+        else:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        for line in text.splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
+    return None
+
+
+def _resolve(docname: str, target: str) -> str:
+    if target.startswith("/"):
+        return target.lstrip("/")
+    parts = docname.split("/")[:-1]
+    for piece in target.split("/"):
+        if piece == "..":
+            parts = parts[:-1]
+        elif piece and piece != ".":
+            parts.append(piece)
+    return "/".join(parts)
+
+
+def translated_title(docname: str) -> str | None:
+    title = page_title(docname)
+    po = catalog_path(docname)
+    if title is None or not po.is_file():
+        return None
+    entry = load(po).get(title)
+    return entry.string if entry is not None and entry.string and not entry.fuzzy else None
+
+
+DOC_ROLE = re.compile(r"\{doc\}`([^`<]+)<([^`>]+)>`")
+
+
+def wrong_titles(docname: str, msgid: str, msgstr: str) -> list[str]:
+    shown = dict((t.strip(), x.strip()) for x, t in DOC_ROLE.findall(msgstr))
+    out = []
+    for text, target in DOC_ROLE.findall(msgid):
+        doc = _resolve(docname, target.strip())
+        if text.strip() != page_title(doc):
+            continue
+        want = translated_title(doc)
+        got = shown.get(target.strip())
+        if want is not None and got is not None and got != want:
+            out.append(f"{{doc}}`{got} <{target.strip()}>` should read {want!r}, the title of {doc}")
+    return out
+
+
+def translated_entries(docname: str) -> list[tuple[str, str]]:
+    """(English, Chinese) of every translated, non-fuzzy message of a page that its
+    current template still has, in the template's order."""
+    pots = templates()
+    po_path = catalog_path(docname)
+    if docname not in pots or not po_path.is_file():
+        return []
+    po = load(po_path)
+    out = []
+    for m in load(pots[docname]):
+        if not m.id:
+            continue
+        entry = po.get(m.id)
+        if entry is not None and entry.string and not entry.fuzzy:
+            out.append((m.id, entry.string))
+    return out
+
+
+def problems(docname: str) -> dict[str, list[str]]:
+    """What each check finds wrong in a page's translated messages."""
+    found: dict[str, list[str]] = {k: [] for k in
+                                   ("parity", "terms", "english", "source", "quotes", "titles")}
+    entries = translated_entries(docname)
+    bilingual = docname in BILINGUAL_PAGES
+    joined = []
+    for msgid, msgstr in entries:
+        short = msgid if len(msgid) < 70 else msgid[:67] + "..."
+        if lost := missing_parity(msgid, msgstr):
+            found["parity"].append(f"{short!r}: the translation drops {lost}")
+        verbatim = bilingual and msgstr == msgid
+        if not verbatim and (miss := missing_terms(msgid, msgstr)):
+            found["terms"].append(f"{short!r}: {', '.join(miss)}")
+        if not verbatim and (words := english_words(msgstr)):
+            found["english"].append(f"{short!r}: {words}")
+        for quote in unattributed_quotes(msgstr):
+            found["quotes"].append(f"{short!r}: the quotation {quote!r} names no source "
+                                   f"({', '.join(ATTRIBUTIONS)})")
+        found["titles"].extend(wrong_titles(docname, msgid, msgstr))
+        joined.append(prose(msgstr, keep_quotes=False))
+    for run in shared_runs("".join(joined)):
+        found["source"].append(f"{len(run)} characters shared with a source chapter outside a "
+                               f"marked quotation: {run}")
+    return found
+
+
+def update() -> int:
+    rc = build_book.build_templates()
+    if rc != 0:
+        print(f"translations: the template build failed (exit {rc})", file=sys.stderr)
+        return rc
+    intl = pathlib.Path(sys.executable).with_name("sphinx-intl")
+    rc = subprocess.call([str(intl), "update", "-p", str(POT_DIR), "-d", str(LOCALE),
+                          "-l", LANGUAGE, "-j", "1"], cwd=ROOT)
+    if rc == 0:
+        print_status(status())
+    return rc
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("update", help="rebuild the templates and update locale/zh_CN from them")
+    st = sub.add_parser("status", help="per page: messages, translated, fuzzy, untranslated")
+    st.add_argument("--check", action="store_true", help="exit 1 unless every page is translated")
+    ck = sub.add_parser("check", help="the translation tests' findings, per page")
+    ck.add_argument("pages", nargs="*", help="docnames (book/intro); all pages without any")
+    args = p.parse_args(argv)
+    if args.command == "update":
+        return update()
+    if args.command == "check":
+        bad = 0
+        for doc in args.pages or list(templates()):
+            row = page_status(doc, templates()[doc])
+            found = problems(doc)
+            n = sum(len(v) for v in found.values())
+            bad += n + row.untranslated + row.fuzzy
+            print(f"{doc}: {row.translated}/{row.messages} translated, {row.fuzzy} fuzzy, "
+                  f"{n} problems")
+            for kind, items in found.items():
+                for item in items:
+                    print(f"  {kind}: {item}")
+        return 1 if bad else 0
+    rows = status()
+    print_status(rows)
+    return 1 if args.check and not all(r.done for r in rows) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
