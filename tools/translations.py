@@ -156,7 +156,10 @@ def print_status(rows: list[PageStatus]) -> None:
 
 
 # -- what a translated message must keep ----------------------------------------------
-ROLE = re.compile(r"\{(eval|numref|doc|ref|term|download|math|numref)\}`([^`]*)`")
+ROLE = re.compile(r"\{(eval|numref|doc|ref|term|download|math|eq)\}`([^`]*)`")
+# a display-math message (a `$$`/`{math}` block, a sympy output) kept as it is: LaTeX
+# commands, no `$` and no Chinese; its \text{...} labels are math, not prose
+LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
@@ -436,7 +439,9 @@ def problems(docname: str) -> dict[str, list[str]]:
         short = msgid if len(msgid) < 70 else msgid[:67] + "..."
         if lost := missing_parity(msgid, msgstr):
             found["parity"].append(f"{short!r}: the translation drops {lost}")
-        verbatim = bilingual and msgstr == msgid
+        math_block = (msgstr == msgid and "$" not in msgid and not HAN.search(msgid)
+                      and LATEX_COMMAND.search(msgid))
+        verbatim = (bilingual and msgstr == msgid) or bool(math_block)
         if not verbatim and (miss := missing_terms(msgid, msgstr)):
             found["terms"].append(f"{short!r}: {', '.join(miss)}")
         if not verbatim and (words := english_words(msgstr)):
