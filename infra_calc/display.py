@@ -60,7 +60,11 @@ ZH_UNITS: dict[str, tuple[str, int]] = {
     "thousand": ("", 3), "million": ("万", 2), "billion": ("亿", 1), "B params": ("亿参数", 1),
 }
 #: Whole words a stored value may hold besides numbers (a yes/no column, "1,024 and 2,048").
-ZH_WORDS: dict[str, str] = {"yes": "是", "no": "否", "and": "和"}
+ZH_WORDS: dict[str, str] = {
+    # phrases first (the pattern tries them in this order): the options of exercise j07-n3
+    "4-bit weights": "4 比特权重", "twice the bandwidth": "带宽翻倍",
+    "yes": "是", "no": "否", "and": "和",
+}
 
 
 class Shown:

@@ -53,7 +53,14 @@ def test_zh_text(text, zh):
 
 def test_words_are_whole_words():
     assert zh_text("nothing and nobody") == "nothing 和 nobody"
-    assert set(ZH_WORDS) == {"yes", "no", "and"}
+    assert {"yes", "no", "and"} <= set(ZH_WORDS)
+
+
+def test_phrases_come_before_their_words():
+    """A stored option such as "twice the bandwidth" reads as one Chinese phrase."""
+    assert zh_text("twice the bandwidth") == "带宽翻倍"
+    assert zh_text("4-bit weights") == "4 比特权重"
+    assert zh_text("bandwidth and weights") == "bandwidth 和 weights"
 
 
 @given(st.integers(min_value=0, max_value=10**14), st.integers(min_value=0, max_value=3),
