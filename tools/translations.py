@@ -159,7 +159,7 @@ def print_status(rows: list[PageStatus]) -> None:
 ROLE = re.compile(r"\{(eval|numref|doc|ref|term|download|math|eq)\}`([^`]*)`")
 # a display-math message (a `$$`/`{math}` block, a sympy output) kept as it is: LaTeX
 # commands, no `$` and no Chinese; its \text{...} labels are math, not prose
-LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+LATEX_COMMAND = re.compile(r"\\[A-Za-z,;!]|[_^]\{")
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
