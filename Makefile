@@ -75,18 +75,18 @@ test-fast: $(STAMP)
 	$(PYTEST) tests -k "not html and not browser and not pdf" $(PYTEST_ARGS)
 
 # `make lab`: JupyterLab with jupyterlab-myst (renders the pages' MyST directives and
-# stored {eval} numbers), opened on the book's front page.  --allow-root only as root.
-# tools/lab/ adds the book's server settings to the reader's own (a saved page keeps no
-# live widgets: tools/lab/jupyter_server_config.py).
-LAB_FRONT := book/0_start/how_to_use.ipynb
+# stored {eval} numbers).  --allow-root only as root.  tools/lab/ adds the book's
+# settings to the reader's own (tools/lab/jupyter_server_config.py): JupyterLab opens on
+# book/0_start/how_to_use.ipynb, a Markdown page (index.md) opens rendered
+# (tools/lab/settings/overrides.json), and a saved page keeps no live widgets.
+# tests/test_lab_start.py starts JupyterLab with the same settings and checks all three.
 LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
 	@$(BIN)/python -c "import jupyterlab_myst" 2>/dev/null || $(BIN)/python -m pip install --quiet "$$(grep '^jupyterlab-myst==' requirements.txt)"
 	$(BIN)/jupyter labextension enable jupyterlab-myst >/dev/null
 	$(BIN)/jupyter server extension enable jupyterlab_myst >/dev/null
 	JUPYTER_CONFIG_PATH="$(CURDIR)/tools/lab$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) --ServerApp.root_dir=$(CURDIR) \
-		--LabApp.default_url=/lab/tree/$(LAB_FRONT)
+	$(BIN)/jupyter lab $(LAB_ROOT_FLAG) --ServerApp.root_dir=$(CURDIR)
 
 figures: $(STAMP)
 	$(BIN)/python -m infra_calc figures --out book/figures

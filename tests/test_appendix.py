@@ -164,7 +164,7 @@ def test_accelerator_and_model_pages_values():
     assert _number(mod["v.p70"]) == ic.model("DeepSeek-R1-Distill-Llama-70B").params
 
     how = _stored(ROOT / "book" / "0_start" / "how_to_use.ipynb")
-    assert (_number(how["v.bmax_src"]), _number(how["v.bmax_phys"])) == (4, 5)
+    assert how["v.gib_4090"] == "24 GiB" and how["v.gb_4090"] == "25.77 GB"
 
 
 def test_catalog_figure_shown_on_page():
