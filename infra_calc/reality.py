@@ -149,6 +149,10 @@ class RealityRow:
     t_compute: float
     #: Communication time of that step, seconds.
     t_comm: float
+    #: Share of the bound that is the prefill pass (compute-bound), for the metrics whose
+    #: bound is a whole request (``e2e_latency``, ``output_throughput_per_gpu``); 0 otherwise.
+    #: Only where it is small is ``fraction`` an implied MBU.
+    prefill_share: float = 0.0
 
     @property
     def gap(self) -> float:
@@ -175,11 +179,14 @@ def lower_bound(m: Measurement) -> RealityRow:
     ``bound_kind`` says which term sets the bound: ``"memory"`` (so the
     fraction is an implied MBU), ``"compute"`` (an implied MFU) or
     ``"communication"``.  For a decode metric it is the kind of the step at
-    the mean context.
+    the mean context; where the bound is a whole request, ``prefill_share``
+    says how much of it is the (compute-bound) prefill pass, so a row with a
+    large share is neither an MBU nor an MFU.
     """
     acc = accelerator_for(m)
     bpp = kvb = m.bytes_per_param
     p, o = m.prompt_tokens or 0, m.output_tokens or 0
+    share = 0.0
     if m.metric == "ttft":
         st = prefill_step(m.model, acc, p, bytes_per_param=bpp, batch=m.batch,
                           kv_bytes_per_element=kvb, cards=m.cards)
@@ -199,12 +206,13 @@ def lower_bound(m: Measurement) -> RealityRow:
             g = generation_time(m.model, acc, p, o, bytes_per_param=bpp, batch=m.batch,
                                 kv_bytes_per_element=kvb, cards=m.cards, weights="touched")
             bound = g.total if m.metric == "e2e_latency" else m.batch * o / g.total / m.cards
+            share = g.ttft / g.total
     if METRICS[m.metric] == "time":
         fraction = bound / m.value_si
     else:
         fraction = m.value_si / bound
     return RealityRow(m, float(bound), str(st.bound), float(fraction), float(st.t_read),
-                      float(st.t_compute), float(st.t_comm))
+                      float(st.t_compute), float(st.t_comm), float(share))
 
 
 def reality_check() -> list[RealityRow]:

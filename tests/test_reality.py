@@ -58,3 +58,21 @@ def test_bound_of_a_latency_row_is_the_whole_request():
     g = ic.generation_time(m.model, m.accelerator, 32, 128, bytes_per_param=2, batch=8, cards=1,
                            weights="touched")
     assert reality.lower_bound(m).bound == pytest.approx(g.total)
+
+
+def test_prefill_share_is_the_prefill_part_of_a_whole_request_bound():
+    rows = {r.measurement.id: r for r in reality.reality_check()}
+    for r in rows.values():
+        m = r.measurement
+        if m.metric in ("e2e_latency", "output_throughput_per_gpu"):
+            g = ic.generation_time(m.model, reality.accelerator_for(m), m.prompt_tokens or 0,
+                                   m.output_tokens or 0, bytes_per_param=m.bytes_per_param,
+                                   kv_bytes_per_element=m.bytes_per_param, batch=m.batch,
+                                   cards=m.cards)
+            assert 0 < r.prefill_share < 1
+            assert r.prefill_share == pytest.approx(g.ttft / g.total)
+        else:
+            assert r.prefill_share == 0.0
+    # the static-batch throughput rows are far from decode-only; the latency rows close to it
+    assert rows["trtllm-70b-throughput"].prefill_share > 0.1
+    assert rows["vllm-8b-latency-h100"].prefill_share < 0.05

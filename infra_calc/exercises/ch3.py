@@ -1,158 +1,298 @@
 """Exercises for chapter 3, "the whole request" (not in the source: ids ``ch3-n*``).
 
-Every answer is computed with the library; the questions take catalog figures
-from it too.
+Each needs an idea none of the others uses, and no answer is printed on the
+chapter's pages (their cases are other models, lengths or card counts):
+
+=======  ===========================================================  ============
+id       idea                                                         book's number
+=======  ===========================================================  ============
+ch3-n1   the critical context ``S_max``: batching stops helping        Exercise 3.1
+ch3-n2   which read dominates: the border ``B_kv(S)``                   Exercise 3.2
+ch3-n3   capacity first, split over cards: memory per card             Exercise 3.3
+ch3-n4   prefill: causal attention, the LM head once, ``max(F/Π, R/β)``  Exercise 3.4
+ch3-n5   tensor parallelism: a speed-up under a named all-reduce model  Exercise 3.5
+ch3-n6   MoE at decode: the experts a batch hits                       Exercise 3.6
+ch3-n7   the whole request: prefill plus a growing-cache decode sum    Exercise 3.7
+=======  ===========================================================  ============
+
+Every answer is computed with the model-based library forms
+(:func:`~infra_calc.kv.critical_context`, :func:`~infra_calc.kv.kv_weight_batch`,
+:class:`~infra_calc.workload.Workload`, :func:`~infra_calc.prefill.prefill_step`,
+:func:`~infra_calc.parallel.tensor_parallel_step`,
+:meth:`~infra_calc.modelspec.ModelSpec.decode_weight_bytes`,
+:func:`~infra_calc.generation.generation_time`); the questions quote catalog
+figures from it too.  :func:`selftest_values` computes what the self-test page
+shows.
 """
 from __future__ import annotations
 
 from ..generation import generation_time
 from ..hardware import accelerator
-from ..kv import critical_context
+from ..kv import critical_context, kv_weight_batch
 from ..models import model
 from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
-from ..step import batch_turning_point
-from ..units import GB
+from ..units import GB, GiB
+from ..workload import Workload
 from .registry import register
-from .spec import Choice, Exercise, tbs, tflops
+from .spec import Choice, Exercise, tbs, tflops, yes_no
 
-#: the cases the exercises use (the page reads them from here)
-SMALL, BIG, MOE, CARD = "Llama-3.1-8B", "DeepSeek-R1-Distill-Llama-70B", "Mixtral-8x7B", "H100 SXM"
-PROMPT, OUTPUT = 2000, 200
-CONTEXT_N2 = 1000
-BATCH_N6 = 16
-CARDS_N5 = 8
-
-
-def _m(name):
-    return model(name)
-
-
-def _kv(name, b=2):
-    return _m(name).kv_bytes_per_token(b)
+#: the cases the exercises use (the self-test page reads them from here)
+CARD = "H100 SXM"
+N1_MODEL = "Qwen3-8B"
+N2_MODEL, N2_CONTEXT = "Llama-3.1-8B", 8192
+N3_MODEL, N3_CARDS, N3_BATCH, N3_CONTEXT = "DeepSeek-R1-Distill-Llama-70B", 2, 16, 4096
+N4_MODEL, N4_PROMPT = "Llama-3.1-8B", 4096
+N5_MODEL, N5_CARDS = "Llama-3.1-8B", 4
+N6_MODEL, N6_BYTES, N6_BATCH = "Mixtral-8x7B", 1, 3
+N7_MODEL, N7_PROMPT, N7_OUTPUT = "Llama-3.1-8B", 500, 1000
 
 
+def _acc():
+    return accelerator(CARD)
+
+
+# --- 3.1 -------------------------------------------------------------------------
 def n1():
-    """S_max of the 8B model on an H100, BF16 cache, tokens."""
-    return critical_context(_m(SMALL).params, CARD, _kv(SMALL))
+    """S_max of N1_MODEL on CARD, BF16 weights and cache, tokens."""
+    return critical_context(N1_MODEL, CARD)
 
 
 register(Exercise(
     "ch3-n1",
-    f"{SMALL} ({_m(SMALL).params / 1e9:.2f}e9 parameters, {_kv(SMALL) // 1024} KiB of BF16 KV "
-    f"cache per token) on an {CARD} ({tflops(CARD)} TFLOP/s, {tbs(CARD)} TB/s). Above what "
-    "context length does no batch size make a decode step compute-bound?",
+    f"{N1_MODEL} in BF16 (weights and KV cache) on an {CARD} ({tflops(CARD)} TFLOP/s, "
+    f"{tbs(CARD)} TB/s). Above what context length does no batch size make a decode step "
+    "compute-bound?",
     "tokens", n1,
-    lambda: (f"S_max = 2Nβ/(Π m_kv) = 2 × {_m(SMALL).params:.4g} × {accelerator(CARD).mem_bandwidth:.4g}"
-             f" / ({accelerator(CARD).peak_flops:.4g} × {_kv(SMALL)}) = {n1():,.0f} tokens."),
+    lambda: (f"Per request, the math 2N_mm + 4LHd_h·S must outgrow the read d·b_W + S·m_kv "
+             f"in time; the two per-request times are equal at S_max = "
+             f"(2N_mm/Π − b_W d/β) / (m_kv/β − 4LHd_h/Π) = {n1():,.0f} tokens."),
+    hints=("Write the time one more request adds to the math and to the read, both as "
+           "functions of S, and find the S where they are equal.",
+           "ic.critical_context(model, card) counts it as ic.model_decode_step does."),
+    title="Exercise 3.1",
 ))
 
 
+# --- 3.2 -------------------------------------------------------------------------
 def n2():
-    """B*(S) of the 70B model at 1 byte per weight and S = CONTEXT_N2, requests."""
-    return batch_turning_point(CARD, 1, params=_m(BIG).params, context=CONTEXT_N2,
-                               kv_bytes_per_token=_kv(BIG))
+    """B_kv(S): the batch from which the KV read exceeds the weight read, requests."""
+    return kv_weight_batch(model(N2_MODEL), 2, N2_CONTEXT, hw=CARD)
 
 
 register(Exercise(
     "ch3-n2",
-    f"The 70B model ({BIG}) at 1 byte per weight on the {CARD}: J07's B* is "
-    f"{batch_turning_point(CARD, 1):.1f}. What is B*(S) when each request holds {CONTEXT_N2:,} "
-    "tokens of BF16 KV cache?",
+    f"{N2_MODEL} in BF16 on an {CARD}, every request holding {N2_CONTEXT:,} tokens of BF16 KV "
+    "cache. From what batch on does a decode step read more bytes of cache than of weights?",
     "requests", n2,
-    lambda: (f"B*(S) = N b_W / (2Nβ/Π − S m_kv) with m_kv = {_kv(BIG):,} bytes: "
-             f"{n2():.1f} requests, against {batch_turning_point(CARD, 1):.1f} without the cache."),
+    lambda: (f"Weights read once per step, R_W = N_r b_W + B d b_W; cache B S m_kv. Equal at "
+             f"B_kv = N_r b_W / (S m_kv − d b_W) = {n2():.1f} requests."),
+    hints=("The weights are read once per step whatever the batch; each request's cache is "
+           "read once per request.",),
+    title="Exercise 3.2",
 ))
 
 
+# --- 3.3 -------------------------------------------------------------------------
+def _n3_workload():
+    return Workload(N3_MODEL, CARD, cards=N3_CARDS, batch=N3_BATCH, context=N3_CONTEXT)
+
+
 def n3():
-    """S_max of the 70B model if it had one KV head per query head (no GQA), tokens."""
-    m = _m(BIG)
-    return critical_context(m.params, CARD, _kv(BIG) * m.heads // m.kv_heads)
+    """Memory each card must hold, GB: N3_MODEL in BF16 over N3_CARDS cards."""
+    return _n3_workload().memory_per_card() / GB
 
 
 register(Exercise(
     "ch3-n3",
-    f"{BIG} shares each KV head among {_m(BIG).heads // _m(BIG).kv_heads} query heads (GQA). "
-    f"With plain multi-head attention ({_m(BIG).heads} KV heads), what would S_max be on the {CARD}?",
-    "tokens", n3,
-    lambda: (f"m_kv grows {_m(BIG).heads // _m(BIG).kv_heads}×, so S_max shrinks as much: "
-             f"{critical_context(_m(BIG).params, CARD, _kv(BIG)):,.0f} → {n3():,.0f} tokens."),
-    rel_tol=0.02,
+    f"{N3_MODEL} in BF16 (weights and cache) is split by tensor parallelism over {N3_CARDS} "
+    f"{CARD} cards and serves {N3_BATCH} requests of {N3_CONTEXT:,} tokens, with 2 GiB of "
+    "workspace per card. How many GB must each card hold? Does it fit?",
+    "GB", n3,
+    lambda: (f"weights {_n3_workload().resident_weight_bytes() / GB:.2f} GB + KV cache "
+             f"{_n3_workload().kv_cache_bytes() / GB:.2f} GB + workspace "
+             f"{2 * GiB / GB:.2f} GB = {n3():.2f} GB per card, against "
+             f"{_acc().mem_capacity / GB:.2f} GB."),
+    hints=("Each card holds its share of the weights (the norm weights whole), its share of "
+           "the KV heads for every request, and its own workspace.",),
+    parts=(yes_no(f"Does it fit one {CARD}?", lambda: bool(_n3_workload().fits()),
+                  "Compare with the card's physical capacity, 80 GiB."),),
+    title="Exercise 3.3",
 ))
 
 
+# --- 3.4 -------------------------------------------------------------------------
+def _n4():
+    return prefill_step(N4_MODEL, CARD, N4_PROMPT)
+
+
 def n4():
-    """TTFT lower bound of a PROMPT-token prompt, 8B, one H100, ms."""
-    return prefill_step(SMALL, CARD, PROMPT).t_step * 1e3
+    """TTFT lower bound of an N4_PROMPT-token prompt, N4_MODEL in BF16 on one CARD, ms."""
+    return _n4().t_step * 1e3
 
 
 register(Exercise(
     "ch3-n4",
-    f"What is the lower bound on the time to first token of a {PROMPT:,}-token prompt for {SMALL} "
-    f"in BF16 on one idle {CARD}, in ms? Which bound decides?",
+    f"What is the lower bound on the time to first token of a {N4_PROMPT:,}-token prompt for "
+    f"{N4_MODEL} in BF16 on one idle {CARD}, in ms? Which bound decides?",
     "ms", n4,
-    lambda: (f"F = 2PN + 2LP²Hd = {prefill_step(SMALL, CARD, PROMPT).flops / 1e12:.2f} TFLOP, "
-             f"R = {prefill_step(SMALL, CARD, PROMPT).bytes_read / GB:.2f} GB; "
-             f"max(F/Π, R/β) = {n4():.2f} ms, {prefill_step(SMALL, CARD, PROMPT).bound}-bound."),
-    hints=("Prefill does the whole prompt at once: F = 2PN + 2LP²Hd FLOPs against reading the "
-           "weights once; the step takes the larger of F/Π and R/β.",),
-    parts=(Choice("Which bound decides?",
-                  lambda: f"{prefill_step(SMALL, CARD, PROMPT).bound}-bound",
+    lambda: (f"F = 2P·N_body + 2Vd + 2LHd_h·P(P+1) = {_n4().flops / 1e12:.2f} TFLOP, "
+             f"R = {_n4().bytes_read / GB:.2f} GB; max(F/Π, R/β) = {n4():.2f} ms, "
+             f"{_n4().bound}-bound."),
+    hints=("Count only the products the pass must do: the layers' matrices for every prompt "
+           "token, the LM head for the last one only, and causal attention, P(P+1)/2 "
+           "query-key pairs per head. The embedding table is a gather, not a product.",),
+    parts=(Choice("Which bound decides?", lambda: f"{_n4().bound}-bound",
                   ("compute-bound", "memory-bound"),
                   "A long prompt gives every weight thousands of rows to multiply."),),
+    title="Exercise 3.4",
 ))
 
 
+# --- 3.5 -------------------------------------------------------------------------
 def n5():
-    """Speed-up of one 70B decode step (BF16, batch 1) from 1 to CARDS_N5 H100s."""
-    one = tensor_parallel_step(BIG, CARD, 1).t_step
-    return one / tensor_parallel_step(BIG, CARD, CARDS_N5).t_step
+    """Speed-up of one N5_MODEL decode step (BF16, batch 1) from 1 to N5_CARDS cards, ×."""
+    one = tensor_parallel_step(N5_MODEL, CARD, 1).t_step
+    return one / tensor_parallel_step(N5_MODEL, CARD, N5_CARDS).t_step
 
 
 register(Exercise(
     "ch3-n5",
-    f"One request of {BIG} in BF16: by how much does tensor parallelism over {CARDS_N5} "
-    f"{CARD} cards shorten the decode step (speed-up, 1 card / {CARDS_N5} cards), with "
-    f"NVLink at {accelerator(CARD).link_bandwidth / GB:.0f} GB/s per direction and "
+    f"One request of {N5_MODEL} in BF16, batch 1, no cache yet. By how much does tensor "
+    f"parallelism over {N5_CARDS} {CARD} cards shorten the decode step (1 card's time / "
+    f"{N5_CARDS} cards'), if the all-reduces are ring all-reduces over NVLink at "
+    f"{accelerator(CARD).link_bandwidth / GB:.0f} GB/s per direction with an assumed "
     f"{accelerator(CARD).link_latency * 1e6:g} µs per ring step, not overlapped?",
     "×", n5,
-    lambda: (f"T_step(1) = {tensor_parallel_step(BIG, CARD, 1).t_step * 1e3:.2f} ms; "
-             f"T_step({CARDS_N5}) = {tensor_parallel_step(BIG, CARD, CARDS_N5).t_read * 1e3:.2f} ms "
-             f"read + {tensor_parallel_step(BIG, CARD, CARDS_N5).t_comm * 1e3:.2f} ms all-reduces = "
-             f"{tensor_parallel_step(BIG, CARD, CARDS_N5).t_step * 1e3:.2f} ms: {n5():.2f}×, "
-             f"not {CARDS_N5}×."),
+    lambda: (f"T(1) = {tensor_parallel_step(N5_MODEL, CARD, 1).t_step * 1e3:.3f} ms; "
+             f"T({N5_CARDS}) = {tensor_parallel_step(N5_MODEL, CARD, N5_CARDS).t_read * 1e3:.3f}"
+             f" ms read + {tensor_parallel_step(N5_MODEL, CARD, N5_CARDS).t_comm * 1e3:.3f} ms "
+             f"all-reduces: {n5():.2f}×, not {N5_CARDS}×."),
+    hints=("Each card reads its share of the weights; then each layer adds two ring "
+           "all-reduces of the batch's activations, 2(n−1) steps each.",),
+    title="Exercise 3.5",
 ))
 
 
+# --- 3.6 -------------------------------------------------------------------------
 def n6():
-    """Weight bytes of one Mixtral decode step at batch BATCH_N6, BF16, GB."""
-    return _m(MOE).decode_weight_bytes(2, BATCH_N6) / GB
+    """Weight bytes one N6_MODEL decode step of N6_BATCH requests reads, GB."""
+    return model(N6_MODEL).decode_weight_bytes(N6_BYTES, N6_BATCH) / GB
 
 
 register(Exercise(
     "ch3-n6",
-    f"{MOE} routes each token to {_m(MOE).experts_per_token} of {_m(MOE).num_experts} experts. "
-    f"With uniform routing, how many GB of BF16 weights does a decode step of {BATCH_N6} "
-    "requests read?",
+    f"{N6_MODEL} with 8-bit weights routes each token to {model(N6_MODEL).experts_per_token} of "
+    f"its {model(N6_MODEL).num_experts} experts per layer. With uniform routing, how many GB of "
+    f"weights does one decode step of {N6_BATCH} requests read on average?",
     "GB", n6,
-    lambda: (f"Experts hit per layer E(1 − (1 − k/E)^B) = {_m(MOE).experts_hit(BATCH_N6):.2f}; "
-             f"weights read = {n6():.2f} GB, against {_m(MOE).decode_weight_bytes(2, 1) / GB:.2f} GB "
-             f"at batch 1 and {_m(MOE).weight_bytes(2) / GB:.2f} GB for all of it."),
+    lambda: (f"Experts hit per layer E(1 − (1 − k/E)^B) = "
+             f"{model(N6_MODEL).experts_hit(N6_BATCH):.2f}; the step reads those experts, the "
+             f"shared weights and the {N6_BATCH} gathered embedding rows: {n6():.2f} GB."),
+    hints=("An expert is read if at least one of the batch's tokens picks it: E times the "
+           "chance that not every token misses it.",),
+    title="Exercise 3.6",
 ))
 
 
+# --- 3.7 -------------------------------------------------------------------------
+def _n7():
+    return generation_time(N7_MODEL, CARD, N7_PROMPT, N7_OUTPUT)
+
+
 def n7():
-    """Whole request: PROMPT prompt + OUTPUT output tokens, 8B, one H100, batch 1, s."""
-    return generation_time(SMALL, CARD, PROMPT, OUTPUT).total
+    """Whole request, N7_PROMPT prompt + N7_OUTPUT output tokens, N7_MODEL alone on CARD, s."""
+    return _n7().total
 
 
 register(Exercise(
     "ch3-n7",
-    f"The whole request: {PROMPT:,} prompt tokens and {OUTPUT} output tokens of {SMALL} in BF16 "
-    f"on one {CARD}, alone. What is the lower bound on its total time, in s?",
+    f"The whole request: a {N7_PROMPT:,}-token prompt and {N7_OUTPUT:,} output tokens of "
+    f"{N7_MODEL} in BF16, alone on one {CARD}. What is the lower bound on its total time, in s?",
     "s", n7,
-    lambda: (f"TTFT {generation_time(SMALL, CARD, PROMPT, OUTPUT).ttft * 1e3:.2f} ms + "
-             f"{OUTPUT - 1} decode steps of about "
-             f"{generation_time(SMALL, CARD, PROMPT, OUTPUT).tpot_mean * 1e3:.2f} ms = {n7():.3f} s."),
+    lambda: (f"TTFT {_n7().ttft * 1e3:.2f} ms + {N7_OUTPUT - 1} decode steps whose cache grows "
+             f"from {N7_PROMPT + 1} tokens, {_n7().tpot_mean * 1e3:.3f} ms on average: "
+             f"{n7():.3f} s."),
+    hints=("The prefill pass yields the first token; each further token is one decode step, "
+           "whose cache holds the prompt and the tokens generated so far.",),
+    title="Exercise 3.7",
 ))
+
+
+# --- the numbers the self-test page shows ------------------------------------------
+def selftest_values():
+    """The numbers ``book/3_whole_request/06_self_test.ipynb`` shows, as a :class:`~infra_calc.PageValues`.
+
+    One call at the top of the page, so that the cells between an exercise and
+    its solution hold only the answer checker.
+    """
+    from ..display import PageValues, shown
+
+    v = PageValues()
+    acc = _acc()
+    v.pi = shown(acc.peak_flops, "TFLOP/s", 1)
+    v.beta = shown(acc.mem_bandwidth, "TB/s", 2)
+    v.cap = shown(acc.mem_capacity, "GB", 2)
+    # 3.1
+    q = model(N1_MODEL)
+    v.n1_mkv = shown(q.kv_bytes_per_token(), "KiB", 0)
+    v.n1_att = shown(4 * q.layers * q.heads * q.head_dim, "FLOP", 0)
+    v.n1 = shown(n1(), "tokens", 0)
+    # 3.2
+    m2 = model(N2_MODEL)
+    v.n2_ctx = shown(N2_CONTEXT, "tokens", 0)
+    v.n2_w = shown(m2.decode_weight_bytes(2, 1), "GB", 2)
+    v.n2_req = shown(N2_CONTEXT * m2.kv_bytes_per_token(), "GB", 2)
+    v.n2 = shown(n2(), "requests", 1)
+    # 3.3
+    w3 = _n3_workload()
+    v.n3_cards = shown(N3_CARDS, "cards", 0)
+    v.n3_batch = shown(N3_BATCH, "requests", 0)
+    v.n3_ctx = shown(N3_CONTEXT, "tokens", 0)
+    v.n3_w = shown(w3.resident_weight_bytes(), "GB", 2)
+    v.n3_kv = shown(w3.kv_cache_bytes(), "GB", 2)
+    v.n3_ws = shown(w3.workspace, "GB", 2)
+    v.n3 = shown(n3() * GB, "GB", 2)
+    v.n3_left = shown(acc.mem_capacity - n3() * GB, "GB", 2)
+    # 3.4
+    pre = _n4()
+    v.n4_p = shown(N4_PROMPT, "tokens", 0)
+    v.n4_f = shown(pre.flops, "TFLOP", 2)
+    v.n4_att = shown(pre.flops_attention / pre.flops, "%", 1)
+    v.n4_r = shown(pre.bytes_read, "GB", 2)
+    v.n4_tc = shown(pre.t_compute, "ms", 2)
+    v.n4_tr = shown(pre.t_read, "ms", 2)
+    v.n4 = shown(pre.t_step, "ms", 2)
+    # 3.5
+    t1 = tensor_parallel_step(N5_MODEL, CARD, 1)
+    tn = tensor_parallel_step(N5_MODEL, CARD, N5_CARDS)
+    m5 = model(N5_MODEL)
+    v.n5_cards = shown(N5_CARDS, "cards", 0)
+    v.n5_link = shown(acc.link_bandwidth, "GB/s", 0)
+    v.n5_alpha = shown(acc.link_latency, "µs", 0)
+    v.n5_t1 = shown(t1.t_step, "ms", 3)
+    v.n5_read = shown(tn.t_read, "ms", 3)
+    v.n5_comm = shown(tn.t_comm, "ms", 3)
+    v.n5_ar = shown(2 * m5.layers, digits=0)
+    v.n5_lat = shown(2 * m5.layers * 2 * (N5_CARDS - 1) * acc.link_latency / tn.t_comm, "%", 0)
+    v.n5_tn = shown(tn.t_step, "ms", 3)
+    v.n5 = shown(n5(), "×", 2)
+    # 3.6
+    mx = model(N6_MODEL)
+    v.n6_k = shown(mx.experts_per_token, digits=0)
+    v.n6_e = shown(mx.num_experts, digits=0)
+    v.n6_batch = shown(N6_BATCH, "requests", 0)
+    v.n6_hit = shown(mx.experts_hit(N6_BATCH), digits=2)
+    v.n6_one = shown(mx.decode_weight_bytes(N6_BYTES, 1), "GB", 2)
+    v.n6_all = shown(mx.weight_bytes(N6_BYTES), "GB", 2)
+    v.n6 = shown(n6() * GB, "GB", 2)
+    # 3.7
+    g = _n7()
+    v.n7_p = shown(N7_PROMPT, "tokens", 0)
+    v.n7_o = shown(N7_OUTPUT, "tokens", 0)
+    v.n7_ttft = shown(g.ttft, "ms", 2)
+    v.n7_steps = shown(g.step_times.size, digits=0)
+    v.n7_tpot = shown(g.tpot_mean, "ms", 3)
+    v.n7_share = shown(g.decode_time / g.total, "%", 1)
+    v.n7 = shown(g.total, "s", 3)
+    return v

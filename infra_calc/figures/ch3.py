@@ -18,6 +18,7 @@ from ..models import model
 from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
 from ..step import batch_turning_point
+from ..workload import Workload
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["kv_regions_figure", "prefill_figure", "tensor_parallel_figure", "moe_bytes_figure",
@@ -33,16 +34,18 @@ KV_EXPLORER_SETTINGS = dict(model=BIG, hw="H100 SXM", batch=32, context=4096,
 
 
 @figure("ch3-kv-regions",
-        "The (batch, context) plane of a 70B model in BF16 on one H100 SXM: weight-read bound, "
-        "KV-read bound and compute bound. B*(S) rises with context and never returns past "
-        "S_max; the dashed lines are the borders without grouped KV heads.")
-def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=2, kv_bytes_per_element=2):
+        "The (batch, context) plane of a 70B model with 8-bit weights and a BF16 cache on one "
+        "H100 SXM: weight-read bound, KV-read bound and compute bound. B*(S) rises with context "
+        "and never returns past S_max; the dashed lines are the borders without grouped KV heads; "
+        "hatched, the points whose caches do not fit on the card.")
+def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=1, kv_bytes_per_element=2):
     """Region map over batch (log) and context, with ``B*(S)``, ``B_kv(S)`` and ``S_max`` drawn.
 
     Every border comes from the model itself (:mod:`infra_calc.kv`), the same
     account as :func:`~infra_calc.decode.model_decode_step`; the dashed ones
     are for the same model with one KV head per query head
-    (:meth:`ModelSpec.with_kv_heads`).
+    (:meth:`ModelSpec.with_kv_heads`).  Hatched: where
+    :meth:`~infra_calc.workload.Workload.fits` is false on one card.
     """
     m = model(model_name)
     acc = resolve_hw(hw)
@@ -76,9 +79,15 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=2, kv_bytes
     ax.set_ylim(0, 8192)
     ax.set_xlabel("batch B (requests)")
     ax.set_ylabel("context S (tokens per request)")
-    fits = model_decode_step(m, acc, batch=1, **kw).fits
-    ax.set_title(f"{m.name}, {acc.name}, weights {bytes_per_param:g} B, KV {kv_bytes_per_element:g} B"
-                 + ("" if fits else "\n(does not fit one card: the bounds as if it did)"),
+    one = Workload(m, acc, **kw)                     # batch 1, no cache: weights + workspace
+    sc = np.linspace(1, 8192, 400)
+    b_fit = (acc.mem_capacity - one.memory_per_card()) / (sc * one.kv_bytes_per_token)
+    ax.fill_betweenx(sc, np.clip(b_fit, 1, 1e4), 1e4, facecolor="none", hatch="xx",
+                     edgecolor=PALETTE["black"], lw=0.0, alpha=0.6)
+    ax.plot(np.clip(b_fit, 1, 1e4), sc, color=PALETTE["black"], lw=0.8)
+    ax.plot([], [], color=PALETTE["black"], lw=0.8, label="capacity: hatched points do not fit")
+    bits = {1: "8-bit", 2: "BF16", 0.5: "4-bit"}.get(bytes_per_param, f"{bytes_per_param:g} B")
+    ax.set_title(f"{m.name}, {acc.name}: {bits} weights, KV {kv_bytes_per_element:g} B per element",
                  fontsize=10)
     ax.legend(loc="center left", fontsize=7.5, framealpha=0.9)
     fig.tight_layout()
@@ -87,71 +96,82 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=2, kv_bytes
 
 @figure("ch3-prefill",
         "Lower bound of the prefill pass (time to first token) against prompt length on one "
-        "H100 SXM: the weight read sets a floor, the math takes over near M* = B* tokens, and "
+        "H100 SXM, for the 8B model in BF16 and the 70B model with 8-bit weights (both fit): "
+        "the weight read sets a floor, the math takes over near P* = b_W Π/(2β) tokens, and "
         "attention's P² term bends the curve for long prompts.")
-def prefill_figure(models=(SMALL, BIG), hw="H100 SXM", bytes_per_param=2):
-    """TTFT bound, read and compute parts against prompt tokens (log-log)."""
+def prefill_figure(cases=((SMALL, 2), (BIG, 1)), hw="H100 SXM"):
+    """TTFT bound, read and compute parts against prompt tokens (log-log), one curve set per
+    ``(model, bytes_per_param)`` case, with each case's ``P*``."""
     acc = resolve_hw(hw)
     p = np.unique(np.logspace(0, np.log10(32768), 200).astype(int))
     fig = Figure(figsize=(7.2, 4.2))
     ax = fig.add_subplot()
     colours = (PALETTE["blue"], PALETTE["vermillion"])
-    for name, c in zip(models, colours, strict=False):
-        st = prefill_step(name, acc, p, bytes_per_param=bytes_per_param)
-        short = f"{model(name).params / 1e9:.0f}B"
+    for (name, bpp), c, y in zip(cases, colours, (0.02, 0.05), strict=False):
+        st = prefill_step(name, acc, p, bytes_per_param=bpp)
+        short = f"{model(name).params / 1e9:.0f}B, {bpp:g} B/weight"
         ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
         ax.plot(p, st.t_read * 1e3, ":", color=c, lw=1.2, label=f"{short}: read R/β")
         ax.plot(p, st.t_compute * 1e3, "--", color=c, lw=1.2, label=f"{short}: compute F/Π")
-    m_star = batch_turning_point(acc, bytes_per_param)
-    ax.axvline(m_star, color=PALETTE["black"], lw=1, ls="-.")
-    ax.text(m_star * 1.1, 0.02, f"M* = {m_star:.0f} tokens", fontsize=8.5)
+        p_star = batch_turning_point(acc, bpp)
+        ax.axvline(p_star, color=c, lw=1, ls="-.")
+        ax.text(p_star * 1.1, y, f"P* = {p_star:.0f}", fontsize=8.5, color=c)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("prompt length P (tokens)")
     ax.set_ylabel("time to first token, lower bound (ms)")
     ax.set_ylim(0.01, None)
-    ax.legend(fontsize=7.5, ncol=2, loc="upper left")
+    ax.legend(fontsize=7, ncol=2, loc="upper left")
     fig.tight_layout()
     return fig
 
 
 @figure("ch3-tensor-parallel",
-        "One decode step of a 70B model in BF16 split over 1, 2, 4 and 8 H100 SXM cards: the "
-        "per-card floor shrinks about as 1/n while the all-reduces (a ring model, 1 µs per step "
-        "assumed) grow, so eight cards fall short of an eight-fold speed-up (batch 1 and batch "
-        "64, context 2,048, communication not overlapped).")
-def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), context=2048):
+        "One decode step of a 70B model with 8-bit weights split over 1, 2, 4 and 8 H100 SXM "
+        "cards: the per-card floor shrinks about as 1/n while the all-reduces (a ring model, "
+        "1 µs per step assumed) grow, so eight cards fall short of an eight-fold speed-up (batch 1 "
+        "and batch 64, context 2,048, communication not overlapped; a configuration that does "
+        "not fit is hatched and marked).")
+def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), context=2048,
+                           bytes_per_param=1):
     """Stacked bars per card count: max(read, compute) and communication, ms."""
     cards = np.array([1, 2, 4, 8])
     fig = Figure(figsize=(7.2, 3.8))
     axes = fig.subplots(1, len(batches), sharey=False)
     for ax, b in zip(np.atleast_1d(axes), batches, strict=False):
-        st = tensor_parallel_step(model_name, hw, cards, batch=b, context=context)
+        st = tensor_parallel_step(model_name, hw, cards, batch=b, context=context,
+                                  bytes_per_param=bytes_per_param)
         work = st.t_floor * 1e3
         comm = st.t_comm * 1e3
         x = np.arange(len(cards))
+        fits = np.asarray(st.fits)
         ax.bar(x, work, color=PALETTE["blue"], hatch=HATCHES[0], edgecolor="white",
                label="floor: max(read, compute)")
         ax.bar(x, comm, bottom=work, color=PALETTE["orange"], hatch=HATCHES[1], edgecolor="white",
                label="all-reduces (ring model)")
+        if not fits.all():
+            ax.bar(x[~fits], (work + comm)[~fits], color="none", hatch="xx",
+                   edgecolor=PALETTE["black"], lw=0.8, label="does not fit")
         ideal = work[0] / cards
         ax.plot(x, ideal, "k--", marker=MARKERS[0], ms=4, lw=1, label="ideal 1/n")
-        for xi, t in zip(x, st.t_step * 1e3, strict=False):
-            ax.text(xi, t * 1.02, f"{t:.2f}", ha="center", va="bottom", fontsize=8)
+        for xi, t, ok in zip(x, st.t_step * 1e3, fits, strict=False):
+            ax.text(xi, t * 1.02, f"{t:.2f}" + ("" if ok else "\n(no fit)"), ha="center",
+                    va="bottom", fontsize=8)
         ax.set_xticks(x, [str(c) for c in cards])
         ax.set_xlabel("cards n")
         ax.set_title(f"batch {b}", fontsize=10)
+        ax.set_ylim(0, (st.t_step * 1e3).max() * 1.2)
     np.atleast_1d(axes)[0].set_ylabel("decode step, lower bound (ms)")
-    np.atleast_1d(axes)[0].legend(fontsize=8)
+    np.atleast_1d(axes)[-1].legend(fontsize=8)
     fig.tight_layout()
     return fig
 
 
 @figure("ch3-moe-bytes",
-        "Mixtral-8x7B in BF16 on one H100 SXM: the weight bytes a decode step reads grow with "
+        "Mixtral-8x7B with 8-bit weights on one H100 SXM: the weight bytes a decode step reads grow with "
         "batch as more experts are hit (uniform routing), from the active parameters towards all "
         "of them; the step time per token follows, and B* moves out.")
-def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=2):
+def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=1):
     """Left: decode weight bytes vs batch; right: step time and compute time vs batch."""
     m = model(model_name)
     acc = resolve_hw(hw)
@@ -184,10 +204,14 @@ def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=2):
     return fig
 
 
+#: a whole-request row whose prefill is at least this share of its bound is drawn as mixed
+MIXED_PREFILL_SHARE = 0.05
+
+
 @figure("ch3-reality",
         "Published measurements against the book's lower bounds: the fraction of the bound each "
-        "one reaches (implied MBU for read-bound rows, MFU for compute-bound ones). Every "
-        "measurement is slower than its bound.")
+        "one reaches (implied MBU for read-bound rows, MFU for compute-bound ones; whole-request "
+        "rows with a large prefill share apart). Every measurement is slower than its bound.")
 def reality_figure():
     """Horizontal bars: fraction of the bound reached, per measurement."""
     from ..reality import reality_check
@@ -197,19 +221,24 @@ def reality_figure():
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
     kinds = {"memory": (PALETTE["blue"], HATCHES[0]), "compute": (PALETTE["vermillion"], HATCHES[1]),
-             "communication": (PALETTE["orange"], HATCHES[2])}
+             "communication": (PALETTE["orange"], HATCHES[2]),
+             "mixed": (PALETTE["green"], HATCHES[3 % len(HATCHES)])}
+    labels = {"memory": "memory-bound (implied MBU)", "compute": "compute-bound (implied MFU)",
+              "communication": "communication-bound",
+              "mixed": f"whole request, prefill ≥ {MIXED_PREFILL_SHARE:.0%} of the bound"}
     seen = set()
     for yi, r in zip(y, rows, strict=False):
-        c, h = kinds[r.bound_kind]
-        label = None if r.bound_kind in seen else f"{r.bound_kind}-bound"
-        seen.add(r.bound_kind)
+        kind = "mixed" if r.prefill_share >= MIXED_PREFILL_SHARE else r.bound_kind
+        c, h = kinds[kind]
+        label = None if kind in seen else labels[kind]
+        seen.add(kind)
         ax.barh(yi, r.fraction * 100, color=c, hatch=h, edgecolor="white", label=label)
         ax.text(r.fraction * 100 + 1, yi, f"{r.fraction * 100:.0f}%", va="center", fontsize=7.5)
     ax.set_yticks(y, [r.measurement.id for r in rows], fontsize=7.5)
-    ax.set_xlim(0, 110)
+    ax.set_xlim(0, 125)
     ax.axvline(100, color=PALETTE["black"], lw=1)
     ax.set_xlabel("measured performance as % of the lower bound")
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=7.5, loc="upper right", framealpha=0.95)
     fig.tight_layout()
     return fig
 
