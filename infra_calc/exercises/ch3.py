@@ -254,6 +254,9 @@ def selftest_values():
     v.n3_ws = shown(w3.workspace, "GB", 2)
     v.n3 = shown(n3() * GB, "GB", 2)
     v.n3_left = shown(acc.mem_capacity - n3() * GB, "GB", 2)
+    w3 = _n3_workload()
+    v.n3_more = shown((acc.mem_capacity - n3() * GB) // (w3.kv_cache_bytes() / w3.batch),
+                      "requests", 0)
     # 3.4
     pre = _n4()
     v.n4_p = shown(N4_PROMPT, "tokens", 0)
@@ -274,7 +277,7 @@ def selftest_values():
     v.n5_read = shown(tn.t_read, "ms", 3)
     v.n5_comm = shown(tn.t_comm, "ms", 3)
     v.n5_ar = shown(2 * m5.layers, digits=0)
-    v.n5_lat = shown(2 * m5.layers * 2 * (N5_CARDS - 1) * acc.link_latency / tn.t_comm, "%", 0)
+    v.n5_lat = shown(2 * m5.layers * 2 * (N5_CARDS - 1) * acc.link_latency / tn.t_comm, "%", 1)
     v.n5_tn = shown(tn.t_step, "ms", 3)
     v.n5 = shown(n5(), "×", 2)
     # 3.6
