@@ -63,7 +63,8 @@ class MoePaddingExplorer(Explorer):
         self._animated = [*a["bars"], *a["labels"], a["title"]]
         self.result = None
         self._update()
-        self.fig.tight_layout()  # once, now that the titles have their text
+        self._use_heading(a["title"])
+        self.fig.tight_layout()  # once, now that the labels have their text
         c = self.controls
         self._finish([(c["tokens"], c["experts"], c["top_k"]), (c["skew"], c["tile_rows"])])
 
