@@ -247,9 +247,11 @@ def draw_kv_panel(ax, st):
                            label="read = weights + KV")
     ax.set_xlabel("lower bound (ms)")
     ax.set_xlim(0, max(vals[0] + vals[1], vals[2]) * 1.15)
-    ax.legend(fontsize=8, loc="lower right")
+    # opaque, so that the read line passes behind the legend, not through its text
+    legend = ax.legend(fontsize=8, loc="lower right", frameon=True, framealpha=1,
+                       edgecolor="white")
     title = ax.set_title(_panel_title(st), fontsize=9)
-    return {"bars": bars, "read_line": read_line, "title": title, "ax": ax}
+    return {"bars": bars, "read_line": read_line, "title": title, "ax": ax, "legend": legend}
 
 
 def update_kv_panel(artists, st):

@@ -168,7 +168,7 @@ class Explorer(w.VBox):
             return None
         if self.title_artist is not None:
             lines = self.title_artist.get_text().split("\n")
-            self.heading.value = ("<div style='text-align:center;font-size:14px;"
+            self.heading.value = ("<div style='text-align:center;font-size:14px;line-height:1.35;"
                                   "white-space:normal;overflow-wrap:anywhere'>"
                                   + "<br>".join(html.escape(x) for x in lines) + "</div>")
         self.image.value = self.png()

@@ -74,7 +74,7 @@ class KvExplorer(Explorer):
             "kv_bytes": w.Dropdown(options=list(KV_BYTES_OPTIONS), value=float(kv_bytes_per_element),
                                    description="KV bytes per element",
                                    style={"description_width": "initial"},
-                                   layout=w.Layout(width="17em")),
+                                   layout=w.Layout(width="22em")),
             "batch": w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch),
                                        description="batch (requests)", continuous_update=False,
                                        style={"description_width": "initial"}),
@@ -89,7 +89,8 @@ class KvExplorer(Explorer):
         # room on the right for the last x tick's label, whatever the axis end becomes
         self.fig.subplots_adjust(right=min(self.fig.subplotpars.right, 1 - 30 / self.width_px))
         a = self.artists
-        self._animated = [*a["bars"], a["read_line"], a["title"]]
+        # the legend after the read line: drawn over it, as in the static figure
+        self._animated = [*a["bars"], a["read_line"], a["legend"], a["title"]]
         c = self.controls
         self._finish([(c["model"], c["hw"], c["kv_bytes"]), (c["batch"], c["context"])])
 
