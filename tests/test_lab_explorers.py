@@ -234,10 +234,16 @@ def _act(page, ex, action) -> None:
         handle.press(value)
 
 
-def _settle(page, ex, before: str) -> str:
-    """Wait until the readout differs from ``before`` (the kernel has answered)."""
-    page.wait_for_function("([el, r]) => el.querySelector('.ic-readout').textContent !== r",
-                           arg=[ex.element_handle(), before], timeout=WAIT_MS, polling=100)
+IMAGE_SRC_JS = "(el) => el.querySelector('img.ic-figure, .ic-figure img').src"
+
+
+def _settle(page, ex, before: str, src: str) -> dict:
+    """Wait until the readout differs from ``before`` and the image from ``src`` (the
+    kernel has answered with both: they travel as separate messages)."""
+    page.wait_for_function(
+        "([el, r, s]) => el.querySelector('.ic-readout').textContent !== r && "
+        "el.querySelector('img.ic-figure, .ic-figure img').src !== s",
+        arg=[ex.element_handle(), before, src], timeout=WAIT_MS, polling=100)
     return ex.evaluate(MEASURE_JS)
 
 
@@ -251,8 +257,9 @@ def test_a_setting_that_does_not_fit_warns(lab, relpath):
     for verdict in ("fits", "does not fit"):
         for action in plan[verdict]:
             before = ex.evaluate(MEASURE_JS)["readout"]
+            src = ex.evaluate(IMAGE_SRC_JS)
             _act(page, ex, action)
-            m = _settle(page, ex, before)
+            m = _settle(page, ex, before, src)
         seen[verdict] = m
         _shot(page, relpath, "-fits" if verdict == "fits" else "-does-not-fit")
     assert not seen["fits"]["warnings"], (relpath, seen["fits"]["warnings"])

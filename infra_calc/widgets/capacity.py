@@ -70,7 +70,8 @@ class CapacityPlanner(Explorer):
                                            description="workspace (GiB)", continuous_update=False,
                                            style=wide),
             "accelerator": w.Dropdown(options=accelerator_names(), value=accelerator,
-                                      description="accelerator", style=wide),
+                                      description="accelerator", style=wide,
+                                      layout=w.Layout(width="17em")),
             # wide enough for "DeepSeek-R1-Distill-Llama-70B"
             "model": w.Dropdown(options=model_names(), value=model, description="model",
                                 style=wide, layout=w.Layout(width="max-content", min_width="22em")),
