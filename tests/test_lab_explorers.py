@@ -126,6 +126,10 @@ MEASURE_JS = """(el) => {
 }"""
 
 
+#: per page: the explorer's height, the notebook's visible height, the title's width
+MEASURED: dict[str, dict] = {}
+
+
 class Lab:
     """One JupyterLab on a copy of the book, one browser; each page opened once."""
 
@@ -159,6 +163,10 @@ def lab():
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
         with lab_server(root) as server, browser() as b:
             yield Lab(server, b)
+    if MEASURED:        # what each explorer measured, for the record (not asserted here)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / "explorer_layout.json").write_text(json.dumps(MEASURED, indent=1))
+        print("\n" + "\n".join(f"{k}: {v}" for k, v in MEASURED.items()))
 
 
 def _explorer(page, i=0):
@@ -217,6 +225,11 @@ def test_controls_and_plot_visible_together(lab, relpath):
     _scroll_to(ex)
     m = ex.evaluate(MEASURE_JS)
     e, v = m["explorer"], m["view"]
+    MEASURED[relpath] = {"explorer_px": round(e["height"]), "visible_px": round(v["height"]),
+                         "title": m["title"]["text"] if m["title"] else None,
+                         "title_overflow_px": m["title"]["overflow"] if m["title"] else None,
+                         "menus": {s["label"]: [round(max((w for _, w in s["options"]), default=0)),
+                                                round(s["room"])] for s in m["menus"]}}
     assert e["top"] >= v["top"] - 1 and e["bottom"] <= v["bottom"] + 1, (
         f"{relpath}: the explorer is {e['height']:.0f} px tall, the notebook shows "
         f"{v['height']:.0f} px (explorer {e['top']:.0f}–{e['bottom']:.0f}, "

@@ -82,7 +82,7 @@ class DecodeStepExplorer(Explorer):
             # a catalog model, or any count typed in the box next to it
             "model": w.Dropdown(options=[*self._menu, OTHER],
                                 value=self._model_for(params_billion), description="model",
-                                style=wide, layout=w.Layout(width="max-content", min_width="26em")),
+                                style=wide, layout=w.Layout(width="max-content", min_width="30em")),
             "params": w.BoundedFloatText(value=params_billion, min=10 ** PARAMS_LOG10_RANGE[0],
                                          max=10 ** PARAMS_LOG10_RANGE[1], step=1,
                                          description="parameters (billions)", style=wide,
