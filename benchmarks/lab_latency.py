@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 #: explorer -> (the call, which slider to move: a step of it always changes the figure)
 EXPLORERS = {
-    "decode": ("decode_step_explorer()", 1),        # batch
+    "decode": ("decode_step_explorer()", 0),        # batch (the only slider)
     "roofline": ("roofline_explorer()", 1),         # K
     "moe": ("moe_padding_explorer()", 3),           # skew
     "capacity": ("capacity_planner()", 1),          # batch

@@ -19,7 +19,7 @@ def test_kv_explorer_updates_in_place():
     assert list(box.artists["bars"]) == bars            # same artists, updated
     assert bars[1].get_width() == pytest.approx(st2.t_kv * 1e3)
     assert "kv-read" in box.readout.value or "compute" in box.readout.value
-    assert "does not fit" in box.readout.value          # 70B in BF16 on one H100
+    assert "ic-warning" in box.readout.value and "Does not fit" in box.readout.value  # 70B BF16, 1 H100
 
 
 def test_a_context_beyond_the_model_is_capped_visibly():

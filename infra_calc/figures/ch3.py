@@ -20,6 +20,7 @@ from ..prefill import prefill_step
 from ..step import batch_turning_point
 from ..workload import Workload
 from ._registry import HATCHES, MARKERS, PALETTE, figure
+from .j07 import fmt_sig
 
 __all__ = ["kv_regions_figure", "prefill_figure", "tensor_parallel_figure", "moe_bytes_figure",
            "reality_figure", "kv_explorer_snapshot_figure", "draw_kv_panel", "update_kv_panel",
@@ -254,9 +255,12 @@ def _bar_values_ms(st):
 
 
 def _panel_title(st):
-    fits = "" if st.fits else f" (does not fit: {st.memory_per_card / 1e9:,.0f} GB)"
-    return (f"{st.model.name}, {st.hw.name}: B = {st.batch}, S = {st.context:,} → step "
-            f"{st.t_step * 1e3:.2f} ms, {st.region} bound{fits}")
+    """Two lines (one would run off a 7-inch panel with a long model name): the setting,
+    then the step, its bound and whether it fits; times with 4 significant figures."""
+    fits = ("" if st.fits else
+            f" (does not fit: {fmt_sig(st.memory_per_card / 1e9, 3)} GB per card)")
+    return (f"{st.model.name}, {st.hw.name}: B = {st.batch:,}, S = {st.context:,}\n"
+            f"step {fmt_sig(st.t_step * 1e3)} ms, {st.region} bound{fits}")
 
 
 def draw_kv_panel(ax, st):
@@ -272,9 +276,11 @@ def draw_kv_panel(ax, st):
                            label="read = weights + KV")
     ax.set_xlabel("lower bound (ms)")
     ax.set_xlim(0, max(vals[0] + vals[1], vals[2]) * 1.15)
-    ax.legend(fontsize=8, loc="lower right")
+    # opaque, so that the read line passes behind the legend, not through its text
+    legend = ax.legend(fontsize=8, loc="lower right", frameon=True, framealpha=1,
+                       edgecolor="white")
     title = ax.set_title(_panel_title(st), fontsize=9)
-    return {"bars": bars, "read_line": read_line, "title": title, "ax": ax}
+    return {"bars": bars, "read_line": read_line, "title": title, "ax": ax, "legend": legend}
 
 
 def update_kv_panel(artists, st):
@@ -296,7 +302,7 @@ def kv_explorer_snapshot_figure(settings=None):
     st = model_decode_step(cfg["model"], cfg["hw"], batch=cfg["batch"], context=cfg["context"],
                            bytes_per_param=cfg["bytes_per_param"],
                            kv_bytes_per_element=cfg["kv_bytes_per_element"])
-    fig = Figure(figsize=(7.0, 2.8))
+    fig = Figure(figsize=(7.0, 3.0))
     ax = fig.add_subplot()
     draw_kv_panel(ax, st)
     fig.tight_layout()

@@ -22,7 +22,7 @@ from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["draw_decode_panel", "update_decode_panel", "fixes_figure",
-           "batch_sweep_figure", "capacity_figure", "explorer_snapshot_figure",
+           "batch_sweep_figure", "capacity_figure", "explorer_snapshot_figure", "round_sig",
            "EXPLORER_SETTINGS"]
 
 _BAR_FLOOR_MS = 1e-6   # bars on a log axis start here (far left of any view)
@@ -187,8 +187,20 @@ def fmt_sig(value: float, digits: int = 4) -> str:
     return f"{value:,.{decimals}f}"
 
 
+def round_sig(value: float, digits: int = 3) -> str:
+    """``value`` rounded to ``digits`` significant figures, no trailing zeros, no exponent.
+
+    For an input a reader chose (a parameter count), where ``70`` should read
+    ``70``, not ``70.0``; a computed time uses :func:`sig` (fixed digits).
+
+    >>> round_sig(3.46737), round_sig(70.0), round_sig(405.3), round_sig(1000.0), round_sig(0.5)
+    ('3.47', '70', '405', '1,000', '0.5')
+    """
+    return f"{float(f'{value:.{digits}g}'):,g}"
+
+
 def _panel_text(st):
-    return (f"{st.hw.name}, N = {st.params / 1e9:g} billion, b_W = {st.bytes_per_param:g} byte, "
+    return (f"{st.hw.name}, N = {round_sig(st.params / 1e9)} billion, b_W = {st.bytes_per_param:g} byte, "
             f"B = {st.batch:g}\n{st.bound}-bound, {st.tokens_per_s:,.1f} tokens/s")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import StrMethodFormatter
+from matplotlib.transforms import offset_copy
 
 from .. import source as S
 from ..hardware import resolve_hw
@@ -103,11 +104,67 @@ def update_roofline_axes(art, hw, m, k=S.J13_K, n=S.J13_N, bytes_per_element=S.J
     art["ridge_text"].set_position((ridge * 1.12, FLOPS_RANGE[0] * 2.2))
     art["ridge_text"].set_text(f"I* = {ridge:,.1f}")
     art["ridge_text"].set_visible(True)
-    art["point_text"].set_position((pt.intensity * 1.15, pt.attainable / TERA * 1.25))
     art["point_text"].set_text(f"M = {_fmt_rows(m)}: I = {pt.intensity:,.1f}\n{pt.bound}-bound")
+    place_point_label(art["point_text"], pt, art["roof"])
     # a matrix shape is written without thousands separators: [1 × 4096] @ [4096 × 4096]
     art["title"].set_text(f"{acc.name}: [{_shape_rows(m)} × {k}] @ [{k} × {n}]")
     return pt, m_star
+
+
+def _clear_of(box, ax_box, line_px, pad=1.5) -> bool:
+    """Whether a text box lies inside the axes and off the line (display pixels)."""
+    if box.x0 < ax_box.x0 or box.x1 > ax_box.x1 or box.y0 < ax_box.y0 or box.y1 > ax_box.y1:
+        return False
+    return not np.any((line_px[:, 0] > box.x0 - pad) & (line_px[:, 0] < box.x1 + pad)
+                      & (line_px[:, 1] > box.y0 - pad) & (line_px[:, 1] < box.y1 + pad))
+
+
+def place_point_label(text, pt, line=None, gap_pt=7):
+    """Put the operating point's label where the roofline is not, inside the axes.
+
+    Tried in order, the first that is clear wins: below and to the right on the
+    slope (the line rises to the right, away from the label), above on the roof
+    (nothing lies above it), then above-left, then above-right high enough to
+    clear the rising line.  Offsets are in points, so they hold at any figure
+    size.  Without ``line`` (the roofline artist) or a renderer, the first.
+    """
+    ax = text.axes
+    x, y = pt.intensity, pt.attainable / TERA
+    text.set_position((x, y))
+    lo, hi = (np.log10(v) for v in ax.get_xlim())
+    near_right = (np.log10(x) - lo) / (hi - lo) > 0.7
+    g = gap_pt
+    if pt.bound == "memory":
+        tries = [(g, -g, "left", "top"), (-g, g, "right", "bottom"), (g, None, "left", "bottom")]
+    else:
+        tries = [(-g, g, "right", "bottom") if near_right else (g, g, "left", "bottom"),
+                 (-g, -g, "right", "top"), (g, -g, "left", "top")]
+
+    def put(dx, dy, ha, va):
+        text.set_transform(offset_copy(ax.transData, fig=ax.figure, x=dx, y=dy, units="points"))
+        text.set_horizontalalignment(ha)
+        text.set_verticalalignment(va)
+
+    renderer = getattr(ax.figure.canvas, "get_renderer", lambda: None)()
+    if line is None or renderer is None or not text.get_text():
+        put(*[t if t is not None else g for t in tries[0]])
+        return
+    xs, ys = line.get_data()
+    px = ax.transData.transform(np.column_stack([xs, ys]))
+    dense = np.concatenate([np.linspace(a, b, 8, endpoint=False) for a, b in zip(px[:-1], px[1:])])
+    ax_box = ax.get_window_extent(renderer)
+    to_pt = 72 / ax.figure.dpi
+    for dx, dy, ha, va in tries:
+        if dy is None:      # high enough that the line, rising across the label, stays below
+            put(dx, g, ha, va)
+            width = text.get_window_extent(renderer).width
+            x0, y0 = ax.transData.transform((x, y))
+            rise = np.interp(x0 + dx / to_pt + width, dense[:, 0], dense[:, 1]) - y0
+            dy = g + max(rise, 0) * to_pt
+        put(dx, dy, ha, va)
+        if _clear_of(text.get_window_extent(renderer), ax_box, dense):
+            return
+    put(*[t if t is not None else g for t in tries[0]])
 
 
 # --------------------------------------------------------------------------

@@ -13,6 +13,9 @@ the existing artists (:meth:`Explorer._update`) and re-renders the image:
   (axes, ticks, labels, legend) is drawn once and cached; an update restores it
   and draws only the artists that moved (``_animated``), then encodes a PNG with
   light compression.  When a subclass does change a limit, the cache is rebuilt.
+* **Nothing cut.** The title is an HTML line above the figure (``.ic-title``),
+  which wraps in a narrow column instead of running off the image; a warning
+  (:func:`warning_html`, ``.ic-warning``) stands out from the readout.
 * **Honest before it runs.** ``repr()`` (the cell's stored ``text/plain``) says
   what running the cell will show instead of printing the widget tree.
 """
@@ -29,8 +32,10 @@ from matplotlib.figure import Figure
 
 from ..figures._registry import style
 from ..figures.j07 import fmt_sig as sig
+from ..figures.j07 import round_sig
 
-__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "table_html", "sig", "object_options"]
+__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "table_html", "sig", "object_options",
+           "warning_html", "round_sig"]
 
 #: rendering scale over CSS pixels (2 = sharp on a HiDPI / Retina screen)
 PIXEL_RATIO = 2
@@ -50,11 +55,32 @@ def object_options(given, catalog) -> list:
     return opts
 
 
-def table_html(rows) -> str:
-    """A two-column readout table from ``(label, value)`` pairs."""
-    return "<table>" + "".join(
-        f"<tr><td>{html.escape(a)}</td><td><b>{html.escape(b)}</b></td></tr>" for a, b in rows
-    ) + "</table>"
+def table_html(rows, columns: int = 1) -> str:
+    """A readout table from ``(label, value)`` pairs, ``columns`` pairs side by side.
+
+    Two columns halve the table's height (the roofline explorer's seven rows
+    would otherwise push its figure off a laptop's screen).
+    """
+    rows = list(rows)
+    per = -(-len(rows) // columns)
+    cols = [rows[i * per:(i + 1) * per] for i in range(columns)]
+    cell = "<td style='padding-right:0.6em'>{}</td><td style='padding-right:2em'><b>{}</b></td>"
+    lines = []
+    for r in range(per):
+        lines.append("<tr>" + "".join(cell.format(html.escape(c[r][0]), html.escape(c[r][1]))
+                                      if r < len(c) else "<td></td><td></td>"
+                                      for c in cols) + "</tr>")
+    return "<table>" + "".join(lines) + "</table>"
+
+
+#: how a warning looks: a tinted box with a bar on its left, above the readout's lines
+WARNING_STYLE = ("background:#fdf0e6;border-left:4px solid #D55E00;color:#8a3200;"
+                 "padding:2px 8px;margin:2px 0;display:block")
+
+
+def warning_html(text: str) -> str:
+    """A warning line for a readout (``.ic-warning``): ``text`` is HTML, already escaped."""
+    return f"<div class='ic-warning' style='{WARNING_STYLE}'>⚠ {text}</div>"
 
 
 def _png_rgb(rgba) -> bytes:
@@ -103,15 +129,31 @@ class Explorer(w.VBox):
         self._bg = None
         self._bg_key = None
         self.renders = 0          # full redraws of the static part (for tests)
+        self.title_artist = None  # see _use_heading
+
+    def _use_heading(self, title):
+        """Show the figure's ``title`` artist as the HTML line ``self.heading`` instead.
+
+        The artist is not drawn in the image; :meth:`refresh` copies its text
+        (set it as usual) above the image, where it wraps instead of being cut.
+        Call before the figure's layout is fixed (``tight_layout``), so that the
+        plot takes the title's room.
+        """
+        self.title_artist = title
+        title.set_visible(False)
 
     def _finish(self, rows):
-        """Lay out ``rows`` (lists of controls), the readout and the image; first render."""
+        """Lay out ``rows`` (lists of controls), the readout, the title and the image;
+        first render."""
+        self.heading = w.HTML(layout=w.Layout(width=f"{self.width_px}px", max_width="100%"))
         for c in self.controls.values():
             c.observe(self.refresh, names="value")
-        super().__init__([w.HBox(list(r)) for r in rows] + [self.readout, self.image])
-        # stable hooks for the browser tests (tests/test_lab_e2e.py)
+        super().__init__([w.HBox(list(r), layout=w.Layout(flex_flow="row wrap")) for r in rows]
+                         + [self.readout, self.heading, self.image])
+        # stable hooks for the browser tests (tests/test_lab_e2e.py, tests/test_lab_explorers.py)
         self.add_class("ic-explorer")
         self.readout.add_class("ic-readout")
+        self.heading.add_class("ic-title")
         self.image.add_class("ic-figure")
         self.refresh()
 
@@ -124,6 +166,11 @@ class Explorer(w.VBox):
         result = self._update()
         if result is False:   # the subclass changed a control; its own refresh has run
             return None
+        if self.title_artist is not None:
+            lines = self.title_artist.get_text().split("\n")
+            self.heading.value = ("<div style='text-align:center;font-size:14px;line-height:1.35;"
+                                  "white-space:normal;overflow-wrap:anywhere'>"
+                                  + "<br>".join(html.escape(x) for x in lines) + "</div>")
         self.image.value = self.png()
         return result
 

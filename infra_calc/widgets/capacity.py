@@ -26,7 +26,7 @@ from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handle
 from ..hardware import accelerator_names
 from ..models import model_names
 from ..units import GB, GiB
-from ._base import Explorer
+from ._base import Explorer, warning_html
 from .moe import nice_ceiling
 
 __all__ = ["CapacityPlanner", "capacity_planner", "BYTES_PER_PARAM_OPTIONS"]
@@ -70,7 +70,8 @@ class CapacityPlanner(Explorer):
                                            description="workspace (GiB)", continuous_update=False,
                                            style=wide),
             "accelerator": w.Dropdown(options=accelerator_names(), value=accelerator,
-                                      description="accelerator", style=wide),
+                                      description="accelerator", style=wide,
+                                      layout=w.Layout(width="17em")),
             # wide enough for "DeepSeek-R1-Distill-Llama-70B"
             "model": w.Dropdown(options=model_names(), value=model, description="model",
                                 style=wide, layout=w.Layout(width="max-content", min_width="22em")),
@@ -95,7 +96,8 @@ class CapacityPlanner(Explorer):
         ax.legend(handles=legend_handles(per_request=False), loc="upper center",
                   bbox_to_anchor=(0.5, -0.35), ncol=3, fontsize=8.5)
         self.title = ax.set_title("", fontsize=10)
-        self.fig.subplots_adjust(bottom=0.42, left=0.03, right=0.97, top=0.88)
+        self._use_heading(self.title)
+        self.fig.subplots_adjust(bottom=0.42, left=0.03, right=0.97, top=0.95)
         self._animated = [*self.bars.values(), self.cap_line, self.cap_text, self.title]
         c = self.controls
         self._finish([(c["accelerator"], c["model"], c["bytes_per_param"]),
@@ -131,7 +133,10 @@ class CapacityPlanner(Explorer):
                             f"{_fmt_ctx(st.context)} tokens")
         verdict = ("<b style='color:#009E73'>fits</b>" if st.fits
                    else "<b style='color:#D55E00'>does not fit</b>")
-        self.readout.value = (
+        warn = "" if st.fits else warning_html(
+            f"<b>Does not fit</b>: {_gb(st.total)} GB needed, {_gb(st.capacity)} GB on the card; "
+            f"at most {st.max_batch} requests of {_fmt_ctx(st.context)} tokens fit.")
+        self.readout.value = warn + (
             f"total {_gb(st.total)} GB = weights {_gb(st.weights)} + workspace "
             f"{_gb(st.workspace)} ({st.workspace / GiB:g} GiB) + KV {_gb(st.kv)} GB "
             f"({st.batch} × {_gb(st.kv_per_request, 3)} GB)<br>"

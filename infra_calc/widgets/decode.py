@@ -1,8 +1,8 @@
 """Decode-step explorer (J07): read, compute and step time of one decode step.
 
-Pick an accelerator, the parameter count, the bytes stored per parameter and
-the batch size; the explorer shows the two lower bounds, the step time (their
-maximum), tokens per second and which bound decides.  All numbers come from
+Pick an accelerator, a model from the catalog (or type any parameter count),
+the bytes stored per parameter and the batch size; the explorer shows the two
+lower bounds, the step time (their maximum), tokens per second and which bound decides.  All numbers come from
 :func:`infra_calc.step.decode_step`; the plot is drawn once and its artists
 are updated in place (:class:`~infra_calc.widgets._base.Explorer`).
 """
@@ -16,17 +16,33 @@ import ipywidgets as w
 from .. import source as S
 from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..hardware import accelerator, accelerator_names
+from ..models import MODELS
 from ..step import batch_turning_point, decode_step
-from ._base import Explorer, sig
+from ._base import Explorer, round_sig, sig
 
-__all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "BYTES_OPTIONS"]
+__all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "BYTES_OPTIONS",
+           "model_options", "OTHER"]
 
 #: batch sizes offered by the slider: roughly even steps on a log scale, 1 … 512
 BATCH_OPTIONS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 148, 192, 256, 384, 512)
 #: bytes per parameter: 16-bit, 8-bit, 4-bit weights
 BYTES_OPTIONS = (("2 (16-bit)", 2.0), ("1 (8-bit)", 1.0), ("0.5 (4-bit)", 0.5))
-#: parameter slider range, in billions (10**0 … 10**3)
+#: range of the parameter count, in billions (10**0 … 10**3)
 PARAMS_LOG10_RANGE = (0, 3)
+#: the menu's entry for a typed parameter count that is no catalog model's
+OTHER = "other (type the count)"
+
+
+def model_options() -> list[tuple[str, float]]:
+    """The model menu: ``(label, parameters in billions)``, the chapter's 70B first.
+
+    Dense catalog models only: the explorer reads every weight each step, which
+    for a mixture-of-experts model holds only when the batch reaches every expert.
+    """
+    opts = [(f"the chapter's model ({round_sig(S.J07_PARAMS / 1e9)} billion)", S.J07_PARAMS / 1e9)]
+    opts += [(f"{m.name} ({round_sig(m.params / 1e9)} billion)", m.params / 1e9)
+             for m in MODELS.values() if not m.num_experts]
+    return opts
 
 
 def _fixed_xlim(names) -> tuple[float, float]:
@@ -45,8 +61,9 @@ def _fixed_xlim(names) -> tuple[float, float]:
 class DecodeStepExplorer(Explorer):
     """The decode-step explorer; ``controls``, ``readout``, ``fig``, ``artists`` stay the same."""
 
-    summary = ("Decode-step explorer: sliders for the accelerator, parameters (billions), "
-               "bytes per parameter and batch (requests); shows the read, compute and step "
+    summary = ("Decode-step explorer: menus for the accelerator, the bytes per parameter and "
+               "the model (or a typed parameter count, in billions), a slider for the batch "
+               "(requests); shows the read, compute and step "
                "time of one decode step as bars against the 10 ms target, tokens/s and which "
                "bound decides.")
     width_px, height_px = 720, 320
@@ -56,28 +73,58 @@ class DecodeStepExplorer(Explorer):
         self._start()
         names = accelerator_names()
         wide = {"description_width": "initial"}
+        self._menu = dict(model_options())
+        self._syncing = False
         self.controls = {
             "hw": w.Dropdown(options=names, value=hw, description="accelerator", style=wide),
-            "params": w.FloatLogSlider(value=params_billion, base=10, min=PARAMS_LOG10_RANGE[0],
-                                       max=PARAMS_LOG10_RANGE[1], step=0.01,
-                                       description="parameters (billions)", readout_format=".3g",
-                                       continuous_update=False, style=wide),
             "bytes_per_param": w.Dropdown(options=list(BYTES_OPTIONS), value=float(bytes_per_param),
                                           description="bytes per parameter", style=wide),
+            # a catalog model, or any count typed in the box next to it
+            "model": w.Dropdown(options=[*self._menu, OTHER],
+                                value=self._model_for(params_billion), description="model",
+                                style=wide, layout=w.Layout(width="max-content", min_width="30em")),
+            "params": w.BoundedFloatText(value=params_billion, min=10 ** PARAMS_LOG10_RANGE[0],
+                                         max=10 ** PARAMS_LOG10_RANGE[1], step=1,
+                                         description="parameters (billions)", style=wide,
+                                         layout=w.Layout(width="16em")),
             "batch": w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch),
                                        description="batch (requests)", continuous_update=False,
-                                       style=wide),
+                                       style=wide, layout=w.Layout(width="36em")),
         }
         ax = self.fig.add_subplot()
         self.ax = ax
         self.artists = draw_decode_panel(ax, self.state())
         self.artists["xlim"] = _fixed_xlim(names)
         ax.set_xlim(*self.artists["xlim"])
+        self._use_heading(self.artists["title"])
         self.fig.tight_layout()
         a = self.artists
         self._animated = [*a["bars"], *a["labels"], a["title"]]
         c = self.controls
-        self._finish([(c["hw"], c["bytes_per_param"]), (c["params"], c["batch"])])
+        self._finish([(c["hw"], c["bytes_per_param"]), (c["model"], c["params"]), (c["batch"],)])
+
+    def _model_for(self, params_billion) -> str:
+        """The menu entry whose parameter count is ``params_billion``, else :data:`OTHER`."""
+        return next((k for k, v in self._menu.items() if math.isclose(v, params_billion,
+                                                                       rel_tol=1e-9)), OTHER)
+
+    def refresh(self, change=None):
+        """Keep the menu and the typed count in step, then recompute (once per change)."""
+        if self._syncing:
+            return None
+        c = self.controls
+        owner = change["owner"] if change else None
+        if owner is c["model"] and change["new"] in self._menu:
+            if not math.isclose(c["params"].value, self._menu[change["new"]], rel_tol=1e-9):
+                c["params"].value = self._menu[change["new"]]   # its own refresh follows
+                return None
+        elif owner is c["params"]:
+            self._syncing = True
+            try:
+                c["model"].value = self._model_for(change["new"])
+            finally:
+                self._syncing = False
+        return super().refresh(change)
 
     def state(self):
         """The current :class:`~infra_calc.step.DecodeStep`."""

@@ -17,7 +17,7 @@ from ..figures.ch3 import KV_EXPLORER_SETTINGS, draw_kv_panel, update_kv_panel
 from ..hardware import CATALOG, resolve_hw
 from ..kv import critical_context, turning_batch
 from ..models import MODELS, resolve_model
-from ._base import Explorer, object_options
+from ._base import Explorer, object_options, sig, warning_html
 from .moe import nice_ceiling
 
 __all__ = ["KvExplorer", "kv_explorer", "BATCH_OPTIONS", "CONTEXT_OPTIONS", "KV_BYTES_OPTIONS"]
@@ -28,21 +28,23 @@ KV_BYTES_OPTIONS = (("2 (BF16)", 2.0), ("1 (FP8)", 1.0), ("0.5 (4-bit)", 0.5))
 
 
 def _readout(st, bytes_per_param, kv_bytes, capped=None) -> str:
+    """The readout's lines; every computed value with 4 significant figures (:func:`sig`)."""
     kw = dict(bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes)
     s_max = critical_context(st.model, st.hw, **kw)
     b_star = turning_batch(st.model, st.hw, st.context, **kw)
-    b_text = "none (S ≥ S_max)" if b_star == float("inf") else f"{b_star:,.1f}"
-    s_text = "∞" if s_max == float("inf") else f"{s_max:,.0f}"
-    fits = ("" if st.fits else
-            f"<br><b>does not fit</b>: {st.memory_per_card / 1e9:,.1f} GB needed, "
-            f"{st.hw.mem_capacity / 1e9:,.1f} GB on the card (the bounds as if it did)")
+    b_text = "none (S ≥ S_max)" if b_star == float("inf") else f"{sig(b_star)} requests"
+    s_text = "∞" if s_max == float("inf") else f"{sig(s_max)} tokens"
+    ms = lambda t: f"{sig(t * 1e3)} ms"  # noqa: E731
+    warn = ("" if st.fits else warning_html(
+        f"<b>Does not fit</b>: this setting needs {sig(st.memory_per_card / 1e9)} GB per card; "
+        f"the {html.escape(st.hw.name)} has {sig(st.hw.mem_capacity / 1e9)} GB. The bars are "
+        f"the bounds as if it fitted."))
     cap = ("" if capped is None else
            f"<br>context capped at {capped:,} tokens, the model's max_position_embeddings")
-    return (f"<b>{html.escape(st.model.name)}</b> on <b>{html.escape(st.hw.name)}</b>: weights "
-            f"{st.t_weights * 1e3:.2f} ms + KV {st.t_kv * 1e3:.2f} ms = read "
-            f"{st.t_read * 1e3:.2f} ms; compute {st.t_compute * 1e3:.3f} ms "
-            f"(<b>{st.region} bound</b>)<br>{st.tokens_per_s:,.0f} tokens/s; "
-            f"B*(S) = {b_text}; S_max = {s_text} tokens{fits}{cap}")
+    return (f"{warn}<b>{html.escape(st.model.name)}</b> on <b>{html.escape(st.hw.name)}</b>: "
+            f"weights {ms(st.t_weights)} + KV {ms(st.t_kv)} = read {ms(st.t_read)}; compute "
+            f"{ms(st.t_compute)} (<b>{st.region} bound</b>)<br>{sig(st.tokens_per_s)} tokens/s; "
+            f"B*(S) = {b_text}; S_max = {s_text}{cap}")
 
 
 class KvExplorer(Explorer):
@@ -62,14 +64,17 @@ class KvExplorer(Explorer):
         spec, acc = resolve_model(model_name), resolve_hw(hw)
         # the menus hold the objects themselves (a changed model or card keeps its figures)
         self.controls = {
+            # wide enough for "DeepSeek-R1-Distill-Llama-70B" (tests/test_lab_explorers.py)
             "model": w.Dropdown(options=object_options(spec, MODELS.values()), value=spec,
-                                description="model",
-                                layout=w.Layout(width="max-content", min_width="22em")),
+                                description="model", style={"description_width": "initial"},
+                                layout=w.Layout(width="max-content", min_width="25em")),
             "hw": w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
-                             description="accelerator"),
+                             description="accelerator", style={"description_width": "initial"},
+                             layout=w.Layout(width="17em")),
             "kv_bytes": w.Dropdown(options=list(KV_BYTES_OPTIONS), value=float(kv_bytes_per_element),
                                    description="KV bytes per element",
-                                   style={"description_width": "initial"}),
+                                   style={"description_width": "initial"},
+                                   layout=w.Layout(width="22em")),
             "batch": w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch),
                                        description="batch (requests)", continuous_update=False,
                                        style={"description_width": "initial"}),
@@ -79,9 +84,13 @@ class KvExplorer(Explorer):
         }
         self.ax = self.fig.add_subplot()
         self.artists = draw_kv_panel(self.ax, self.state())
+        self._use_heading(self.artists["title"])
         self.fig.tight_layout()
+        # room on the right for the last x tick's label, whatever the axis end becomes
+        self.fig.subplots_adjust(right=min(self.fig.subplotpars.right, 1 - 30 / self.width_px))
         a = self.artists
-        self._animated = [*a["bars"], a["read_line"], a["title"]]
+        # the legend after the read line: drawn over it, as in the static figure
+        self._animated = [*a["bars"], a["read_line"], a["legend"], a["title"]]
         c = self.controls
         self._finish([(c["model"], c["hw"], c["kv_bytes"]), (c["batch"], c["context"])])
 

@@ -40,7 +40,7 @@ class MoePaddingExplorer(Explorer):
     summary = ("MoE padding explorer: sliders for tokens, experts, top-k, routing skew and the "
                "tile rows; shows useful against executed (padded) rows as two bars, with the "
                "efficiency and the waste ratio.")
-    width_px, height_px = 640, 400
+    width_px, height_px = 640, 340   # with the controls and the readout: fits 680 px
 
     def __init__(self, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K, skew=0.0,
                  tile_rows=S.MOE_TILE_ROWS):
@@ -63,7 +63,8 @@ class MoePaddingExplorer(Explorer):
         self._animated = [*a["bars"], *a["labels"], a["title"]]
         self.result = None
         self._update()
-        self.fig.tight_layout()  # once, now that the titles have their text
+        self._use_heading(a["title"])
+        self.fig.tight_layout()  # once, now that the labels have their text
         c = self.controls
         self._finish([(c["tokens"], c["experts"], c["top_k"]), (c["skew"], c["tile_rows"])])
 

@@ -38,7 +38,9 @@ class RooflineExplorer(Explorer):
                "matrix multiply and an accelerator menu; shows the operating point moving along "
                "the roofline, its intensity I, the ridge point I*, the attainable TFLOP/s, which "
                "resource bounds it, and M*.")
-    width_px, height_px = 720, 450
+    #: 380 px tall: with the controls, the title and the two-column readout, the whole
+    #: explorer fits the ~680 px JupyterLab shows of a notebook in a 1280 × 800 window
+    width_px, height_px = 720, 380
 
     def __init__(self, m=1, k=S.J13_K, n=S.J13_N, hw="H100 SXM",
                  bytes_per_element=S.J13_BYTES_PER_ELEMENT):
@@ -67,7 +69,8 @@ class RooflineExplorer(Explorer):
         self._animated = [a[key] for key in ("roof", "ridge_line", "limit_line", "ridge", "point",
                                              "ridge_text", "point_text", "title")]
         self._update()
-        self.fig.tight_layout()  # once, now that the titles have their text
+        self._use_heading(a["title"])
+        self.fig.tight_layout()  # once, now that the labels have their text
         c = self.controls
         self._finish([(c["m"], c["hw"]), (c["k"], c["n"])])
 
@@ -94,7 +97,7 @@ class RooflineExplorer(Explorer):
             ("attainable", f"{pt.attainable / TERA:,.1f} TFLOP/s ({pt.fraction_of_peak:.1%} of peak)"),
             ("bound", f"{pt.bound}"),
             ("M* (I reaches I*)", m_star),
-        ])
+        ], columns=2)
         return pt
 
 

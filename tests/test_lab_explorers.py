@@ -1,0 +1,281 @@
+"""The explorers in a real JupyterLab at a 1280 × 800 window (issue 18 §5).
+
+A JupyterLab server (``tests/lab_server.py``) serves a temporary copy of ``book/``;
+Playwright drives the system Chromium.  Each page with an explorer is opened
+once, and only its explorer cells are run (the rest of the page is the business
+of ``tests/test_lab_e2e.py``).  For every explorer, what a reader at 1280 px sees:
+
+* **title not clipped**: the explorer's title (an HTML line above the figure,
+  ``.ic-title``) shows all its text (``scrollWidth <= clientWidth`` for it and
+  every element in it), and the
+  figure image is drawn at its own size, inside the output area (so nothing
+  drawn in it, title or tick, is cut or shrunk);
+* **menus and labels not truncated**: every menu's longest option fits the menu
+  (its text width, measured with the menu's own font, against the menu's
+  content box), and every control's label shows all its text;
+* **controls and plot on screen together**: scrolled to its top, the whole
+  explorer (controls, readout, figure) fits in the notebook's visible area;
+* **a setting that does not fit warns**: where the explorer knows about memory
+  (KV explorer, capacity planner), a setting that fits shows no ``.ic-warning``
+  and one that does not fit shows it.
+
+Screenshots of each explorer (the window, scrolled to it) go to
+``artifacts/lab-e2e/explorer-<page>.png`` (``E2E_EXPLORER_SHOTS=folder`` puts them
+elsewhere).  Every wait is on a condition with a generous limit (a loaded 2-core
+machine), never a sleep; a click or key press is made once, never retried;
+nothing asserts a duration.  Skipped only when Chromium is absent.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import tempfile
+
+import pytest
+from lab_server import CHROMIUM, ROOT, browser, lab_server, open_notebook
+
+pytestmark = [
+    pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(),
+                       reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium, or set "
+                              "CHROMIUM=/path/to/chromium)"),
+]
+
+BOOK = ROOT / "book"
+#: the window of the issue: 1280 wide, a laptop's 800 high
+VIEWPORT = {"width": 1280, "height": 800}
+WAIT_MS = 240_000
+SHOTS = pathlib.Path(os.environ.get("E2E_EXPLORER_SHOTS") or ROOT / "artifacts" / "lab-e2e")
+CALLS = ("decode_step_explorer(", "roofline_explorer(", "moe_padding_explorer(",
+         "capacity_planner(", "kv_explorer(")
+
+
+def _explorer_cells(path: pathlib.Path) -> list[int]:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [i for i, c in enumerate(cells) if c["cell_type"] == "code"
+            and any(call in "".join(c["source"]) for call in CALLS)
+            and "import" in "".join(c["source"])]
+
+
+PAGES = sorted("book/" + p.relative_to(BOOK).as_posix() for p in BOOK.rglob("*.ipynb")
+               if ".ipynb_checkpoints" not in p.parts and _explorer_cells(p))
+#: explorers whose settings can exceed a card's memory: (page part, how to reach a
+#: setting that fits, how to reach one that does not), each a list of actions
+MEMORY = {
+    "01_kv_cache": {"fits": [("select", "model", "Llama-3.1-8B"), ("key", 0, "Home")],
+                    "does not fit": [("key", 0, "End")]},
+    "05_memory_capacity": {"fits": [("key", 1, "Home")],
+                           "does not fit": [("key", 1, "End")]},
+}
+
+RUN_CELLS_JS = """async (cells) => {
+  const app = window.jupyterapp;
+  const nb = app.shell.currentWidget.content;
+  for (const i of cells) {
+    nb.activeCellIndex = i;
+    await app.commands.execute('notebook:run-cell');
+  }
+}"""
+
+READY_JS = """(n) => {
+  const e = document.querySelectorAll('.jp-Notebook .ic-explorer');
+  return e.length === n && Array.from(e).every(x => {
+    const img = x.querySelector('img.ic-figure, .ic-figure img');
+    return img && img.src && img.complete && img.naturalWidth > 0; });
+}"""
+
+# the scrolling box of the notebook: the first ancestor that scrolls
+SCROLLER_JS = """(el) => { let p = el.parentElement;
+  while (p) { const s = getComputedStyle(p);
+    if (/(auto|scroll)/.test(s.overflowY) && p.scrollHeight > p.clientHeight) return p;
+    p = p.parentElement; }
+  return document.scrollingElement; }"""
+
+MEASURE_JS = """(el) => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width,
+            height: r.height}; };
+  const scroller = (""" + SCROLLER_JS + """)(el);
+  const out = {explorer: box(el), view: box(scroller),
+               area: box(el.closest('.jp-OutputArea-output') || el)};
+  const title = el.querySelector('.ic-title');
+  // the element and everything in it: any box whose content is wider than the box is cut
+  const overflow = (e) => Math.max(...[e, ...e.querySelectorAll('*')].map(
+      x => x.clientWidth > 0 ? x.scrollWidth - x.clientWidth : 0));
+  out.title = title ? {text: title.textContent, overflow: overflow(title),
+                       box: box(title)} : null;
+  const img = el.querySelector('img.ic-figure, .ic-figure img');
+  out.image = {box: box(img), natural_width: img.naturalWidth, natural_height: img.naturalHeight};
+  const ctx = document.createElement('canvas').getContext('2d');
+  out.menus = Array.from(el.querySelectorAll('select')).map(s => {
+    const cs = getComputedStyle(s);
+    ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    const opts = Array.from(s.options).map(o => [o.text, ctx.measureText(o.text).width]);
+    const label = s.closest('.widget-dropdown').querySelector('.widget-label');
+    return {label: label ? label.textContent : '', room, options: opts};
+  });
+  out.labels = Array.from(el.querySelectorAll('.widget-label, .widget-readout'))
+    .filter(l => l.getBoundingClientRect().width > 0)
+    .map(l => ({text: l.textContent, overflow: overflow(l)}));
+  out.warnings = Array.from(el.querySelectorAll('.ic-warning'))
+    .filter(w => w.getBoundingClientRect().height > 0).map(w => w.textContent);
+  out.readout = (el.querySelector('.ic-readout') || {}).textContent || '';
+  return out;
+}"""
+
+
+#: per page: the explorer's height, the notebook's visible height, the title's width
+MEASURED: dict[str, dict] = {}
+
+
+class Lab:
+    """One JupyterLab on a copy of the book, one browser; each page opened once."""
+
+    def __init__(self, server, b):
+        self.base, self.token = server
+        self.browser = b
+        self.pages: dict[str, object] = {}
+
+    def page(self, relpath):
+        if relpath not in self.pages:
+            try:
+                ctx = self.browser.new_context(viewport=VIEWPORT)
+                page = open_notebook(ctx, self.base, self.token, relpath)
+                cells = _explorer_cells(ROOT / relpath)
+                page.evaluate(RUN_CELLS_JS, cells)
+                page.wait_for_function(READY_JS, arg=len(cells), timeout=WAIT_MS, polling=250)
+                self.pages[relpath] = page
+            except Exception as exc:    # every test of the page fails with this error
+                self.pages[relpath] = exc
+        page = self.pages[relpath]
+        if isinstance(page, Exception):
+            raise AssertionError(f"{relpath}: the explorer did not run: {page}") from page
+        return page
+
+
+@pytest.fixture(scope="module")
+def lab():
+    with tempfile.TemporaryDirectory(prefix="lab-explorers-") as tmp:
+        root = pathlib.Path(tmp)
+        shutil.copytree(BOOK, root / "book",
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
+        with lab_server(root) as server, browser() as b:
+            yield Lab(server, b)
+    if MEASURED:        # what each explorer measured, for the record (not asserted here)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / "explorer_layout.json").write_text(json.dumps(MEASURED, indent=1))
+        print("\n" + "\n".join(f"{k}: {v}" for k, v in MEASURED.items()))
+
+
+def _explorer(page, i=0):
+    return page.locator(".jp-Notebook .ic-explorer").nth(i)
+
+
+def _scroll_to(explorer) -> None:
+    """Bring the explorer's top to the top of the notebook's visible area."""
+    explorer.evaluate("(el) => el.scrollIntoView({block: 'start'})")
+    explorer.page.wait_for_function(
+        "(el) => { const s = (" + SCROLLER_JS + ")(el);"
+        " return Math.abs(el.getBoundingClientRect().top - s.getBoundingClientRect().top) < 2"
+        " || s.scrollTop + s.clientHeight >= s.scrollHeight - 1; }",
+        arg=explorer.element_handle(), timeout=WAIT_MS, polling=100)
+
+
+def _shot(page, relpath, suffix="") -> pathlib.Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"explorer-{pathlib.Path(relpath).stem}{suffix}.png"
+    page.screenshot(path=str(path))
+    return path
+
+
+@pytest.mark.parametrize("relpath", PAGES)
+def test_title_and_figure_not_clipped(lab, relpath):
+    page = lab.page(relpath)
+    ex = _explorer(page)
+    _scroll_to(ex)
+    _shot(page, relpath)
+    m = ex.evaluate(MEASURE_JS)
+    assert m["title"] is not None, f"{relpath}: the explorer has no .ic-title line"
+    t = m["title"]
+    assert t["text"].strip() and t["overflow"] <= 0, \
+        f"{relpath}: title clipped ({t['overflow']} px of text cut off): {t['text']!r}"
+    assert t["box"]["right"] <= m["area"]["right"] + 0.5, (relpath, t, m["area"])
+    img = m["image"]
+    # drawn at its own CSS size (the PNG is PIXEL_RATIO = 2 times that): not shrunk, not cut
+    assert abs(img["box"]["width"] - img["natural_width"] / 2) <= 1, (relpath, img)
+    assert img["box"]["right"] <= m["area"]["right"] + 0.5, (relpath, img, m["area"])
+
+
+@pytest.mark.parametrize("relpath", PAGES)
+def test_menus_and_labels_not_truncated(lab, relpath):
+    m = _explorer(lab.page(relpath)).evaluate(MEASURE_JS)
+    cut = [f"menu {s['label']!r}: {text!r} is {w:.0f} px in {s['room']:.0f} px"
+           for s in m["menus"] for text, w in s["options"] if w > s["room"]]
+    cut += [f"label {lab_['text']!r}: {lab_['overflow']} px of text cut off"
+            for lab_ in m["labels"] if lab_["overflow"] > 0]
+    assert not cut, f"{relpath}:\n  " + "\n  ".join(cut)
+
+
+@pytest.mark.parametrize("relpath", PAGES)
+def test_controls_and_plot_visible_together(lab, relpath):
+    page = lab.page(relpath)
+    ex = _explorer(page)
+    _scroll_to(ex)
+    m = ex.evaluate(MEASURE_JS)
+    e, v = m["explorer"], m["view"]
+    MEASURED[relpath] = {"explorer_px": round(e["height"]), "visible_px": round(v["height"]),
+                         "title": m["title"]["text"] if m["title"] else None,
+                         "title_overflow_px": m["title"]["overflow"] if m["title"] else None,
+                         "menus": {s["label"]: [round(max((w for _, w in s["options"]), default=0)),
+                                                round(s["room"])] for s in m["menus"]}}
+    assert e["top"] >= v["top"] - 1 and e["bottom"] <= v["bottom"] + 1, (
+        f"{relpath}: the explorer is {e['height']:.0f} px tall, the notebook shows "
+        f"{v['height']:.0f} px (explorer {e['top']:.0f}–{e['bottom']:.0f}, "
+        f"view {v['top']:.0f}–{v['bottom']:.0f})")
+
+
+def _act(page, ex, action) -> None:
+    kind, which, value = action
+    if kind == "select":
+        menu = ex.locator(".widget-dropdown", has_text=which).locator("select")
+        menu.select_option(label=value)
+    else:
+        handle = ex.locator(".noUi-handle").nth(which)
+        handle.focus()
+        handle.press(value)
+
+
+IMAGE_SRC_JS = "(el) => el.querySelector('img.ic-figure, .ic-figure img').src"
+
+
+def _settle(page, ex, before: str, src: str) -> dict:
+    """Wait until the readout differs from ``before`` and the image from ``src`` (the
+    kernel has answered with both: they travel as separate messages)."""
+    page.wait_for_function(
+        "([el, r, s]) => el.querySelector('.ic-readout').textContent !== r && "
+        "el.querySelector('img.ic-figure, .ic-figure img').src !== s",
+        arg=[ex.element_handle(), before, src], timeout=WAIT_MS, polling=100)
+    return ex.evaluate(MEASURE_JS)
+
+
+@pytest.mark.parametrize("relpath", [p for p in PAGES if pathlib.Path(p).stem in MEMORY])
+def test_a_setting_that_does_not_fit_warns(lab, relpath):
+    page = lab.page(relpath)
+    ex = _explorer(page)
+    _scroll_to(ex)
+    plan = MEMORY[pathlib.Path(relpath).stem]
+    seen = {}
+    for verdict in ("fits", "does not fit"):
+        for action in plan[verdict]:
+            before = ex.evaluate(MEASURE_JS)["readout"]
+            src = ex.evaluate(IMAGE_SRC_JS)
+            _act(page, ex, action)
+            m = _settle(page, ex, before, src)
+        seen[verdict] = m
+        _shot(page, relpath, "-fits" if verdict == "fits" else "-does-not-fit")
+    assert not seen["fits"]["warnings"], (relpath, seen["fits"]["warnings"])
+    assert seen["does not fit"]["warnings"], \
+        f"{relpath}: no .ic-warning for a setting that does not fit: {seen['does not fit']['readout']!r}"
+    assert "not fit" in seen["does not fit"]["warnings"][0], seen["does not fit"]["warnings"]

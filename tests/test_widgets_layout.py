@@ -1,0 +1,183 @@
+"""The explorers' layout without a browser (issue 18 §5): nothing drawn outside the
+image, titles as HTML lines, one number format, a warning when a setting does not
+fit, a model menu for the decode explorer, the roofline's label clear of the line.
+
+What a reader sees at 1280 px in JupyterLab is tests/test_lab_explorers.py.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+import infra_calc as ic  # noqa: E402
+from infra_calc.figures import ch3, j07, j13  # noqa: E402
+from infra_calc.widgets import (  # noqa: E402
+    capacity_planner,
+    decode_step_explorer,
+    kv_explorer,
+    moe_padding_explorer,
+    roofline_explorer,
+)
+from infra_calc.widgets.decode import OTHER  # noqa: E402
+
+EXPLORERS = [decode_step_explorer, roofline_explorer, moe_padding_explorer, capacity_planner,
+             kv_explorer]
+
+
+def outside(fig) -> list[str]:
+    """What the figure draws beyond its own edges (a cut title or tick label)."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    w, h = fig.bbox.width, fig.bbox.height
+    bad = []
+    for ax in fig.axes:
+        for art in [*ax.texts, ax.title, *ax.get_xticklabels(), *ax.get_yticklabels(),
+                    ax.xaxis.label, ax.yaxis.label]:
+            if not art.get_visible() or not art.get_text():
+                continue
+            if art in ax.get_xticklabels() and not (
+                    min(ax.get_xlim()) <= art.get_position()[0] <= max(ax.get_xlim())):
+                continue        # a tick beyond the view is not drawn
+            if art in ax.get_yticklabels() and not (
+                    min(ax.get_ylim()) <= art.get_position()[1] <= max(ax.get_ylim())):
+                continue
+            b = art.get_window_extent(r)
+            if b.x0 < -0.5 or b.y0 < -0.5 or b.x1 > w + 0.5 or b.y1 > h + 0.5:
+                bad.append(f"{art.get_text()!r} at x {b.x0:.0f}–{b.x1:.0f} of {w:.0f}, "
+                           f"y {b.y0:.0f}–{b.y1:.0f} of {h:.0f}")
+    return bad
+
+
+@pytest.mark.parametrize("make", EXPLORERS, ids=lambda f: f.__name__)
+def test_title_is_an_html_line_not_drawn_in_the_image(make):
+    ex = make()
+    assert ex.title_artist is not None and not ex.title_artist.get_visible()
+    first = ex.title_artist.get_text().split("\n")[0]
+    assert first and first.replace("&", "&amp;") in ex.heading.value
+    assert "ic-title" in ex.heading._dom_classes and not outside(ex.fig)
+
+
+def test_kv_explorer_draws_nothing_outside_at_any_setting():
+    ex = kv_explorer()
+    c = ex.controls
+    for name in ic.model_names():
+        c["model"].value = ic.model(name)
+        for batch in (1, 1024):
+            c["batch"].value = batch
+            for ctx in (0, max(c["context"].options)):
+                c["context"].value = ctx
+                assert not outside(ex.fig), (name, batch, ctx, outside(ex.fig))
+
+
+def test_kv_numbers_follow_one_rule():
+    """Every computed time with 4 significant figures: '3,282 ms' and '146.0 ms', never
+    '3282.12 ms' next to '146.042 ms'."""
+    ex = kv_explorer(batch=1024, context=32768 // 8)
+    for text in (ex.readout.value, ex.heading.value):
+        for number in re.findall(r"([\d,.]+) ms", text):
+            digits = number.replace(",", "").replace(".", "").lstrip("0")
+            assert len(digits) == 4 or ("." not in number and len(digits) > 4), (number, text)
+
+
+def test_kv_warns_exactly_when_it_does_not_fit():
+    ex = kv_explorer()
+    assert not ex.state().fits and "ic-warning" in ex.readout.value
+    assert "does not fit" in ex.heading.value
+    ex.controls["model"].value = ic.model("Llama-3.1-8B")
+    ex.controls["batch"].value = 1
+    assert ex.state().fits and "ic-warning" not in ex.readout.value
+    assert "does not fit" not in ex.heading.value
+
+
+def test_capacity_warns_exactly_when_it_does_not_fit():
+    p = capacity_planner()
+    assert p.state().fits and "ic-warning" not in p.readout.value
+    p.controls["batch"].value = 64
+    assert not p.state().fits and "ic-warning" in p.readout.value
+
+
+def test_kv_snapshot_figure_keeps_its_title_inside():
+    fig = ch3.kv_explorer_snapshot_figure()
+    assert not outside(fig), outside(fig)
+    assert "does not fit" in fig.axes[0].get_title()
+
+
+@pytest.mark.parametrize("figure", [j07.explorer_snapshot_figure, j13.roofline_explorer_snapshot],
+                         ids=lambda f: f.__name__)
+def test_other_snapshot_figures_keep_their_text_inside(figure):
+    fig = figure()
+    assert not outside(fig), outside(fig)
+
+
+# ------------------------------------------------------------------ decode explorer
+def test_decode_menu_holds_catalog_models_and_a_typed_count():
+    ex = decode_step_explorer()
+    c = ex.controls
+    labels = list(c["model"].options)
+    assert any(label.startswith("Llama-3.1-8B (") for label in labels) and OTHER in labels
+    assert not any("Mixtral" in label for label in labels)      # MoE: not every weight read
+    assert c["model"].value.startswith("the chapter's model")
+    c["model"].value = next(x for x in labels if x.startswith("Llama-3.1-8B"))
+    assert c["params"].value == pytest.approx(ic.model("Llama-3.1-8B").params / 1e9)
+    assert ex.state().params == pytest.approx(ic.model("Llama-3.1-8B").params)
+    c["params"].value = 3.46737
+    assert c["model"].value == OTHER and ex.state().params == pytest.approx(3.46737e9)
+    assert "N = 3.47 billion" in ex.heading.value
+
+
+def test_decode_title_rounds_the_parameter_count():
+    assert j07.round_sig(3.46737) == "3.47" and j07.round_sig(70.0) == "70"
+    st = ic.decode_step(3.46737e9, 2, "H100 SXM")
+    assert "N = 3.47 billion" in j07._panel_text(st)
+
+
+def test_decode_explorer_draws_nothing_outside():
+    ex = decode_step_explorer()
+    for params, batch in ((1.0, 1), (1000.0, 512), (3.46737, 8)):
+        ex.controls["params"].value = params
+        ex.controls["batch"].value = batch
+        assert not outside(ex.fig), outside(ex.fig)
+
+
+# ------------------------------------------------------------------ roofline explorer
+def _label_hits_line(ex) -> str | None:
+    """Where the operating point's label meets the roofline or leaves the axes."""
+    ex.fig.canvas.draw()
+    r = ex.fig.canvas.get_renderer()
+    box = ex.artists["point_text"].get_window_extent(r)
+    line = ex.artists["roof"]
+    xs, ys = line.get_data()
+    # the polyline densely sampled (log-spaced data: interpolate in display space)
+    pts = ex.ax.transData.transform(np.column_stack([xs, ys]))
+    dense = np.concatenate([np.linspace(a, b, 8, endpoint=False) for a, b in zip(pts[:-1], pts[1:])])
+    pad = 1.5                                        # the line's half width, in pixels
+    inside = ((dense[:, 0] > box.x0 - pad) & (dense[:, 0] < box.x1 + pad)
+              & (dense[:, 1] > box.y0 - pad) & (dense[:, 1] < box.y1 + pad))
+    if inside.any():
+        return f"label {box} meets the line at {dense[inside][0]}"
+    ax_box = ex.ax.get_window_extent(r)
+    if box.x0 < ax_box.x0 or box.x1 > ax_box.x1 or box.y0 < ax_box.y0 or box.y1 > ax_box.y1:
+        return f"label {box} leaves the axes {ax_box}"
+    return None
+
+
+@pytest.mark.parametrize("hw", ["H100 SXM", "B200", "RTX 4090", "A100 80GB"])
+def test_roofline_point_label_clear_of_the_line(hw):
+    ex = roofline_explorer(hw=hw)
+    bad = []
+    for m in (1, 2, 8, 32, 128, 256, 345, 512, 1024, 4096):
+        ex.controls["m"].value = m
+        for k in (256, 4096, 16384):
+            ex.controls["k"].value = k
+            why = _label_hits_line(ex)
+            if why:
+                bad.append(f"M={m}, K={k}: {why}")
+    assert not bad, "\n".join(bad)
