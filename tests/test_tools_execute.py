@@ -13,7 +13,7 @@ import pytest
 from conftest import NOTEBOOKS, ROOT, cells, load, source
 
 sys.path.insert(0, str(ROOT / "tools"))
-from execute import execute, inline_expressions  # noqa: E402
+from execute import execute, inline_expressions, merge_streams  # noqa: E402
 from strip_widget_state import WIDGET_VIEW, strip  # noqa: E402
 
 #: the keys of the kernel's language_info that JupyterLab writes into a notebook
@@ -96,6 +96,17 @@ def test_lab_config_strips_notebooks_on_save():
     assert text["content"] == "{}"
 
 
+def test_merge_streams_joins_only_neighbours_of_one_name():
+    out = [{"output_type": "stream", "name": "stdout", "text": "a\n"},
+           {"output_type": "stream", "name": "stdout", "text": "b\n"},
+           {"output_type": "stream", "name": "stderr", "text": "w\n"},
+           {"output_type": "display_data", "data": {}, "metadata": {}},
+           {"output_type": "stream", "name": "stdout", "text": "c\n"}]
+    got = merge_streams(out)
+    assert [(o["output_type"], o.get("text")) for o in got] == [
+        ("stream", "a\nb\n"), ("stream", "w\n"), ("display_data", None), ("stream", "c\n")]
+
+
 # ------------------------------------------------------------------ the stored pages
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_pages_are_stored_as_jupyterlab_writes_them(path):
@@ -115,5 +126,10 @@ def test_pages_are_stored_as_jupyterlab_writes_them(path):
     assert not bad, "user_expressions not as jupyterlab-myst writes them (make execute):\n" + \
         "\n".join(bad[:5])
     assert "widgets" not in nb["metadata"]
+    split = [i for i, c in enumerate(cells(path)) for a, b in
+             zip(c.get("outputs", []) or [], (c.get("outputs", []) or [])[1:])
+             if a.get("output_type") == b.get("output_type") == "stream"
+             and a.get("name") == b.get("name")]
+    assert not split, f"cells {split} store one stream as two outputs (make execute)"
     assert not any(WIDGET_VIEW in o.get("data", {}) for c in nb["cells"]
                    for o in c.get("outputs", []) or []), json.dumps(path.name)

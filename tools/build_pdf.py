@@ -67,6 +67,8 @@ PRINT_CSS = """
                                    box-decoration-break: clone; }
   pre { orphans: 3; widows: 3; }
   div.print-keep, div.print-keep div, div.print-keep pre { break-inside: avoid !important; }
+  /* a heading that wraps stays on one page, and on the page of what follows it */
+  h1, h2, h3, h4 { break-inside: avoid; break-after: avoid; }
 }
 """
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555">'

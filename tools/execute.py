@@ -100,6 +100,24 @@ def _language_info(client: NotebookClient) -> dict:
     return reply["content"]["language_info"]
 
 
+def merge_streams(outputs: list) -> list:
+    """Consecutive stream outputs of one name as one output, as JupyterLab stores them.
+
+    How a kernel's prints arrive in messages depends on timing (one flush or two); the
+    output area JupyterLab saves joins a stream message to the stream just before it, so
+    a page stored this way is written back unchanged after Run All and Save.
+    """
+    merged = []
+    for out in outputs:
+        if (out.get("output_type") == "stream" and merged
+                and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
 def execute(path: str) -> str:
     p = pathlib.Path(path)
     nb = nbformat.read(p, as_version=4)
@@ -112,6 +130,7 @@ def execute(path: str) -> str:
         for idx, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
                 client.execute_cell(cell, idx)
+                cell.outputs = merge_streams(cell.outputs)
             elif cell.cell_type == "markdown":
                 exprs = inline_expressions(cell.source)
                 if exprs:

@@ -28,7 +28,7 @@ those pages (all pages without PAGE):
   ``locale/zh_CN/english_allowed.txt`` (code, math, link targets and words quoted in
   “…” do not count; a word with a digit is a name);
 * **source**: no run of 20 Chinese characters shared with a source chapter
-  (``../shared/seeds/``) outside a marked quotation (“…”, 「…」, 《…》 or a ``>`` block
+  (``tests/data/source_chapters/``) outside a marked quotation (“…”, 「…」, 《…》 or a ``>`` block
   quote); punctuation, digits and Latin letters between the characters are skipped, and
   the messages of a page are read as one text;
 * **quotes**: a marked quotation that does share such a run names its source
@@ -66,10 +66,10 @@ CHROME_CATALOGS = ("sphinx", "booktheme")
 # Pages that list English terms on purpose: a message kept verbatim there (an English
 # term in the glossary's first column) is not checked for English words or terms.
 BILINGUAL_PAGES = ("book/appendix/glossary",)
-# the source chapters: ../shared/seeds beside the repository (a worktree: two levels up)
-SEEDS = pathlib.Path(os.environ.get("BOOK_SEEDS_DIR") or next(
-    (d for d in (ROOT.parent / "shared" / "seeds", ROOT.parent.parent / "shared" / "seeds")
-     if d.is_dir()), ROOT.parent / "shared" / "seeds"))
+# the source chapters: the copy kept in tests/data (CC BY-NC-SA 4.0, unchanged), or
+# BOOK_SEEDS_DIR
+SEEDS = pathlib.Path(os.environ.get("BOOK_SEEDS_DIR")
+                     or ROOT / "tests" / "data" / "source_chapters")
 SHARED_RUN = 20            # Chinese characters in a row that may not be shared with the source
 ATTRIBUTIONS = ("S23-J07", "S23-J13", "clxstart", "原文")
 
@@ -321,7 +321,7 @@ def _seed_grams(n: int = SHARED_RUN) -> frozenset[str]:
     texts = sorted(SEEDS.glob("*.txt"))
     if not texts:
         raise FileNotFoundError(f"no source chapters (*.txt) in {SEEDS}: the check of shared "
-                                "text needs ../shared/seeds (or set BOOK_SEEDS_DIR)")
+                                "text needs tests/data/source_chapters (or set BOOK_SEEDS_DIR)")
     grams = set()
     for path in texts:
         han = "".join(HAN.findall(path.read_text(encoding="utf-8")))
