@@ -168,7 +168,7 @@ ANSWERS = {   # id: (answer, unit, title)
     "j07-n3": (11.2491, "ms", "Exercise 1.7"),
     "j07-n4": (3.5, "TB/s", "Exercise 1.8"),
     "j07-n5": (52, "requests", "Exercise 1.9"),
-    "j07-e1": (78.5618, "GB", "Exercise (worked example)"),
+    "j07-e1": (78.5618, "GB", "Exercise"),
 }
 
 

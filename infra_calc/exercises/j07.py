@@ -323,7 +323,7 @@ def _e1_total():
 
 
 _register(
-    "Exercise (worked example)",
+    "Exercise",
     id="j07-e1",
     question=(f"Does the 70B model at 8 bits ({S.J07_WEIGHTS_8BIT / GB:.2f} GB resident) fit "
               f"on the H100 (80e9 bytes, the source's reading) beside one request of "
