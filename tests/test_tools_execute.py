@@ -127,7 +127,7 @@ def test_pages_are_stored_as_jupyterlab_writes_them(path):
         "\n".join(bad[:5])
     assert "widgets" not in nb["metadata"]
     split = [i for i, c in enumerate(cells(path)) for a, b in
-             zip(c.get("outputs", []) or [], (c.get("outputs", []) or [])[1:])
+             zip(c.get("outputs", []) or [], (c.get("outputs", []) or [])[1:], strict=False)
              if a.get("output_type") == b.get("output_type") == "stream"
              and a.get("name") == b.get("name")]
     assert not split, f"cells {split} store one stream as two outputs (make execute)"

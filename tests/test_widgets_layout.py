@@ -157,7 +157,8 @@ def _label_hits_line(ex) -> str | None:
     xs, ys = line.get_data()
     # the polyline densely sampled (log-spaced data: interpolate in display space)
     pts = ex.ax.transData.transform(np.column_stack([xs, ys]))
-    dense = np.concatenate([np.linspace(a, b, 8, endpoint=False) for a, b in zip(pts[:-1], pts[1:])])
+    dense = np.concatenate([np.linspace(a, b, 8, endpoint=False)
+                            for a, b in zip(pts[:-1], pts[1:], strict=True)])
     pad = 1.5                                        # the line's half width, in pixels
     inside = ((dense[:, 0] > box.x0 - pad) & (dense[:, 0] < box.x1 + pad)
               & (dense[:, 1] > box.y0 - pad) & (dense[:, 1] < box.y1 + pad))

@@ -151,7 +151,8 @@ def place_point_label(text, pt, line=None, gap_pt=7):
         return
     xs, ys = line.get_data()
     px = ax.transData.transform(np.column_stack([xs, ys]))
-    dense = np.concatenate([np.linspace(a, b, 8, endpoint=False) for a, b in zip(px[:-1], px[1:])])
+    dense = np.concatenate([np.linspace(a, b, 8, endpoint=False)
+                            for a, b in zip(px[:-1], px[1:], strict=True)])
     ax_box = ax.get_window_extent(renderer)
     to_pt = 72 / ax.figure.dpi
     for dx, dy, ha, va in tries:
