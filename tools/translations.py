@@ -463,8 +463,10 @@ def update() -> int:
         print(f"translations: the template build failed (exit {rc})", file=sys.stderr)
         return rc
     intl = pathlib.Path(sys.executable).with_name("sphinx-intl")
+    # one line per message (-w 0): a translation reads as one string in the file, and a
+    # wrapped msgstr never looks like an empty one to a line-based check
     rc = subprocess.call([str(intl), "update", "-p", str(POT_DIR), "-d", str(LOCALE),
-                          "-l", LANGUAGE, "-j", "1"], cwd=ROOT)
+                          "-l", LANGUAGE, "-j", "1", "-w", "0"], cwd=ROOT)
     if rc == 0:
         print_status(status())
     return rc
