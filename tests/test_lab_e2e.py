@@ -47,6 +47,7 @@ import tempfile
 import pytest
 from lab_server import (
     CHROMIUM,
+    KERNEL_IDLE_JS,
     ROOT,
     browser,
     is_dirty_after_opening,
@@ -383,12 +384,21 @@ EXPLORER_STATE_JS = """() => Array.from(document.querySelectorAll('.ic-explorer'
   complete: !!(e.querySelector('img') || {}).complete}))"""
 
 
+#: a guard against a hang only: with both cores busy an update can take minutes
+EXPLORER_WAIT_MS = 300_000
+
+
 @pytest.mark.parametrize("relpath", EXPLORER_NOTEBOOKS)
 def test_explorer_moves(lab, relpath):
     page = lab.page(relpath).page
+    # settled: the kernel idle (no update still on its way) and every explorer's image
+    # loaded with a readout beside it, so "before" is the state the key press changes
+    page.wait_for_function(KERNEL_IDLE_JS, timeout=EXPLORER_WAIT_MS, polling=250)
     page.wait_for_function("() => document.querySelectorAll('.ic-explorer img').length > 0 && "
-                           "Array.from(document.querySelectorAll('.ic-explorer img')).every(i => i.src)",
-                           timeout=WAIT_MS, polling=250)
+                           "Array.from(document.querySelectorAll('.ic-explorer')).every(e => {"
+                           " const i = e.querySelector('img'), r = e.querySelector('.ic-readout');"
+                           " return i && i.src && i.complete && r && r.innerHTML; })",
+                           timeout=EXPLORER_WAIT_MS, polling=250)
     n = page.evaluate("() => document.querySelectorAll('.ic-explorer').length")
     assert n >= 1
     for i in range(n):
@@ -396,12 +406,14 @@ def test_explorer_moves(lab, relpath):
         handle = page.locator(".ic-explorer").nth(i).locator(".noUi-handle").first
         handle.scroll_into_view_if_needed()
         handle.focus()
+        page.wait_for_function("h => document.activeElement === h", arg=handle.element_handle(),
+                               timeout=EXPLORER_WAIT_MS, polling=100)
         handle.press("End")       # the slider's far end: a change every explorer shows
         page.wait_for_function(
             """([i, r, s]) => { const e = document.querySelectorAll('.ic-explorer')[i];
                const img = e.querySelector('img');
                return e.querySelector('.ic-readout').innerHTML !== r && img.src !== s; }""",
-            arg=[i, before["readout"], before["src"]], timeout=WAIT_MS, polling=100)
+            arg=[i, before["readout"], before["src"]], timeout=EXPLORER_WAIT_MS, polling=100)
 
 
 # ====================================================================== checkers

@@ -57,13 +57,17 @@ def shown_outputs(outputs) -> list[tuple[str, str]]:
     """A cell's outputs as (kind, text) pairs: stream text merged per stream, rich text
     per MIME type, images counted."""
     out: list[tuple[str, str]] = []
+    raw = []   # indices of stream entries whose text is still raw (cleaned at the end)
     for o in outputs:
         kind = o.get("output_type")
         if kind == "stream":
-            if out and out[-1][0] == f"stream:{o['name']}":
-                out[-1] = (out[-1][0], out[-1][1] + _clean(o["text"]))
+            # join the raw text first: how a kernel splits a print into messages is timing
+            text = "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+            if out and out[-1][0] == f"stream:{o['name']}" and len(out) - 1 in raw:
+                out[-1] = (out[-1][0], out[-1][1] + text)
             else:
-                out.append((f"stream:{o['name']}", _clean(o["text"])))
+                raw.append(len(out))
+                out.append((f"stream:{o['name']}", text))
         elif kind in ("display_data", "execute_result"):
             data = o.get("data", {})
             for mime in TEXT_TYPES:
@@ -74,7 +78,14 @@ def shown_outputs(outputs) -> list[tuple[str, str]]:
                     out.append((mime, "<image>"))
         elif kind == "error":
             out.append(("error", f"{o.get('ename')}: {o.get('evalue')}"))
-    return out
+    return [(k, _clean(t)) if i in raw else (k, t) for i, (k, t) in enumerate(out)]
+
+
+def test_shown_outputs_do_not_depend_on_how_a_print_was_split():
+    one = [{"output_type": "stream", "name": "stdout", "text": "a 1\nb 2\n"}]
+    two = [{"output_type": "stream", "name": "stdout", "text": "a 1\n"},
+           {"output_type": "stream", "name": "stdout", "text": "b 2\n"}]
+    assert shown_outputs(one) == shown_outputs(two) == [("stream:stdout", "a 1\nb 2")]
 
 
 def is_shown_code(cell) -> bool:
