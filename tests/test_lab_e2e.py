@@ -43,6 +43,7 @@ import pathlib
 import re
 import shutil
 import tempfile
+import urllib.request
 
 import pytest
 from lab_server import (
@@ -178,6 +179,26 @@ class Session:
     def new_page(self, relpath):
         ctx = self.browser.new_context(viewport=VIEWPORT)
         return open_notebook(ctx, self.base, self.token, relpath)
+
+    def _api(self, path, method="GET"):
+        req = urllib.request.Request(f"{self.base}/api/{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+
+    def session_ids(self) -> set[str]:
+        """The server's sessions (one per open notebook path, shared by every browser
+        page that opens that path)."""
+        return {s["id"] for s in self._api("sessions")}
+
+    def shut_down_sessions_except(self, keep: set[str]) -> None:
+        """Shut down the sessions (and kernels) started since ``keep`` was taken.  A page
+        that opens a notebook already open elsewhere joins that notebook's session and
+        kernel: shutting it down from the second page would kill the kernel of a page a
+        later test still uses (a kept explorer page then never reports an idle kernel)."""
+        for sid in self.session_ids() - keep:
+            self._api(f"sessions/{sid}", method="DELETE")
 
     def page(self, relpath) -> PageRun:
         """The page's run; a page that failed to open or run fails every test that asks
@@ -359,6 +380,7 @@ def test_links_between_pages_open_the_page(lab, relpath):
     if relpath not in CLICKED or not found:
         return
     text, path = found[0]
+    running = lab.session_ids()
     page = lab.new_page(relpath)
     page.wait_for_function(RENDERED_JS, timeout=WAIT_MS, polling=250)
     link = page.locator(".jp-MarkdownCell .jp-InputArea a", has_text=text).first
@@ -368,9 +390,10 @@ def test_links_between_pages_open_the_page(lab, relpath):
         """(path) => { const w = window.jupyterapp.shell.currentWidget;
                       return !!w && !!w.context && w.context.path === path; }""",
         arg=path, timeout=WAIT_MS, polling=200)
-    page.evaluate("""async () => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))
-                      if (w.sessionContext) await w.sessionContext.shutdown(); }""")
     page.context.close()
+    lab.shut_down_sessions_except(running)
+    # the kernels of the pages kept open (explorers, checkers) are untouched
+    assert running <= lab.session_ids(), f"{relpath}: a click test shut down another page's kernel"
 
 
 # ====================================================================== explorers move
@@ -384,6 +407,12 @@ EXPLORER_STATE_JS = """() => Array.from(document.querySelectorAll('.ic-explorer'
   complete: !!(e.querySelector('img') || {}).complete}))"""
 
 
+#: what the page's notebook and kernel report, for a failure message
+KERNEL_STATE_JS = """() => { const w = window.jupyterapp.shell.currentWidget;
+  const s = w && w.sessionContext, k = s && s.session && s.session.kernel;
+  return {path: w && w.context ? w.context.path : null, session: s ? s.session && s.session.id : null,
+          kernel: k ? {id: k.id, status: k.status, connection: k.connectionStatus} : null}; }"""
+
 #: a guard against a hang only: with both cores busy an update can take minutes
 EXPLORER_WAIT_MS = 300_000
 
@@ -393,7 +422,11 @@ def test_explorer_moves(lab, relpath):
     page = lab.page(relpath).page
     # settled: the kernel idle (no update still on its way) and every explorer's image
     # loaded with a readout beside it, so "before" is the state the key press changes
-    page.wait_for_function(KERNEL_IDLE_JS, timeout=EXPLORER_WAIT_MS, polling=250)
+    try:
+        page.wait_for_function(KERNEL_IDLE_JS, timeout=EXPLORER_WAIT_MS, polling=250)
+    except Exception as exc:
+        raise AssertionError(f"{relpath}: the kernel never became idle: "
+                             f"{page.evaluate(KERNEL_STATE_JS)}") from exc
     page.wait_for_function("() => document.querySelectorAll('.ic-explorer img').length > 0 && "
                            "Array.from(document.querySelectorAll('.ic-explorer')).every(e => {"
                            " const i = e.querySelector('img'), r = e.querySelector('.ic-readout');"
