@@ -12,16 +12,13 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 from infra_calc.widgets import (  # noqa: E402
+    EXPLORERS,
     capacity_planner,
     decode_step_explorer,
-    kv_explorer,
     moe_padding_explorer,
     roofline_explorer,
 )
 from infra_calc.widgets._base import PIXEL_RATIO  # noqa: E402
-
-EXPLORERS = [decode_step_explorer, roofline_explorer, moe_padding_explorer, capacity_planner,
-             kv_explorer]
 
 
 # ------------------------------------------------------------------ explorers

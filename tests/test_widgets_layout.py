@@ -16,16 +16,13 @@ pytest.importorskip("ipywidgets")
 import infra_calc as ic  # noqa: E402
 from infra_calc.figures import ch3, j07, j13  # noqa: E402
 from infra_calc.widgets import (  # noqa: E402
+    EXPLORERS,
     capacity_planner,
     decode_step_explorer,
     kv_explorer,
-    moe_padding_explorer,
     roofline_explorer,
 )
 from infra_calc.widgets.decode import OTHER  # noqa: E402
-
-EXPLORERS = [decode_step_explorer, roofline_explorer, moe_padding_explorer, capacity_planner,
-             kv_explorer]
 
 
 def outside(fig) -> list[str]:

@@ -254,7 +254,6 @@ def selftest_values():
     v.n3_ws = shown(w3.workspace, "GB", 2)
     v.n3 = shown(n3() * GB, "GB", 2)
     v.n3_left = shown(acc.mem_capacity - n3() * GB, "GB", 2)
-    w3 = _n3_workload()
     v.n3_more = shown((acc.mem_capacity - n3() * GB) // (w3.kv_cache_bytes() / w3.batch),
                       "requests", 0)
     # 3.4

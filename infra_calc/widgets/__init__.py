@@ -11,5 +11,9 @@ from .kv import kv_explorer
 from .moe import moe_padding_explorer
 from .roofline import roofline_explorer
 
+#: every explorer, in the book's reading order (the tests run each one)
+EXPLORERS = (decode_step_explorer, roofline_explorer, moe_padding_explorer, capacity_planner,
+             kv_explorer)
+
 __all__ = ["answer_checker", "decode_step_explorer", "roofline_explorer", "capacity_planner",
-           "moe_padding_explorer", "kv_explorer"]
+           "moe_padding_explorer", "kv_explorer", "EXPLORERS"]
