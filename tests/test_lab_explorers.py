@@ -63,6 +63,8 @@ PAGES = sorted("book/" + p.relative_to(BOOK).as_posix() for p in BOOK.rglob("*.i
 #: explorers whose settings can exceed a card's memory: (page part, how to reach a
 #: setting that fits, how to reach one that does not), each a list of actions
 MEMORY = {
+    "04_batch_turning_point": {"fits": [("select", "bytes per parameter", "0.5 (4-bit)")],
+                               "does not fit": [("select", "bytes per parameter", "2 (16-bit)")]},
     "01_kv_cache": {"fits": [("select", "model", "Llama-3.1-8B"), ("key", 0, "Home")],
                     "does not fit": [("key", 0, "End")]},
     "05_memory_capacity": {"fits": [("key", 1, "Home")],

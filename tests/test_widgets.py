@@ -61,6 +61,16 @@ def test_decode_axes_fixed_and_one_precision():
     assert ex.renders == 1        # the static layer was drawn once: nothing rescaled
 
 
+def test_decode_warns_when_the_weights_outgrow_the_card():
+    ex = decode_step_explorer()                  # the chapter's 70B at 8 bits: fits on an H100
+    assert "ic-warning" not in ex.readout.value
+    ex.controls["bytes_per_param"].value = 2.0   # BF16: 140 GB of weights
+    assert "ic-warning" in ex.readout.value and "Does not fit" in ex.readout.value
+    assert ex.state().params * 2.0 > ex.state().hw.mem_capacity
+    ex.controls["hw"].value = "H200 SXM"         # 141 GiB: the weights alone fit
+    assert "ic-warning" not in ex.readout.value
+
+
 def test_decode_target_line_is_labelled():
     ex = decode_step_explorer()
     assert any(t.get_text() == "10 ms target" for t in ex.ax.texts)

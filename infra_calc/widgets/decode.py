@@ -18,7 +18,7 @@ from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..hardware import accelerator, accelerator_names
 from ..models import MODELS
 from ..step import batch_turning_point, decode_step
-from ._base import Explorer, round_sig, sig
+from ._base import Explorer, round_sig, sig, warning_html
 
 __all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "BYTES_OPTIONS",
            "model_options", "OTHER"]
@@ -138,7 +138,13 @@ class DecodeStepExplorer(Explorer):
         hw = st.hw.name                     # the Accelerator object the step holds
         b_star = batch_turning_point(st.hw, st.bytes_per_param)
         ms = lambda t: sig(t * 1e3) + " ms"  # noqa: E731  (the bar labels' format)
-        self.readout.value = (
+        weights = st.params * st.bytes_per_param
+        # capacity first (chapter 1): weights that outgrow the card get a warning
+        warn = "" if weights <= st.hw.mem_capacity else warning_html(
+            f"<b>Does not fit</b>: the weights alone are {sig(weights / 1e9)} GB; the "
+            f"{html.escape(hw)} has {sig(st.hw.mem_capacity / 1e9)} GB. The bars are the bounds "
+            f"as if they fitted on one card.")
+        self.readout.value = warn + (
             f"<b>{html.escape(hw)}</b>: read {ms(st.t_read)}, compute {ms(st.t_compute)}, "
             f"step {ms(st.t_step)} (<b>{st.bound}-bound</b>, read/compute = {st.ratio:,.1f}×)<br>"
             f"{st.tokens_per_s:,.1f} tokens/s; read time per output token "
