@@ -16,6 +16,7 @@ import contextlib
 import os
 import pathlib
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -121,6 +122,17 @@ def lab_server(root: pathlib.Path = ROOT):
                 proc.kill()
                 proc.wait()
             log.close()
+
+
+@contextlib.contextmanager
+def book_copy(prefix: str, book: pathlib.Path = ROOT / "book"):
+    """Yield a temporary folder holding a copy of ``book`` as ``book/`` (what a JupyterLab
+    test serves: Run All and Save then write to the copy, never to the checkout)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        root = pathlib.Path(tmp)
+        shutil.copytree(book, root / "book",
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
+        yield root
 
 
 @contextlib.contextmanager

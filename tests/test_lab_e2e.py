@@ -41,8 +41,6 @@ import math
 import os
 import pathlib
 import re
-import shutil
-import tempfile
 import urllib.request
 
 import pytest
@@ -50,6 +48,7 @@ from lab_server import (
     CHROMIUM,
     KERNEL_IDLE_JS,
     ROOT,
+    book_copy,
     browser,
     is_dirty_after_opening,
     lab_server,
@@ -236,12 +235,8 @@ class Session:
 
 @pytest.fixture(scope="module")
 def lab():
-    with tempfile.TemporaryDirectory(prefix="lab-e2e-book-") as tmp:
-        root = pathlib.Path(tmp)
-        shutil.copytree(BOOK, root / "book",
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
-        with lab_server(root) as server, browser() as b:
-            yield Session(server, b, root)
+    with book_copy("lab-e2e-book-", BOOK) as root, lab_server(root) as server, browser() as b:
+        yield Session(server, b, root)
     _report_checker_tries()
 
 

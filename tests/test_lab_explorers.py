@@ -30,11 +30,9 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import shutil
-import tempfile
 
 import pytest
-from lab_server import CHROMIUM, ROOT, browser, lab_server, open_notebook
+from lab_server import CHROMIUM, ROOT, book_copy, browser, lab_server, open_notebook
 
 pytestmark = [
     pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(),
@@ -159,12 +157,8 @@ class Lab:
 
 @pytest.fixture(scope="module")
 def lab():
-    with tempfile.TemporaryDirectory(prefix="lab-explorers-") as tmp:
-        root = pathlib.Path(tmp)
-        shutil.copytree(BOOK, root / "book",
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "_build"))
-        with lab_server(root) as server, browser() as b:
-            yield Lab(server, b)
+    with book_copy("lab-explorers-", BOOK) as root, lab_server(root) as server, browser() as b:
+        yield Lab(server, b)
     if MEASURED:        # what each explorer measured, for the record (not asserted here)
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / "explorer_layout.json").write_text(json.dumps(MEASURED, indent=1))
