@@ -468,8 +468,50 @@ def update() -> int:
     rc = subprocess.call([str(intl), "update", "-p", str(POT_DIR), "-d", str(LOCALE),
                           "-l", LANGUAGE, "-j", "1", "-w", "0"], cwd=ROOT)
     if rc == 0:
+        for po in catalogs().values():
+            one_line_per_string(po)
         print_status(status())
     return rc
+
+
+_KEYWORD = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?) ""$')
+
+
+def join_po_strings(text: str) -> str:
+    r"""Write each string of a catalog on its keyword's line.
+
+    ``-w 0`` stops wrapping, but a message holding a newline (display math) is
+    still written as ``msgid ""`` followed by one quoted line per line of the
+    message; a line-based reader then sees ``msgstr ""`` and takes the
+    translation for an empty one.  Adjacent quoted strings are concatenated
+    (PO syntax), so joining their contents keeps every message the same.  The
+    header (the entry whose msgid is empty) is left as it is.
+
+    >>> join_po_strings('msgid ""\n"\\n"\n"x\\n"\nmsgstr ""\n"\\n"\n"y\\n"\n')
+    'msgid "\\nx\\n"\nmsgstr "\\ny\\n"\n'
+    """
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        line = lines[i]
+        m = _KEYWORD.match(line)
+        j = i + 1
+        while m and j < len(lines) and lines[j].startswith('"'):
+            j += 1
+        header = m and m.group(1) == "msgstr" and out and out[-1] == 'msgid ""'
+        if m and j > i + 1 and not header:
+            out.append(f'{m.group(1)} "' + "".join(x[1:-1] for x in lines[i + 1:j]) + '"')
+        else:
+            out.extend(lines[i:j])
+        i = j
+    return "\n".join(out)
+
+
+def one_line_per_string(po: pathlib.Path) -> None:
+    """:func:`join_po_strings` on one catalog file, in place."""
+    text = po.read_text(encoding="utf-8")
+    joined = join_po_strings(text)
+    if joined != text:
+        po.write_text(joined, encoding="utf-8")
 
 
 def main(argv=None) -> int:
