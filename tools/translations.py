@@ -9,7 +9,8 @@
    new catalog, a new English message an empty entry, and a *changed* English message
    a fuzzy entry that keeps the old translation as a suggestion.  The build never
    uses a fuzzy or empty entry (the page then shows the English sentence) and
-   ``tests/test_translations.py`` fails on each one.
+   ``tests/test_translations.py`` fails on each one;
+3. writes every string of every catalog on one line (:func:`join_po_strings`).
 
 ``python tools/translations.py status`` (``make translation-status``) prints, per page,
 how many messages its template has, how many carry ``{eval}``, and how many are
