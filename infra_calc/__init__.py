@@ -18,7 +18,7 @@ import importlib
 
 from . import source, units
 from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
-from .bound import bound_label, floor_time
+from .bound import Bounds, bounds
 from .capacity import (
     READINGS,
     CapacityCheck,
@@ -99,7 +99,7 @@ __all__ = [
     "shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
     "PaddedGemm", "padded_gemm",
     "amdahl_speedup", "amdahl_time", "amdahl_limit",
-    "bound_label", "floor_time", "Workload", "DEFAULT_WORKSPACE",
+    "Bounds", "bounds", "Workload", "DEFAULT_WORKSPACE",
     "critical_context", "turning_batch", "kv_weight_batch", "decode_region", "ModelDecodeStep",
     "model_decode_step", "PrefillStep", "prefill_step", "GenerationTime", "generation_time",
     "TensorParallelStep", "tensor_parallel_step", "ring_allreduce_time",

@@ -6,65 +6,93 @@ FLOPs on matrix units of peak ``Π``, so it takes at least
 
 .. math:: T = \\max\\left(\\frac{R}{\\beta}, \\frac{F}{\\Pi}\\right)
 
-when reads and math overlap.  The label says which floor decides.  **A tie is
+when reads and math overlap, and :math:`R/\\beta + F/\\Pi` when they run one
+after the other.  The label says which floor decides.  **A tie is
 "compute"**: a step is compute-bound when :math:`F/\\Pi \\ge R/\\beta`, that
 is when its intensity :math:`I = F/R` reaches the ridge point
 :math:`I^* = \\Pi/\\beta` (the roofline convention: at the ridge the math units
 are exactly saturated).
 
 Communication between cards is *not* one of these floors: it rests on a
-model of the collective (see :mod:`infra_calc.comm`), so results keep it as a
-separate term, and :func:`bound_with_comm` names it only when it is the
-largest part.
+model of the collective (see :mod:`infra_calc.comm`), so :class:`Bounds`
+keeps it as a separate term and labels a step ``"communication"`` only when
+that term is the largest part.
+
+Every result type of the library (:class:`~infra_calc.step.DecodeStep`,
+:class:`~infra_calc.decode.ModelDecodeStep`, :class:`~infra_calc.prefill.PrefillStep`,
+:class:`~infra_calc.parallel.TensorParallelStep`,
+:class:`~infra_calc.roofline.RooflinePoint`, :class:`~infra_calc.shape.PaddedGemm`)
+takes its times and its label from :func:`bounds`.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from ._validate import unwrap
 
-__all__ = ["BOUNDS", "floor_time", "bound_label", "bound_with_comm", "two_bounds"]
+__all__ = ["BOUNDS", "Bounds", "bounds"]
 
-#: the labels :func:`bound_label` returns, and ``"communication"`` from :func:`bound_with_comm`
+#: the labels a :class:`Bounds` carries
 BOUNDS = ("memory", "compute", "communication")
 
 
-def floor_time(t_read, t_compute):
-    """The floor :math:`\\max(T_{read}, T_{compute})`, seconds (arrays broadcast)."""
-    return unwrap(np.maximum(t_read, t_compute))
+@dataclass(frozen=True)
+class Bounds:
+    """The times of one step and which part decides (seconds; arrays broadcast)."""
+
+    #: Read floor ``R / β``.
+    t_read: float | np.ndarray
+    #: Compute floor ``F / Π``.
+    t_compute: float | np.ndarray
+    #: The floor: ``max(t_read, t_compute)``, or their sum when reads and math are serial.
+    t_floor: float | np.ndarray
+    #: Communication between cards, a model (0 on one card).
+    t_comm: float | np.ndarray
+    #: ``t_floor + t_comm``, or ``max(t_floor, t_comm)`` when communication overlaps.
+    t_step: float | np.ndarray
+    #: ``"compute"`` where ``t_compute >= t_read`` (a tie is compute), else ``"memory"``.
+    floor_bound: str | np.ndarray
+    #: ``"communication"`` where ``t_comm`` exceeds the floor, else :attr:`floor_bound`.
+    bound: str | np.ndarray
 
 
-def bound_label(t_read, t_compute):
-    """``"compute"`` where :math:`T_{compute} \\ge T_{read}` (a tie is compute), else ``"memory"``.
+def bounds(nbytes, flops, acc, *, t_comm=0.0, overlap=True, overlap_comm=False) -> Bounds:
+    """The two floors of ``nbytes`` read and ``flops`` done on ``acc``, and the step time.
 
-    >>> bound_label(1.0, 1.0), bound_label(2.0, 1.0)
-    ('compute', 'memory')
+    .. math:: T_{read} = R/\\beta,\\quad T_{compute} = F/\\Pi,\\quad
+              T_{floor} = \\max(T_{read}, T_{compute})\\ \\text{(or the sum)},\\quad
+              T_{step} = T_{floor} + T_{comm}\\ \\text{(or the max)}
+
+    Parameters
+    ----------
+    nbytes, flops : float or array_like
+        Bytes read ``R`` and FLOPs ``F`` (already checked: >= 0).
+    acc : Accelerator
+        Already resolved: bandwidth ``β`` (bytes/s) and dense peak ``Π`` (FLOP/s).
+    t_comm : float or array_like, keyword-only
+        Seconds of communication from a collective model (default 0).
+    overlap : bool, keyword-only
+        Reads and math overlap (``max``, default) or run one after the other (sum).
+    overlap_comm : bool, keyword-only
+        Communication overlaps the floor (``max``) instead of adding to it (default).
+
+    >>> from infra_calc.hardware import Accelerator
+    >>> b = bounds(1e9, 2e12, Accelerator("tie", 2e12, 1e12, 1e12))
+    >>> b.t_read, b.t_compute, b.bound
+    (0.001, 1.0, 'compute')
     """
-    return unwrap(np.where(np.asarray(t_compute) >= np.asarray(t_read), "compute", "memory"), str)
-
-
-def two_bounds(nbytes, flops, acc):
-    """``(t_read, t_compute, t_floor, bound)`` of ``nbytes`` and ``flops`` on accelerator ``acc``.
-
-    :math:`T_{read} = R/\\beta`, :math:`T_{compute} = F/\\Pi`, their maximum, and
-    :func:`bound_label`.  ``acc`` is an :class:`~infra_calc.hardware.Accelerator`
-    (already resolved); inputs are already checked.
-    """
-    tr = np.asarray(nbytes, dtype=float) / acc.mem_bandwidth
-    tc = np.asarray(flops, dtype=float) / acc.peak_flops
-    tr, tc = np.broadcast_arrays(tr, tc)
-    return unwrap(tr), unwrap(tc), floor_time(tr, tc), bound_label(tr, tc)
-
-
-def bound_with_comm(t_read, t_compute, t_comm):
-    """``"communication"`` where :math:`T_{comm} > \\max(T_{read}, T_{compute})`, else :func:`bound_label`.
-
-    The communication term comes from a model (a ring, an in-switch
-    reduction), not a floor; this label only says which part is largest.
-    """
-    tr, tc, tm = np.broadcast_arrays(np.asarray(t_read, dtype=float),
-                                     np.asarray(t_compute, dtype=float),
+    for name, flag in (("overlap", overlap), ("overlap_comm", overlap_comm)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    tr, tc, tm = np.broadcast_arrays(np.asarray(nbytes, dtype=float) / acc.mem_bandwidth,
+                                     np.asarray(flops, dtype=float) / acc.peak_flops,
                                      np.asarray(t_comm, dtype=float))
-    out = np.where(tm > np.maximum(tr, tc), "communication",
-                   np.where(tc >= tr, "compute", "memory"))
-    return unwrap(out, str)
+    floor = np.maximum(tr, tc) if overlap else tr + tc
+    step = np.maximum(floor, tm) if overlap_comm else floor + tm
+    floor_bound = np.where(tc >= tr, "compute", "memory")
+    bound = np.where(tm > floor, "communication", floor_bound)
+    return Bounds(t_read=unwrap(tr), t_compute=unwrap(tc), t_floor=unwrap(floor),
+                  t_comm=unwrap(tm), t_step=unwrap(step), floor_bound=unwrap(floor_bound, str),
+                  bound=unwrap(bound, str))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import unwrap
-from .bound import bound_label
+from .bound import bounds
 from .workload import ModelOnCard, Workload
 
 __all__ = ["ModelDecodeStep", "model_decode_step", "decode_counts", "decode_coefficients",
@@ -181,9 +181,8 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
     acc = w.hw
     r = c["weight_bytes"] + c["kv_bytes"]
     f = c["flops_linear"] + c["flops_attention"]
-    tr, tc = r / acc.mem_bandwidth, f / acc.peak_flops
-    ts = np.maximum(tr, tc)
-    bound = np.asarray(bound_label(tr, tc))
+    t = bounds(r, f, acc)
+    bound = np.asarray(t.floor_bound)
     region = np.where(bound == "compute", "compute",
                       np.where(c["weight_bytes"] >= c["kv_bytes"], "weight-read", "kv-read"))
     mem = np.asarray(w.memory_per_card()) + 0.0 * r
@@ -193,8 +192,8 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
         bytes_read=unwrap(r), flops_linear=unwrap(c["flops_linear"]),
         flops_attention=unwrap(c["flops_attention"]), flops=unwrap(f),
         t_weights=unwrap(c["weight_bytes"] / acc.mem_bandwidth),
-        t_kv=unwrap(c["kv_bytes"] / acc.mem_bandwidth), t_read=unwrap(tr), t_compute=unwrap(tc),
-        t_step=unwrap(ts), bound=unwrap(bound, str), region=unwrap(region, str),
-        tokens_per_s=unwrap(np.asarray(w.batch) / ts), memory_per_card=unwrap(mem),
+        t_kv=unwrap(c["kv_bytes"] / acc.mem_bandwidth), t_read=t.t_read, t_compute=t.t_compute,
+        t_step=t.t_floor, bound=t.floor_bound, region=unwrap(region, str),
+        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory_per_card=unwrap(mem),
         fits=unwrap(mem <= acc.mem_capacity, bool),
     )

@@ -34,7 +34,7 @@ import numbers
 import numpy as np
 
 from ._validate import check_number, unwrap
-from .bound import bound_label
+from .bound import bounds
 from .decode import REGIONS, ModelDecodeStep, model_decode_step
 from .hardware import resolve_hw
 from .workload import ModelOnCard, Workload
@@ -273,6 +273,6 @@ def decode_region(model, bytes_per_param=None, hw=None, batch=None, context=None
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes", allow_zero=True)
     w = n * bw
     kv = b * s * m
-    bound = np.asarray(bound_label((w + kv) / acc.mem_bandwidth, 2.0 * b * n / acc.peak_flops))
+    bound = np.asarray(bounds(w + kv, 2.0 * b * n, acc).floor_bound)
     out = np.where(bound == "compute", "compute", np.where(w >= kv, "weight-read", "kv-read"))
     return unwrap(out, str)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import unwrap
-from .bound import bound_label, bound_with_comm
+from .bound import bounds
 from .comm import ACTIVATION_BYTES, COMM_MODELS, layer_comm, ring_allreduce_time
 from .decode import decode_coefficients, decode_counts
 from .workload import ModelOnCard, Workload
@@ -92,13 +92,10 @@ def step_times(w: Workload, weights="touched", comm="ring", overlap_comm=False, 
     k = decode_coefficients(w, weights)
     acc = w.hw
     s = np.asarray(w.context if context is None else context, dtype=float)
-    tr = k["weight_bytes"] / acc.mem_bandwidth + (k["kv_bytes_per_token"] / acc.mem_bandwidth) * s
-    tc = k["flops_linear"] / acc.peak_flops + (k["attention_flops_per_token"] / acc.peak_flops) * s
     _, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    floor = np.maximum(tr, tc)
-    if overlap_comm:
-        return np.maximum(floor, tcomm)
-    return floor + tcomm if np.any(tcomm) else floor
+    return bounds(k["weight_bytes"] + k["kv_bytes_per_token"] * s,
+                  k["flops_linear"] + k["attention_flops_per_token"] * s, acc,
+                  t_comm=tcomm, overlap_comm=overlap_comm).t_step
 
 
 def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *,
@@ -163,18 +160,16 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
     c = decode_counts(w, weights)
     r = c["weight_bytes"] + c["kv_bytes"]
     f = c["flops_linear"] + c["flops_attention"]
-    tr, tc = r / acc.mem_bandwidth, f / acc.peak_flops
     msg, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    tr, tc, tcomm = np.broadcast_arrays(tr, tc, tcomm)
-    floor = np.maximum(tr, tc)
-    ts = np.maximum(floor, tcomm) if overlap_comm else floor + tcomm
-    mem = np.asarray(w.memory_per_card()) + 0.0 * tr
+    t = bounds(r, f, acc, t_comm=tcomm, overlap_comm=overlap_comm)
+    zero = 0.0 * np.asarray(t.t_step)
+    mem = np.asarray(w.memory_per_card()) + zero
     return TensorParallelStep(
         model=w.model, hw=acc, cards=w.cards, batch=w.batch, context=w.context,
-        kv_heads_per_card=w.share.kv_heads, bytes_read=unwrap(r + 0.0 * tr),
-        flops=unwrap(f + 0.0 * tr), comm_bytes=unwrap(msg + 0.0 * tr), t_read=unwrap(tr),
-        t_compute=unwrap(tc), t_floor=unwrap(floor), t_comm=unwrap(tcomm), t_step=unwrap(ts),
-        bound=bound_with_comm(tr, tc, tcomm), floor_bound=bound_label(tr, tc), comm=comm,
-        overlap_comm=bool(overlap_comm), tokens_per_s=unwrap(np.asarray(w.batch) / ts),
+        kv_heads_per_card=w.share.kv_heads, bytes_read=unwrap(r + zero),
+        flops=unwrap(f + zero), comm_bytes=unwrap(msg + zero), t_read=t.t_read,
+        t_compute=t.t_compute, t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
+        bound=t.bound, floor_bound=t.floor_bound, comm=comm,
+        overlap_comm=bool(overlap_comm), tokens_per_s=unwrap(np.asarray(w.batch) / t.t_step),
         memory_per_card=unwrap(mem), fits=unwrap(mem <= acc.mem_capacity, bool),
     )

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, unwrap
-from .bound import bound_with_comm
+from .bound import bounds
 from .comm import layer_comm
 from .decode import weight_read_params
 from .workload import ModelOnCard, Workload
@@ -165,18 +165,16 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
     w.model.check_context(p, "prompt_tokens")
     acc = w.hw
     c = prefill_counts(w, p, weights)
-    tr, tc = c["bytes_read"] / acc.mem_bandwidth, c["flops"] / acc.peak_flops
     _, tcomm = layer_comm(w.model, w.batch * np.asarray(p, dtype=float), w.cards, acc, comm)
-    tcomm = tcomm + 0.0 * tr
-    floor = np.maximum(tr, tc)
-    mem = np.asarray(w.memory_per_card(p)) + 0.0 * tr
+    t = bounds(c["bytes_read"], c["flops"], acc, t_comm=tcomm)
+    mem = np.asarray(w.memory_per_card(p)) + 0.0 * np.asarray(t.t_read)
     return PrefillStep(
         model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,
         flops_linear=unwrap(c["flops_linear"]), flops_lm_head=unwrap(c["flops_lm_head"]),
         flops_attention=unwrap(c["flops_attention"]), flops=unwrap(c["flops"]),
         weight_bytes=unwrap(c["weight_bytes"]), kv_bytes_written=unwrap(c["kv_bytes_written"]),
-        bytes_read=unwrap(c["bytes_read"]), t_read=unwrap(tr), t_compute=unwrap(tc),
-        t_floor=unwrap(floor), t_comm=unwrap(tcomm), t_step=unwrap(floor + tcomm),
-        bound=bound_with_comm(tr, tc, tcomm), memory_per_card=unwrap(mem),
+        bytes_read=unwrap(c["bytes_read"]), t_read=t.t_read, t_compute=t.t_compute,
+        t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
+        bound=t.bound, memory_per_card=unwrap(mem),
         fits=unwrap(mem <= acc.mem_capacity, bool),
     )

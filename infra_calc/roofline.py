@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_number, unwrap
-from .bound import bound_label
+from .bound import bounds
 from .hardware import resolve_hw
 
 __all__ = [
@@ -132,7 +132,7 @@ class RooflinePoint:
     #: Lower bound ``max(F / Π, V / β)``, seconds.
     time: float | np.ndarray
     #: ``"memory"`` below the ridge, ``"compute"`` at or above it
-    #: (:func:`infra_calc.bound.bound_label`: a tie is compute).
+    #: (:func:`infra_calc.bound.bounds`: a tie is compute).
     bound: str | np.ndarray
     #: ``attainable / Π``, in (0, 1].
     fraction_of_peak: float | np.ndarray
@@ -143,14 +143,13 @@ def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
 
     ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
     ``F/Π >= V/β`` (``I >= I*``) and ``"memory"`` otherwise
-    (:func:`infra_calc.bound.bound_label`); ``fraction_of_peak = P(I)/Π``.
+    (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = P(I)/Π``.
     """
     acc = resolve_hw(hw)
     f = gemm_flops(m, k, n)
     v = gemm_bytes(m, k, n, bytes_per_element)
     i = f / v
     p = attainable_flops(i, acc)
-    t_read, t_compute = v / acc.mem_bandwidth, f / acc.peak_flops
-    t = np.maximum(t_compute, t_read)
-    return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge_point, unwrap(p), unwrap(t),
-                         bound_label(t_read, t_compute), unwrap(p / acc.peak_flops))
+    t = bounds(v, f, acc)
+    return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge_point, unwrap(p), t.t_floor,
+                         t.floor_bound, unwrap(p / acc.peak_flops))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
+from .bound import bounds
 from .hardware import resolve_hw
 
 __all__ = ["shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
@@ -235,9 +236,7 @@ def padded_gemm(rows, k, n, hw, bytes_per_element=2, tile=(16, 16, 16)) -> Padde
     useful = 2.0 * float(active.sum()) * k * n
     executed = 2.0 * float((np.ceil(active / mt) * mt).sum()) * pad_to_tile(k, kt) * pad_to_tile(n, nt)
     nbytes = b * float((active * k + k * n + active * n).sum())
-    t_compute = executed / acc.peak_flops
-    t_read = nbytes / acc.mem_bandwidth
+    t = bounds(nbytes, executed, acc)
     return PaddedGemm(useful_flops=useful, executed_flops=executed, nbytes=nbytes,
-                      t_compute=t_compute, t_compute_useful=useful / acc.peak_flops,
-                      t_read=t_read, time=max(t_compute, t_read),
-                      bound="compute" if t_compute >= t_read else "memory")
+                      t_compute=t.t_compute, t_compute_useful=useful / acc.peak_flops,
+                      t_read=t.t_read, time=t.t_floor, bound=t.floor_bound)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_number, unwrap
-from .bound import bound_label, floor_time
+from .bound import bounds
 from .hardware import Accelerator, resolve_hw
 
 __all__ = ["read_time", "compute_time", "step_time", "DecodeStep", "decode_step",
@@ -53,11 +53,9 @@ def step_time(flops, nbytes, hw, overlap=True):
     :math:`\\max(F/\\Pi, R/\\beta)` when reads and math overlap (``overlap=True``),
     :math:`F/\\Pi + R/\\beta` when they are serial.
     """
-    if not isinstance(overlap, (bool, np.bool_)):
-        raise TypeError(f"overlap must be True or False, got {overlap!r}")
-    tc = compute_time(flops, hw)
-    tr = read_time(nbytes, hw)
-    return floor_time(tr, tc) if overlap else unwrap(np.asarray(tc) + tr)
+    flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
+    nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
+    return bounds(nbytes, flops, resolve_hw(hw), overlap=overlap).t_floor
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,7 @@ class DecodeStep:
     #: Step time: the larger bound (overlap) or their sum (serial), seconds.
     t_step: float | np.ndarray
     #: ``"compute"`` where ``t_compute >= t_read`` (a tie is compute), else ``"memory"``
-    #: (:func:`infra_calc.bound.bound_label`).
+    #: (:func:`infra_calc.bound.bounds`).
     bound: str | np.ndarray
     #: Throughput ``B / T_step``, tokens per second.
     tokens_per_s: float | np.ndarray
@@ -132,18 +130,14 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     if np.any(np.asarray(b) < 1) or np.any(np.asarray(b) != np.round(b)):
         raise ValueError(f"batch (requests) must be a whole number >= 1, got {batch!r}")
     kv = check_number(kv_bytes, "kv_bytes", "bytes", allow_zero=True)
-    if not isinstance(overlap, (bool, np.bool_)):
-        raise TypeError(f"overlap must be True or False, got {overlap!r}")
     r = bw * n + kv
     f = 2.0 * b * n
-    tr = r / acc.mem_bandwidth
-    tc = f / acc.peak_flops
-    ts = np.maximum(tr, tc) if overlap else tr + tc
+    t = bounds(r, f, acc, overlap=overlap)
     return DecodeStep(
         hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r), flops=unwrap(f),
-        t_read=unwrap(tr), t_compute=unwrap(tc), t_step=unwrap(ts),
-        bound=bound_label(tr, tc),
-        tokens_per_s=unwrap(b / ts), read_time_per_output=unwrap(tr / b),
+        t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor, bound=t.floor_bound,
+        tokens_per_s=unwrap(b / np.asarray(t.t_floor)),
+        read_time_per_output=unwrap(np.asarray(t.t_read) / b),
     )
 
 

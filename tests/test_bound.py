@@ -1,52 +1,69 @@
-"""infra_calc.bound: the one two-bound calculation and its tie rule (a tie is compute)."""
+"""infra_calc.bound: the one two-bound calculation and its tie rule (a tie is compute).
+
+The behavioural check: every result type of the library, put exactly on the ridge of a
+card made for it (bandwidth = its bytes, peak = its FLOPs, so both floors are 1 s),
+is labelled "compute"; a card with a hair more peak makes it "memory".  A result
+builder with its own division or its own tie rule fails here.
+"""
 import numpy as np
 import pytest
 
 import infra_calc as ic
-from infra_calc.bound import bound_label, bound_with_comm, floor_time, two_bounds
+from infra_calc.bound import bounds
+
+CARD = ic.Accelerator("probe", 1e15, 1e12, 1e12)
 
 
-def test_tie_is_compute_and_labels_broadcast():
-    assert bound_label(1.0, 1.0) == "compute"
-    assert bound_label(1.0, 0.999) == "memory"
-    assert list(bound_label([1.0, 2.0, 3.0], 2.0)) == ["compute", "compute", "memory"]
-    assert floor_time([1.0, 3.0], 2.0).tolist() == [2.0, 3.0]
+def _results(acc):
+    """One result of each type on ``acc``: (name, bytes read, FLOPs, label, time)."""
+    st = ic.decode_step(1e9, 1, acc, batch=4)
+    md = ic.model_decode_step("llama-3.1-8b", acc, batch=4, context=256)
+    pf = ic.prefill_step("llama-3.1-8b", acc, prompt_tokens=64)
+    tp = ic.tensor_parallel_step("llama-3.1-8b", acc, cards=1, batch=4, context=256)
+    rp = ic.gemm_roofline(16, 64, 32, acc)
+    pg = ic.padded_gemm([3, 5], 64, 32, acc)
+    return [("DecodeStep", st.bytes_read, st.flops, st.bound, st.t_step),
+            ("ModelDecodeStep", md.bytes_read, md.flops, md.bound, md.t_step),
+            ("PrefillStep", pf.bytes_read, pf.flops, pf.bound, pf.t_step),
+            ("TensorParallelStep", tp.bytes_read, tp.flops, tp.bound, tp.t_step),
+            ("RooflinePoint", rp.nbytes, rp.flops, rp.bound, rp.time),
+            ("PaddedGemm", pg.nbytes, pg.executed_flops, pg.bound, pg.time)]
 
 
-def test_communication_only_when_it_is_the_largest_part():
-    assert bound_with_comm(1.0, 2.0, 2.0) == "compute"        # equal to the floor: not larger
-    assert bound_with_comm(1.0, 2.0, 2.5) == "communication"
-    assert bound_with_comm(3.0, 2.0, 0.0) == "memory"
+@pytest.mark.parametrize("i", range(len(_results(CARD))))
+def test_every_result_on_its_ridge_is_compute_and_just_below_is_memory(i):
+    name, r, f, _, _ = _results(CARD)[i]
+    on_ridge = CARD.with_(mem_bandwidth=r, peak_flops=f)     # R/β = F/Π = 1 s
+    _, _, _, label, t = _results(on_ridge)[i]
+    assert (label, t) == ("compute", 1.0), name
+    below = CARD.with_(mem_bandwidth=r, peak_flops=f * (1 + 1e-9))
+    assert _results(below)[i][3] == "memory", name
 
 
-def test_two_bounds_divides_by_the_card():
-    acc = ic.Accelerator("t", 4e12, 2e12, 1e11)
-    tr, tc, t, label = two_bounds(4e9, 8e12, acc)
-    assert (tr, tc, t, label) == (2e-3, 2.0, 2.0, "compute")
+def test_the_floor_is_the_max_or_the_serial_sum():
+    b = bounds(2e9, 1e12, CARD)                  # 2 ms read, 1 ms math
+    assert (b.t_floor, b.floor_bound) == (b.t_read, "memory")
+    s = bounds(2e9, 1e12, CARD, overlap=False)
+    assert s.t_floor == pytest.approx(3e-3)
+    assert ic.step_time(1e12, 2e9, CARD, overlap=False) == s.t_floor
+    assert ic.decode_step(1e9, 2, CARD, overlap=False).t_step == pytest.approx(
+        bounds(2e9, 2e9, CARD, overlap=False).t_floor)
 
 
-def test_every_caller_uses_the_same_tie_rule():
-    """A decode step exactly at the ridge and a GEMM exactly at the ridge are both compute."""
-    acc = ic.Accelerator("tie", 2e12, 1e12, 1e12)           # ridge 2 FLOP/byte
-    st = ic.decode_step(1e9, 1, acc, batch=1)               # 2e9 FLOPs / 2e12 = 1e9 B / 1e12
-    assert st.t_read == st.t_compute and st.bound == "compute"
-    # [1, 2] @ [2, 1] in 1-byte elements: F = 4, V = 2 + 2 + 1 = 5 -> not a tie; scale b
-    pt = ic.gemm_roofline(1, 2, 1, acc, bytes_per_element=0.4)   # V = 2, I = 2 = ridge
-    assert pt.intensity == pytest.approx(acc.ridge_point) and pt.bound == "compute"
+def test_communication_labels_only_when_it_is_the_largest_part():
+    base = dict(nbytes=1e9, flops=2e12, acc=CARD)         # floor 2 ms, compute
+    assert bounds(**base, t_comm=2e-3).bound == "compute"             # equal: not larger
+    assert bounds(**base, t_comm=2.5e-3).bound == "communication"
+    assert bounds(**base, t_comm=2.5e-3).floor_bound == "compute"
+    assert bounds(**base, t_comm=1e-3).t_step == pytest.approx(3e-3)
+    assert bounds(**base, t_comm=1e-3, overlap_comm=True).t_step == pytest.approx(2e-3)
 
 
-def test_only_bound_py_computes_the_label():
-    """The two-bound label is written once: no other module compares read and compute times."""
-    import pathlib
-    import re
-
-    root = pathlib.Path(ic.__file__).parent
-    pattern = re.compile(r"np\.where\([^)]*(>=|<=|<|>)[^)]*\"(memory|compute)\"")
-    offenders = [p.name for p in root.rglob("*.py")
-                 if p.name != "bound.py" and pattern.search(p.read_text(encoding="utf-8"))]
-    assert offenders == []
+def test_flags_must_be_booleans():
+    with pytest.raises(TypeError, match="overlap must be True or False"):
+        bounds(1.0, 1.0, CARD, overlap="yes")
 
 
 def test_arrays_keep_their_shape():
-    lab = bound_label(np.ones((2, 3)), np.zeros((2, 3)))
-    assert lab.shape == (2, 3) and (lab == "memory").all()
+    b = bounds(np.ones((2, 3)) * 1e12, np.zeros((2, 3)), CARD)
+    assert b.bound.shape == (2, 3) and (b.bound == "memory").all()
