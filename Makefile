@@ -16,7 +16,7 @@ PYTEST_JOBS ?= 2
 PYTEST_ARGS ?=
 PYTEST = $(BIN)/python -m pytest --mpl -n $(PYTEST_JOBS) --dist loadfile
 
-.PHONY: all install book test test-fast lint lab figures execute bench pdf clean help \
+.PHONY: all install book test check lint lab figures execute bench pdf clean help \
 	translations translation-status translation-check
 
 all: book
@@ -25,6 +25,7 @@ help:
 	@echo "make book      build the HTML book, English in _build/html, Chinese in _build/html/zh"
 	@echo "               (OFFLINE=1 for a no-network build; EDITION=en or EDITION=zh for one edition)"
 	@echo "make test      run every test (library, notebooks with nbval, figures, built book)"
+	@echo "make check     the loop while working: library, stored pages, changed notebooks"
 	@echo "make lab       open the notebooks in JupyterLab"
 	@echo "make figures   regenerate book/figures (PNG + SVG + figures.json)"
 	@echo "make execute   re-execute every notebook in place (deterministic)"
@@ -55,7 +56,7 @@ translations: $(STAMP)
 translation-status: $(STAMP)
 	$(BIN)/python tools/translations.py status
 
-# what tests/test_translations.py would find in the translated messages (PAGES=book/intro ...)
+# what tests/book/test_translations.py would find in the translated messages (PAGES=book/intro ...)
 translation-check: $(STAMP)
 	$(BIN)/python tools/translations.py check $(PAGES)
 
@@ -71,15 +72,26 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test-fast: $(STAMP)
-	$(PYTEST) tests -k "not html and not browser and not pdf" $(PYTEST_ARGS)
+# `make check`: the loop to run while working (about a minute on 2 cores): lint, the
+# library's tests and doctests (tests/lib, infra_calc), the checks of the stored pages
+# (tests/book; the translation checks need the message templates of a `make book` or
+# `make translations` and are left out without them), and nbval on the notebooks this
+# change touches (changed against HEAD, or new).  Nothing is built; the built book,
+# the browser, JupyterLab and the PDF are `make test`'s (tests/e2e).
+CHANGED_NOTEBOOKS = $(shell { git diff --name-only HEAD -- 'book/*.ipynb'; \
+	git ls-files --others --exclude-standard -- 'book/*.ipynb'; } 2>/dev/null | sort -u)
+CHECK_SKIP = $(if $(wildcard _build/i18n/_build/gettext),,--ignore=tests/book/test_translations.py)
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(PYTEST) tests/lib tests/book infra_calc $(CHANGED_NOTEBOOKS) $(CHECK_SKIP) \
+		--deselect tests/book/test_visible_code.py::test_visible_code_alone_reproduces_the_page $(PYTEST_ARGS)
 
 # `make lab`: JupyterLab with jupyterlab-myst (renders the pages' MyST directives and
 # stored {eval} numbers).  --allow-root only as root.  tools/lab/ adds the book's
 # settings to the reader's own (tools/lab/jupyter_server_config.py): JupyterLab opens on
 # book/0_start/how_to_use.ipynb, a Markdown page (index.md) opens rendered
 # (tools/lab/settings/overrides.json), and a saved page keeps no live widgets.
-# tests/test_lab_start.py starts JupyterLab with the same settings and checks all three.
+# tests/e2e/test_lab_start.py starts JupyterLab with the same settings and checks all three.
 LAB_ROOT_FLAG = $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
 	@$(BIN)/python -c "import jupyterlab_myst" 2>/dev/null || $(BIN)/python -m pip install --quiet "$$(grep '^jupyterlab-myst==' requirements.txt)"

@@ -49,7 +49,7 @@ _TIGHT = {"%", "×", "x"}
 #: added or lost) followed by the Chinese, e.g. "8.03 billion" -> "80.3 亿".
 #: Units written as symbols (ms, GB, TFLOP/s, FLOP/byte, ×, %) are not listed: they
 #: stay as they are.  ``tools/stored_eval.py`` applies this to every stored ``{eval}``
-#: value when the book is built with ``language: zh_CN``; ``tests/test_display.py``
+#: value when the book is built with ``language: zh_CN``; ``tests/lib/test_display.py``
 #: fails when a unit word of UNIT_SCALES has no entry here.
 ZH_UNITS: dict[str, tuple[str, int]] = {
     "tokens": ("个 token", 0), "token": ("个 token", 0),

@@ -1,4 +1,4 @@
-"""Helpers for the end-to-end tests of the built book (tests/test_browser.py).
+"""Helpers for the end-to-end tests of the built book (tests/e2e/test_browser.py).
 
 * :func:`toc_pages` lists every page of ``_toc.yml`` (globs expanded the way
   sphinx-external-toc does: against the source documents, by docname).

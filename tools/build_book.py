@@ -29,7 +29,7 @@ site renders with no network:
   a relative mathjax_path against ``_static/``) and ``nb_ipywidgets_js: {}`` (no
   CDN widget renderer: widget cells are removed from the web pages anyway).
 * ``jupyter-book build . --config _build/offline_config.yml ...``; on success it
-  writes ``_build/html/.offline-build``, the marker tests/test_browser.py looks
+  writes ``_build/html/.offline-build``, the marker tests/e2e/test_browser.py looks
   for (any build removes it first).
 
 Needs npm only while ``vendor/mathjax`` is absent; without npm it stops with one

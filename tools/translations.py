@@ -9,7 +9,7 @@
    new catalog, a new English message an empty entry, and a *changed* English message
    a fuzzy entry that keeps the old translation as a suggestion.  The build never
    uses a fuzzy or empty entry (the page then shows the English sentence) and
-   ``tests/test_translations.py`` fails on each one;
+   ``tests/book/test_translations.py`` fails on each one;
 3. writes every string of every catalog on one line (:func:`join_po_strings`).
 
 ``python tools/translations.py status`` (``make translation-status``) prints, per page,
@@ -17,7 +17,7 @@ how many messages its template has, how many carry ``{eval}``, and how many are
 translated, fuzzy or untranslated; ``--check`` exits 1 unless all are translated.
 
 ``python tools/translations.py check [PAGE ...]`` (``make translation-check``) prints
-what ``tests/test_translations.py`` would find wrong in the translated messages of
+what ``tests/book/test_translations.py`` would find wrong in the translated messages of
 those pages (all pages without PAGE):
 
 * **parity**: every ``{eval}``, ``{numref}``, ``{doc}``, ``{ref}`` role (by its

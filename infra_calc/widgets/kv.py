@@ -64,7 +64,7 @@ class KvExplorer(Explorer):
         spec, acc = resolve_model(model_name), resolve_hw(hw)
         # the menus hold the objects themselves (a changed model or card keeps its figures)
         self.controls = {
-            # wide enough for "DeepSeek-R1-Distill-Llama-70B" (tests/test_lab_explorers.py)
+            # wide enough for "DeepSeek-R1-Distill-Llama-70B" (tests/e2e/test_lab_explorers.py)
             "model": w.Dropdown(options=object_options(spec, MODELS.values()), value=spec,
                                 description="model", style={"description_width": "initial"},
                                 layout=w.Layout(width="max-content", min_width="25em")),

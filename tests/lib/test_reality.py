@@ -9,7 +9,7 @@ import pytest
 import infra_calc as ic
 from infra_calc import reality
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CSV = ROOT / "infra_calc" / "data" / "measurements.csv"
 
 

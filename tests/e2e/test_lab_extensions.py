@@ -25,7 +25,7 @@ def test_labextensions_are_enabled_and_compatible():
 
 
 def test_requirements_pin_the_compatible_pair():
-    req = (pathlib.Path(__file__).parents[1] / "requirements.txt").read_text(encoding="utf-8")
+    req = (pathlib.Path(__file__).parents[2] / "requirements.txt").read_text(encoding="utf-8")
     pins = dict(re.findall(r"^([\w-]+)==(\S+)", req, re.M))
     assert pins["jupyterlab"].startswith("4.5.") and pins["jupyterlab-myst"] == "2.7.0"
     import jupyterlab

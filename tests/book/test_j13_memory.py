@@ -18,7 +18,7 @@ from infra_calc.figures import FIGURES
 from infra_calc.figures import j13_memory as figs
 from infra_calc.units import GB, GiB
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "book" / "2_full_speed").glob("0[5-8]_*.ipynb"))
 QWEN = ic.model("Qwen3-8B")
 W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes

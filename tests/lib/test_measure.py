@@ -18,7 +18,7 @@ import infra_calc as ic
 from infra_calc import measure
 from infra_calc.measure import GemmSweep, LabRun, MachineRoofline
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "book" / "4_lab" / "example_run.json"
 NOTEBOOKS = sorted((ROOT / "book" / "4_lab").glob("[0-9]*.ipynb"))
 
@@ -46,11 +46,9 @@ def test_triad_bytes_counts_five_arrays_on_cpu_three_fused():
     assert measure.triad_bytes(1000, 2, device="cuda") == 3 * 1000 * 2
 
 
-def test_matmul_peak_and_gemm_small_are_positive():
+def test_matmul_peak_is_a_finite_rate():
     peak = measure.matmul_peak(sizes=(64, 128), repeats=2)
     assert peak > 0 and math.isfinite(peak)
-    t = measure.gemm_seconds(4, k=128, n=128, repeats=2, min_time=0.0)
-    assert 0 < t < 10
 
 
 def test_gemm_sweep_small():

@@ -2,7 +2,7 @@
 image, titles as HTML lines, one number format, a warning when a setting does not
 fit, a model menu for the decode explorer, the roofline's label clear of the line.
 
-What a reader sees at 1280 px in JupyterLab is tests/test_lab_explorers.py.
+What a reader sees at 1280 px in JupyterLab is tests/e2e/test_lab_explorers.py.
 """
 from __future__ import annotations
 

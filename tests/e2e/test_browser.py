@@ -17,7 +17,7 @@ import pytest
 
 PAGES = e2e.toc_pages()
 # what the sources promise, page by page: the built pages must hold at least this much
-# (for the Chinese edition's pages too: tests/test_browser_zh.py runs these tests on them)
+# (for the Chinese edition's pages too: tests/e2e/test_browser_zh.py runs these tests on them)
 _BOTH = PAGES + [e2e.ZH + p for p in PAGES]
 SOLUTIONS = {p: len(e2e.source_solutions(p)) for p in _BOTH}
 EXPLORERS = {p: e2e.source_explorer_figures(p) for p in _BOTH}

@@ -9,7 +9,7 @@ import pytest
 
 import infra_calc as ic
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def run(*args):

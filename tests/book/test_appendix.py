@@ -16,7 +16,7 @@ from infra_calc import source as S
 from infra_calc.figures import FIGURES
 from infra_calc.figures.catalog import catalog_ridge_points
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = [
     ROOT / "book" / "appendix" / "formulas.ipynb",
     ROOT / "book" / "appendix" / "accelerators.ipynb",

@@ -3,7 +3,7 @@
 The front end sends one message per click, ``{"event": "check", "text", "attempt"}``;
 these tests send exactly those messages to the kernel side and read the verdicts it
 answers.  The browser side (a real JupyterLab, bursts of clicks on a busy machine) is
-tests/test_lab_e2e.py.
+tests/e2e/test_lab_e2e.py.
 """
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def test_every_exercise_checker_builds_and_accepts_its_answer(eid):
 # ------------------------------------------------------------------ the front end's contract
 def test_front_end_sends_text_and_attempt_with_the_click_and_needs_no_network():
     js = AnswerBox._esm if isinstance(AnswerBox._esm, str) else str(AnswerBox._esm)
-    assert js == (pathlib.Path(__file__).parents[1] / "infra_calc/widgets/_checker.js").read_text()
+    assert js == (pathlib.Path(__file__).parents[2] / "infra_calc/widgets/_checker.js").read_text()
     assert 'model.send({ event: "check", text, attempt })' in js
     assert "change:verdict" in js
     assert not re.search(r"\bimport\b|https?://", js.split("\n", 3)[-1]), "no imports, no URLs"

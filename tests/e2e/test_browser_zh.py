@@ -1,6 +1,6 @@
 """The Chinese edition (``_build/html/zh``) as a reader sees it, in headless Chromium.
 
-Every page gets the checks that ``tests/test_browser.py`` makes of the English pages
+Every page gets the checks that ``tests/e2e/test_browser.py`` makes of the English pages
 (loads cleanly offline, math typeset, every image loaded, solutions hidden until
 clicked, explorer fallbacks visible, every internal link resolves, the language switch
 included; screenshots ``artifacts/screenshots/zh__*.png``), through the same test

@@ -82,3 +82,10 @@ def test_run_reports_progress_steps_and_keeps_the_better_peak():
     assert run.roofline.peak_flops == 2 * 16 ** 3 / 0.01
     assert labels.count("GEMM M = 1") == 1 and "matmul (peak, again)" in labels
     assert len(labels) == measure.bench.step_count(True, "cpu", (1, 2), matmul_sizes=(16,), repeats=1)
+
+
+def test_gemm_seconds_is_the_median_of_its_timed_runs():
+    """The GEMM really runs (a tiny one), and its time is read from the clock given."""
+    t = measure.gemm_seconds(4, k=8, n=8, repeats=3, warmup=1, min_time=0.0,
+                             clock=FakeClock(2.0, 7.0, 3.0))
+    assert t == 3.0

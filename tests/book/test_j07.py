@@ -15,7 +15,7 @@ from infra_calc import source as S
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j07 as figs
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "book" / "1_decode_step").glob("[0-9]*.ipynb"))
 
 

@@ -14,7 +14,7 @@ from infra_calc import source as S
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j13 as fig13
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "book" / "2_full_speed").glob("0[1-4]_*.ipynb"))
 K, N, B = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
 H100 = S.j13_h100()

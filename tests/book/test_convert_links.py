@@ -4,7 +4,7 @@ tools/convert_links.py, which rewrites the old kind.
 A ``{doc}`` role builds in Sphinx, but jupyterlab-myst links it to
 ``/files/book/…/name`` without the suffix: a 404 in JupyterLab.  A Markdown link to the
 file with its suffix (``[Formula sheet](../appendix/formulas.ipynb)``) builds under
-``-W`` to the page's HTML and opens the page in JupyterLab (tests/test_lab_e2e.py
+``-W`` to the page's HTML and opens the page in JupyterLab (tests/e2e/test_lab_e2e.py
 clicks such links).
 """
 from __future__ import annotations

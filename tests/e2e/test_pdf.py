@@ -14,7 +14,7 @@ import e2e_helpers as e2e
 import pytest
 from conftest import NOTEBOOKS, cells, is_distinctive, source, stored_results
 
-ROOT = pathlib.Path(os.environ.get("BOOK_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[1])
+ROOT = pathlib.Path(os.environ.get("BOOK_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[2])
 PDF = pathlib.Path(os.environ.get("BOOK_PDF") or ROOT / "_build" / "pdf" / "book.pdf")
 
 
