@@ -28,6 +28,7 @@ from .decode import decode_coefficients, decode_counts
 from .workload import ModelOnCard, Workload
 
 __all__ = ["ring_allreduce_time", "TensorParallelStep", "tensor_parallel_step", "step_times",
+           "step_parts",
            "ACTIVATION_BYTES", "COMM_MODELS"]
 
 
@@ -89,21 +90,31 @@ def step_times(w: Workload, weights="touched", comm="ring", overlap_comm=False, 
     without the labels and the memory: what a sum over many steps needs.
     ``context`` is taken as already checked.
     """
+    floor, tcomm = step_parts(w, weights, comm, context)
+    if overlap_comm:
+        return np.maximum(floor, tcomm)
+    return floor + tcomm if np.any(tcomm) else floor
+
+
+def step_parts(w: Workload, weights="touched", comm="ring", context=None):
+    """``(t_floor, t_comm)`` of the decode steps of ``w`` at ``context``, seconds.
+
+    The floor :math:`\\max(T_{read}, T_{compute})` and the all-reduce model's
+    time, apart (:attr:`TensorParallelStep.t_floor`, ``t_comm``).
+    """
     k = decode_coefficients(w, weights)
     acc = w.hw
     s = np.asarray(w.context if context is None else context, dtype=float)
     tr = k["weight_bytes"] / acc.mem_bandwidth + (k["kv_bytes_per_token"] / acc.mem_bandwidth) * s
     tc = k["flops_linear"] / acc.peak_flops + (k["attention_flops_per_token"] / acc.peak_flops) * s
     _, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    floor = np.maximum(tr, tc)
-    if overlap_comm:
-        return np.maximum(floor, tcomm)
-    return floor + tcomm if np.any(tcomm) else floor
+    return np.maximum(tr, tc), np.asarray(tcomm, dtype=float)
 
 
 def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *,
                          bytes_per_param=None, kv_bytes_per_element=None, overlap_comm=False,
-                         weights="touched", comm="ring", workspace=None) -> TensorParallelStep:
+                         weights="touched", comm="ring", workspace=None,
+                         routing=None) -> TensorParallelStep:
     """One decode step split over ``cards`` by tensor parallelism.
 
     Per card, with ``n`` cards (:mod:`infra_calc.sharding` for the split):
@@ -147,6 +158,9 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
         The all-reduce model.
     workspace : float, keyword-only
         Bytes of workspace per card (default 2 GiB).
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer (default ``"floor"``, ``k``; ``"uniform"``:
+        the uniform-routing model, :meth:`ModelSpec.experts_hit`).
 
     Returns
     -------
@@ -158,7 +172,7 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
         raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
     w = Workload.of(model, hw, cards=cards, batch=batch, context=context,
                     bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
-                    workspace=workspace)
+                    workspace=workspace, routing=routing)
     acc = w.hw
     c = decode_counts(w, weights)
     r = c["weight_bytes"] + c["kv_bytes"]
