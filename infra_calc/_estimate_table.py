@@ -44,9 +44,13 @@ def table(e) -> str:
         rows.append(("  T_step = floor + T_comm", f"{_n(e.t_step, 'ms', 3)}  [{e.bound}-bound]"))
     else:
         rows.append(("  T_step, max(T_read, T_compute)", f"{_n(e.t_step, 'ms', 3)}  [{e.bound}-bound]"))
+    if e.model.is_moe:
+        rows.append(("  T_step, uniform routing (a model)", _n(e.t_step_uniform_routing, "ms", 3)
+                     + f"  (the bound reads {e.model.experts_per_token} of "
+                       f"{e.model.num_experts} experts per layer)"))
     rows += [
         ("  T_step if nothing overlaps (sum)", _n(e.t_step_serial, "ms", 3)),
-        ("  throughput", _n(e.tokens_per_s, "tokens/s", 1)),
+        ("  throughput (upper bound)", _n(e.tokens_per_s, "tokens/s", 1)),
         ("  read time per output token", _n(e.read_time_per_output, "ms", 3)),
         ("", ""),
         ("turning points", ""),

@@ -8,9 +8,14 @@ import sys
 __all__ = ["main"]
 
 _ESTIMATE_HELP = """\
-Lower bounds for one model on one or more cards: a decode step, the turning
-points B* and S_max, the memory each card must hold, and (with --prompt) a
-whole request.  Every time is a floor: no implementation can be faster.
+Bounds for one model on one or more cards: a decode step, the turning points
+B* and S_max, the memory each card must hold, and (with --prompt) a whole
+request.  Every time is a lower bound (no implementation can be faster) and
+every throughput an upper bound, except the lines marked "a model": the
+all-reduces between cards, and for a mixture of experts the step under
+uniform routing.  An MoE step's bound reads k experts per layer, the fewest
+any routing can read; under uniform routing a batch hits more of them.  The
+memory lines are a sum of what each card must hold.
 
 Two latencies describe a request.  TTFT, the time to first token, is the
 prefill pass over the whole prompt.  TPOT, the time per output token, is one

@@ -5,14 +5,17 @@ A decode step of ``B`` requests, each holding ``S`` tokens of KV cache, must
 - read the weights the step touches, :math:`R_W(B)`
   (:meth:`~infra_calc.modelspec.ModelSpec.decode_weight_bytes`: every shared
   weight once, the ``B`` gathered rows of an untied input table, the experts
-  the batch hits), and every request's cache, :math:`B S m_{kv}`;
+  the batch hits: ``k`` per MoE layer, any routing), and every request's
+  cache, :math:`B S m_{kv}`;
 - do the matrix products of every token, :math:`2 B N_{mm}`
   (:attr:`~infra_calc.modelspec.ModelSpec.matmul_params`, the LM head
   included), and attention over the cached tokens,
   :math:`4 B S L H d_h` (``Q K^T`` and ``P V``).
 
 Both are floors: no implementation can read or compute less and produce the
-same token.  The step takes at least :math:`\\max(R/\\beta, F/\\Pi)`
+same token.  ``routing="uniform"`` counts instead the experts a batch hits on
+average under uniform routing: a model of the read, not a floor.  The step
+takes at least :math:`\\max(R/\\beta, F/\\Pi)`
 (:mod:`infra_calc.bound`).  With tensor parallelism each card does its share
 (:mod:`infra_calc.sharding`); :func:`decode_counts` is that per-card account,
 shared with :func:`infra_calc.parallel.tensor_parallel_step`.
@@ -39,10 +42,14 @@ WEIGHT_READS = ("touched", "active", "total")
 REGIONS = ("weight-read", "kv-read", "compute")
 
 
-def weight_read_params(spec, batch, weights):
-    """Parameters a step of ``batch`` tokens reads under ``weights``, as a count (``R_W / b_W``)."""
+def weight_read_params(spec, batch, weights, routing="floor"):
+    """Parameters a step of ``batch`` tokens reads under ``weights``, as a count (``R_W / b_W``).
+
+    ``routing`` (:data:`~infra_calc.ledger.ROUTINGS`) counts the experts of
+    ``"touched"``; ``"active"`` is ``k`` experts whatever it says.
+    """
     if weights == "touched":
-        return np.asarray(spec.decode_weight_bytes(1, batch), dtype=float)
+        return np.asarray(spec.decode_weight_bytes(1, batch, routing), dtype=float)
     if weights == "active":
         return np.asarray(float(spec.active_params))
     if weights == "total":
@@ -63,7 +70,8 @@ def decode_coefficients(w: Workload, weights="touched") -> dict:
     b = np.asarray(w.batch, dtype=float)
     n = np.asarray(w.cards, dtype=float)
     return dict(
-        weight_bytes=np.asarray(sh.of(spec, weight_read_params(spec, w.batch, weights)))
+        weight_bytes=np.asarray(sh.of(spec, weight_read_params(spec, w.batch, weights,
+                                                                w.routing)))
         * w.bytes_per_param,
         kv_bytes_per_token=b * np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element)),
         flops_linear=2.0 * b * np.asarray(sh.of_matmul(spec, spec.matmul_params)),
@@ -101,6 +109,8 @@ class ModelDecodeStep(ModelOnCard):
     context: int | np.ndarray
     #: What the weight read counts: ``"touched"``, ``"active"`` or ``"total"``.
     weights: str
+    #: Experts read per MoE layer: ``"floor"`` (``k``, a lower bound) or ``"uniform"`` (a model).
+    routing: str
     #: Weight bytes read, ``R_W``.
     weight_bytes: float | np.ndarray
     #: KV-cache bytes read by the whole batch, ``B S m_kv``.
@@ -137,11 +147,13 @@ class ModelDecodeStep(ModelOnCard):
 
 def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_param=None,
                       kv_bytes_per_element=None, weights="touched",
-                      workspace=None) -> ModelDecodeStep:
+                      workspace=None, routing=None) -> ModelDecodeStep:
     """One decode step of a model on one card, with its KV cache.
 
     - weight bytes :math:`R_W` (``weights="touched"``, the default:
-      :meth:`ModelSpec.decode_weight_bytes`, what the step must touch;
+      :meth:`ModelSpec.decode_weight_bytes`, what the step must touch, with
+      ``k`` experts per MoE layer, or the uniform-routing model's count with
+      ``routing="uniform"``;
       ``"active"``: J07's :math:`N_{active} b_W`; ``"total"``: every weight);
     - KV bytes :math:`R_{KV} = B S m_{kv}`;
     - FLOPs :math:`F = 2 B N_{mm} + 4 B S L H d_h`
@@ -167,13 +179,17 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
     weights : {"touched", "active", "total"}, keyword-only
     workspace : float, keyword-only
         Bytes of workspace (default 2 GiB).
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer (default ``"floor"``: ``k``, so ``t_step``
+        is a lower bound; ``"uniform"``: the uniform-routing model).
 
     Returns
     -------
     ModelDecodeStep
     """
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace)
+                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
+                    routing=routing)
     if np.any(np.asarray(w.cards) != 1):
         raise ValueError(f"cards must be 1 for model_decode_step, got {w.cards}; "
                          "use tensor_parallel_step for more cards")
@@ -188,6 +204,7 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
     mem = np.asarray(w.memory_per_card()) + 0.0 * r
     return ModelDecodeStep(
         model=w.model, hw=acc, batch=w.batch, context=w.context, weights=weights,
+        routing=w.routing,
         weight_bytes=unwrap(c["weight_bytes"]), kv_bytes=unwrap(c["kv_bytes"]),
         bytes_read=unwrap(r), flops_linear=unwrap(c["flops_linear"]),
         flops_attention=unwrap(c["flops_attention"]), flops=unwrap(f),

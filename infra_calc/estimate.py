@@ -4,8 +4,9 @@
 computes, for the cards given, everything the command line shows:
 
 - the decode step at ``context`` tokens per request, per card
-  (:func:`~infra_calc.parallel.tensor_parallel_step`: its floor, and on
-  several cards the all-reduces, a model);
+  (:func:`~infra_calc.parallel.tensor_parallel_step`: its floor, with ``k``
+  experts per MoE layer; on several cards the all-reduces, a model; for a
+  mixture of experts the step under uniform routing, a model too);
 - the turning points: J07's :math:`B^* = b_W\\Pi/(2\\beta)` (weights only),
   and with the cache :math:`B^*(S)` and :math:`S_{max}` (:mod:`infra_calc.kv`);
 - the capacity inequality per card, and the largest batch that fits;
@@ -73,6 +74,9 @@ class Estimate:
     t_comm: float
     #: ``t_floor + t_comm``: the decode step.
     t_step: float
+    #: The decode step with the experts a batch hits under uniform routing (a model, not a
+    #: floor), ``t_floor + t_comm`` of it; equal to ``t_step`` for a dense model.
+    t_step_uniform_routing: float
     #: "memory", "compute" or "communication" (a tie is compute).
     bound: str
     tokens_per_s: float
@@ -243,6 +247,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         context_from = "given"
     w = w.with_(context=check_int(context, "context", "tokens", minimum=1, scalar=True))
     st = tensor_parallel_step(w)
+    uniform = tensor_parallel_step(w.with_(routing="uniform")) if spec.is_moe else st
     m_card = float(w.share.kv_bytes_per_token(spec, w.kv_bytes_per_element))
     weights_card = float(w.resident_weight_bytes())
     kv_card = float(w.kv_cache_bytes())
@@ -258,6 +263,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         matmul_params=int(spec.matmul_params), bytes_read=st.bytes_read, flops=st.flops,
         t_read=st.t_read, t_compute=st.t_compute, t_floor=st.t_floor,
         t_step_serial=st.t_read + st.t_compute + st.t_comm, t_comm=st.t_comm, t_step=st.t_step,
+        t_step_uniform_routing=uniform.t_step,
         bound=st.bound, tokens_per_s=st.tokens_per_s, read_time_per_output=st.t_read / w.batch,
         batch_turning_point=batch_turning_point(w.hw, w.bytes_per_param),
         batch_turning_point_kv=turning_batch(w), critical_context=critical_context(w),

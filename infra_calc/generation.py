@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int
-from .parallel import COMM_MODELS, step_times
+from .parallel import COMM_MODELS, step_parts
 from .prefill import PrefillStep, prefill_step
 from .workload import ModelOnCard, Workload
 
@@ -51,12 +51,20 @@ class GenerationTime(ModelOnCard):
     memory_per_card: float
     #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
     fits: bool
+    #: The floor of each decode step, ``max(T_read, T_compute)`` without the all-reduces, seconds.
+    floor_step_times: np.ndarray
+    #: The request's floor: prefill's ``t_floor`` plus every step's floor, seconds
+    #: (``total`` without the all-reduce model; equal to it on one card).
+    floor_total: float
+    #: The all-reduce model's time in ``total`` (prefill's and every step's), seconds;
+    #: 0 on one card and with ``overlap_comm`` only what the overlap does not hide.
+    comm_time: float
 
 
 def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
                     bytes_per_param=None, batch=None, kv_bytes_per_element=None, cards=None,
                     weights="touched", overlap_comm=False, comm="ring",
-                    workspace=None) -> GenerationTime:
+                    workspace=None, routing=None) -> GenerationTime:
     """Lower bound on one whole request: prefill plus the decode steps.
 
     The prefill pass (:func:`infra_calc.prefill.prefill_step`) yields the
@@ -97,13 +105,20 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
     comm : {"ring", "in-switch"}, keyword-only
     workspace : float, keyword-only
         Bytes of workspace per card (default 2 GiB).
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer in every pass (default ``"floor"``, ``k``:
+        the total stays a lower bound; ``"uniform"``: the uniform-routing model).
+
+    ``floor_total`` is the same sum without the all-reduce model, which
+    ``comm_time`` holds apart: on several cards only ``floor_total`` is a floor.
     """
     if prompt_tokens is None or output_tokens is None:
         raise TypeError("prompt_tokens and output_tokens (tokens) are required")
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
     o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
-                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace)
+                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace,
+                    routing=routing)
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
     w.model.check_context(p + o, "prompt_tokens + output_tokens")
@@ -114,10 +129,11 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
     pre = prefill_step(w, prompt_tokens=p, weights=weights, comm=comm)
     if o > 1:
         # the steps' contexts P+1 ... P+O-1 are valid: P + O was checked above
-        times = np.asarray(step_times(w, weights, comm, overlap_comm,
-                                      context=np.arange(p + 1, p + o, dtype=float)), dtype=float)
+        steps = step_parts(w, weights, comm, context=np.arange(p + 1, p + o, dtype=float),
+                           overlap_comm=overlap_comm)
+        floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)
     else:
-        times = np.zeros(0)
+        times = floors = np.zeros(0)
     decode = float(times.sum())
     total = pre.t_step + decode
     longest = p + o - 1
@@ -129,4 +145,6 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
         tpot_last=float(times[-1]) if times.size else 0.0,
         tokens_per_s_request=o / total, tokens_per_s_total=w.batch * o / total,
         max_context=longest, memory_per_card=mem, fits=bool(mem <= w.hw.mem_capacity),
+        floor_step_times=floors, floor_total=float(pre.t_floor + floors.sum()),
+        comm_time=float(total - pre.t_floor - floors.sum()),
     )

@@ -15,9 +15,12 @@ Setting :math:`F/\\Pi = R/\\beta` gives the batch where compute catches up,
 batch gets there, :math:`S_{max}` (:func:`critical_context`): there the
 per-request math :math:`(2N_{mm} + 4SLHd_h)/\\Pi` no longer outpaces the
 per-request read :math:`(b_W d_{row} + S m_{kv})/\\beta`.  For a mixture of
-experts the read grows with the experts the batch hits, so :math:`B^*` is
-solved numerically; :math:`S_{max}` is the large-batch limit, where every
-expert is read once per step and drops out per request.
+experts the read holds the experts the batch hits: ``k`` per layer for the
+floor (``routing="floor"``, the default), and a count that grows with the
+batch under the uniform-routing model (``routing="uniform"``), where
+:math:`B^*` is solved numerically.  :math:`S_{max}` is the large-batch limit,
+where the experts are read once per step and drop out per request, under
+either routing.
 
 The (batch, context) plane splits into three regions (:func:`decode_region`):
 weight-read bound, KV-read bound, compute bound.
@@ -74,12 +77,14 @@ def per_request_terms(w: Workload):
 
 
 def _expert_bytes(w: Workload, b):
-    """Routed-expert bytes per card for a step of ``b`` tokens (real): ``L_moe E_hit(b) P_e b_W / n``."""
+    """Routed-expert bytes per card for a step of ``b`` tokens (real): ``L_moe E_hit(b) P_e b_W / n``.
+
+    ``E_hit`` under the workload's ``routing`` (:meth:`ModelSpec.experts_hit`).
+    """
     spec = w.model
     if not spec.is_moe:
         return 0.0 * np.asarray(b, dtype=float)
-    e, k = spec.num_experts, spec.experts_per_token
-    hit = e * (1.0 - (1.0 - k / e) ** np.asarray(b, dtype=float))
+    hit = spec._experts_read(np.asarray(b, dtype=float), w.routing)
     return (spec.moe_layers * hit * spec.expert_params * w.bytes_per_param
             / np.asarray(w.cards, dtype=float))
 
@@ -164,7 +169,7 @@ def _s_max(w: Workload):
 
 
 def turning_batch(model, hw=None, context=None, *, bytes_per_param=None,
-                  kv_bytes_per_element=None, cards=None):
+                  kv_bytes_per_element=None, cards=None, routing=None):
     """Batch where a decode step's compute catches up with its read, :math:`B^*(S)`, requests.
 
     For a dense model, with :func:`per_request_terms` ``R0, r1, c1``:
@@ -174,7 +179,9 @@ def turning_batch(model, hw=None, context=None, *, bytes_per_param=None,
     and ``inf`` at and above :func:`critical_context`.  For a mixture of
     experts the read also grows with the experts hit, and ``B*`` is found
     numerically (the root of compute − read, which is convex in ``B`` and
-    crosses zero once).  Not rounded; assumes ``B <= V`` (each request gathers
+    crosses zero once); with ``routing="floor"`` (default) the step reads
+    ``k`` experts per layer whatever the batch, with ``"uniform"`` the
+    uniform-routing model's count.  Not rounded; assumes ``B <= V`` (each request gathers
     its own embedding row).  Capacity is ignored: check
     :meth:`Workload.fits` at that batch.
 
@@ -185,9 +192,11 @@ def turning_batch(model, hw=None, context=None, *, bytes_per_param=None,
     context : int or array_like
         ``S`` (default 0), tokens of cache per request.
     bytes_per_param, kv_bytes_per_element, cards : optional, keyword-only
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer (:meth:`ModelSpec.experts_hit`; default ``"floor"``).
     """
     w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, cards=cards)
+                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
     acc = w.hw
     r0, r1, c1 = per_request_terms(w)
     slope = c1 / acc.peak_flops - r1 / acc.mem_bandwidth
@@ -207,14 +216,14 @@ def turning_batch(model, hw=None, context=None, *, bytes_per_param=None,
 
 
 def kv_weight_batch(params, bytes_per_param=None, context=None, kv_bytes_per_token=None, *,
-                    hw=None, kv_bytes_per_element=None, cards=None):
+                    hw=None, kv_bytes_per_element=None, cards=None, routing=None):
     """Batch at which the KV read equals the weight read, requests (not rounded).
 
     With a model (``params`` a ModelSpec, name or Workload; ``hw`` needed
     for a name), the weight read includes the gathered rows and the experts
-    hit: :math:`B S m_{kv} = R_W(B)`, solved for ``B`` (``inf`` where the
-    cache never outgrows the weights).  The border between the weight-read and
-    KV-read regions.
+    hit (under ``routing``, default ``"floor"``): :math:`B S m_{kv} = R_W(B)`,
+    solved for ``B`` (``inf`` where the cache never outgrows the weights).  The
+    border between the weight-read and KV-read regions.
 
     Numeric form: :math:`B_{kv} = N b_W / (S m_{kv})`.
     """
@@ -225,7 +234,7 @@ def kv_weight_batch(params, bytes_per_param=None, context=None, kv_bytes_per_tok
         m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes")
         return unwrap(n * bw / (s * m))
     w = Workload.of(params, hw, bytes_per_param=bytes_per_param, context=context,
-                    kv_bytes_per_element=kv_bytes_per_element, cards=cards)
+                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
     r0, r1, _ = per_request_terms(w)
     kv1 = np.asarray(w.context, dtype=float) * np.asarray(
         w.share.kv_bytes_per_token(w.model, w.kv_bytes_per_element))   # cache bytes per request
@@ -242,7 +251,8 @@ def kv_weight_batch(params, bytes_per_param=None, context=None, kv_bytes_per_tok
 
 
 def decode_region(model, bytes_per_param=None, hw=None, batch=None, context=None,
-                  kv_bytes_per_token=None, *, kv_bytes_per_element=None, weights="touched"):
+                  kv_bytes_per_token=None, *, kv_bytes_per_element=None, weights="touched",
+                  routing=None):
     """Which of the three regions a (batch, context) point lies in.
 
     With a model: the ``region`` of :func:`~infra_calc.decode.model_decode_step`
@@ -264,7 +274,7 @@ def decode_region(model, bytes_per_param=None, hw=None, batch=None, context=None
         return model_decode_step(model, hw, batch=batch, context=context,
                                  bytes_per_param=bytes_per_param,
                                  kv_bytes_per_element=kv_bytes_per_element,
-                                 weights=weights).region
+                                 weights=weights, routing=routing).region
     acc = resolve_hw(hw)
     n = check_number(model, "params", "parameters")
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")

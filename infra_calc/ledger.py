@@ -17,7 +17,8 @@ own name so that a figure and the library cannot mix them up:
 
 and :meth:`ParameterLedger.decode_weight_bytes` is the fourth: the bytes one
 decode step of ``B`` tokens must *read* (every shared weight once, the ``B``
-gathered rows of an untied input table, the experts the batch hits).
+gathered rows of an untied input table, the experts the batch hits: ``k``
+per layer for the floor, more under the uniform-routing model).
 :class:`~infra_calc.modelspec.ModelSpec` inherits these from
 :class:`ParameterLedger`, which holds no fields of its own.
 """
@@ -25,9 +26,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_int, check_number
+from ._validate import check_int, check_number, unwrap
 
-__all__ = ["ParameterLedger"]
+__all__ = ["ParameterLedger", "ROUTINGS", "check_routing"]
+
+#: How many experts per MoE layer a step is taken to read: ``"floor"``, the
+#: ``k`` any routing reads (a lower bound), or ``"uniform"``, the expectation
+#: under uniform routing (a model).
+ROUTINGS = ("floor", "uniform")
+
+
+def check_routing(routing):
+    """``routing`` if it is one of :data:`ROUTINGS`, else a ``ValueError`` naming it."""
+    if not isinstance(routing, str) or routing not in ROUTINGS:
+        raise ValueError(f"routing must be one of {ROUTINGS} (the floor of k experts per "
+                         f"layer, or the uniform-routing model), got {routing!r}")
+    return routing
 
 
 class ParameterLedger:
@@ -118,29 +132,50 @@ class ParameterLedger:
         return (4.0 * np.asarray(tokens, dtype=float) * np.asarray(context, dtype=float)
                 * self.layers * self.heads * self.head_dim)
 
-    def experts_hit(self, batch=1):
-        """Expected distinct experts per MoE layer that a batch of tokens touches.
+    def experts_hit(self, batch=1, routing="floor"):
+        """Distinct experts per MoE layer that one step of ``B`` tokens reads.
 
-        With uniform routing of ``k`` of ``E`` experts per token,
+        Each token is routed to ``k`` distinct experts of ``E``, so any step
+        reads at least ``k`` of them per layer, whatever the batch.  Two
+        readings (``routing``):
 
-        .. math:: E_{hit}(B) = E\\,\\bigl(1 - (1 - k/E)^B\\bigr),
+        - ``"floor"`` (default): ``k``, the lower bound under *any* routing
+          (a batch whose tokens all pick the same ``k`` experts reads no more);
+        - ``"uniform"``: the expectation under a *model*, every token picking
+          ``k`` of ``E`` uniformly at random and independently of the others,
 
-        which is ``k`` at ``B = 1`` and tends to ``E``.  0 for a dense model.
+          .. math:: E_{hit}(B) = E\\,\\bigl(1 - (1 - k/E)^B\\bigr),
+
+          which is ``k`` at ``B = 1``, never below the floor, and tends to ``E``.
+
+        0 for a dense model.
 
         Parameters
         ----------
         batch : int or array_like
             Tokens routed in the same step, ``B`` (>= 1).
+        routing : {"floor", "uniform"}
+            The floor (any routing) or the uniform-routing model (:data:`ROUTINGS`).
         """
         b = check_int(batch, "batch", "tokens", minimum=1)
-        if not self.is_moe:
-            return 0.0 if np.ndim(b) == 0 else np.zeros(np.shape(b))
-        e, k = self.num_experts, self.experts_per_token
-        hit = e * (1.0 - (1.0 - k / e) ** np.asarray(b, dtype=float))
-        return float(hit) if np.ndim(hit) == 0 else hit
+        return unwrap(self._experts_read(b, check_routing(routing)))
 
-    def decode_weight_bytes(self, bytes_per_param=2, batch=1):
-        """Weight bytes one decode step of ``B`` tokens must read, in bytes.
+    def _experts_read(self, batch, routing):
+        """:meth:`experts_hit` for a checked ``routing`` and any real ``batch`` >= 1 (arrays).
+
+        The one place the routing readings are written; the bisections of
+        :mod:`infra_calc.kv` call it with real batches.
+        """
+        b = np.asarray(batch, dtype=float)
+        if not self.is_moe:
+            return np.zeros(np.shape(b))
+        e, k = self.num_experts, self.experts_per_token
+        if routing == "floor":
+            return np.full(np.shape(b), float(k))
+        return e * (1.0 - (1.0 - k / e) ** b)
+
+    def decode_weight_bytes(self, bytes_per_param=2, batch=1, routing="floor"):
+        """Weight bytes one decode step of ``B`` tokens reads, in bytes.
 
         .. math:: R_W(B) = b_W\\,\\bigl(N_{shared} + [\\text{untied}]\\min(B, V)\\,d
                   + L_{moe}\\,E_{hit}(B)\\,P_{expert}\\bigr)
@@ -152,7 +187,13 @@ class ParameterLedger:
           as the output head;
         - in each of the ``L_moe`` MoE layers only the experts the batch
           hits are read: :meth:`experts_hit` of ``E``, each of
-          ``P_expert = 3 d f`` parameters (uniform routing).
+          ``P_expert = 3 d f`` parameters.
+
+        With ``routing="floor"`` (default) that is ``k`` experts per layer, and
+        ``R_W`` is a floor: no step of ``B`` tokens can read less, whatever the
+        routing.  With ``routing="uniform"`` it is the expected count under
+        uniform routing, a model, not a floor.  A dense model reads the same
+        under both.
 
         J07 and J13 keep the source's ``N b_W``; this is chapter 3's count.
 
@@ -162,6 +203,8 @@ class ParameterLedger:
             Bytes per weight, in bytes (2 = BF16).
         batch : int or array_like, optional
             Tokens decoded in the step, ``B`` (>= 1).
+        routing : {"floor", "uniform"}, optional
+            How many experts the batch reads (:meth:`experts_hit`).
 
         Returns
         -------
@@ -177,10 +220,11 @@ class ParameterLedger:
         """
         bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
         b = check_int(batch, "batch", "tokens", minimum=1)
+        routing = check_routing(routing)
         count = float(self.shared_params) + 0.0 * np.asarray(b, dtype=float)
         if not self.tie_word_embeddings:
             count = count + np.minimum(b, self.vocab).astype(float) * self.hidden
         if self.is_moe:
-            count = count + self.moe_layers * np.asarray(self.experts_hit(b)) * self.expert_params
+            count = count + self.moe_layers * self._experts_read(b, routing) * self.expert_params
         out = bw * count
         return float(out) if np.ndim(out) == 0 else out

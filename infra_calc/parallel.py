@@ -22,12 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import unwrap
-from .bound import bounds
+from .bound import Bounds, bounds
 from .comm import ACTIVATION_BYTES, COMM_MODELS, layer_comm, ring_allreduce_time
 from .decode import decode_coefficients, decode_counts
 from .workload import ModelOnCard, Workload
 
 __all__ = ["ring_allreduce_time", "TensorParallelStep", "tensor_parallel_step", "step_times",
+           "step_parts",
            "ACTIVATION_BYTES", "COMM_MODELS"]
 
 
@@ -89,18 +90,30 @@ def step_times(w: Workload, weights="touched", comm="ring", overlap_comm=False, 
     without the labels and the memory: what a sum over many steps needs.
     ``context`` is taken as already checked.
     """
+    return step_parts(w, weights, comm, context, overlap_comm=overlap_comm).t_step
+
+
+def step_parts(w: Workload, weights="touched", comm="ring", context=None, *,
+               overlap_comm=False) -> Bounds:
+    """The :class:`~infra_calc.bound.Bounds` of the decode steps of ``w`` at ``context``.
+
+    The floor :math:`\\max(T_{read}, T_{compute})` and the all-reduce model's
+    time, apart (:attr:`TensorParallelStep.t_floor`, ``t_comm``), and their
+    sum (or maximum, ``overlap_comm=True``) as ``t_step``.
+    """
     k = decode_coefficients(w, weights)
     acc = w.hw
     s = np.asarray(w.context if context is None else context, dtype=float)
     _, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
     return bounds(k["weight_bytes"] + k["kv_bytes_per_token"] * s,
                   k["flops_linear"] + k["attention_flops_per_token"] * s, acc,
-                  t_comm=tcomm, overlap_comm=overlap_comm).t_step
+                  t_comm=tcomm, overlap_comm=overlap_comm)
 
 
 def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *,
                          bytes_per_param=None, kv_bytes_per_element=None, overlap_comm=False,
-                         weights="touched", comm="ring", workspace=None) -> TensorParallelStep:
+                         weights="touched", comm="ring", workspace=None,
+                         routing=None) -> TensorParallelStep:
     """One decode step split over ``cards`` by tensor parallelism.
 
     Per card, with ``n`` cards (:mod:`infra_calc.sharding` for the split):
@@ -144,6 +157,9 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
         The all-reduce model.
     workspace : float, keyword-only
         Bytes of workspace per card (default 2 GiB).
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer (default ``"floor"``, ``k``; ``"uniform"``:
+        the uniform-routing model, :meth:`ModelSpec.experts_hit`).
 
     Returns
     -------
@@ -155,7 +171,7 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
         raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
     w = Workload.of(model, hw, cards=cards, batch=batch, context=context,
                     bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
-                    workspace=workspace)
+                    workspace=workspace, routing=routing)
     acc = w.hw
     c = decode_counts(w, weights)
     r = c["weight_bytes"] + c["kv_bytes"]

@@ -14,7 +14,7 @@ model at once.  What the pass must do, and no less:
   :math:`F_{att} = 2BLHd_h\\,P(P+1)`;
 - **bytes**: the weights read once for the ``BP`` tokens
   (:meth:`ModelSpec.decode_weight_bytes` of ``BP`` tokens: one gathered row
-  per token, the experts they hit) and the cache written, :math:`BPm_{kv}`.
+  per token, the experts they hit: ``k`` per layer for the floor) and the cache written, :math:`BPm_{kv}`.
 
 The pass turns compute-bound once :math:`BP` passes about
 :math:`b_W\\Pi/(2\\beta)`, the same number as J07's :math:`B^*`.
@@ -51,7 +51,8 @@ def prefill_counts(w: Workload, prompt_tokens, weights="touched") -> dict:
     f_att = 2.0 * b * spec.layers * spec.heads * spec.head_dim * p * (p + 1.0)
     per_card = (2.0 * b * p * np.asarray(sh.of_matmul(spec, spec.body_matmul_params))
                 + f_head / n + f_att / n)
-    read = weight_read_params(spec, w.batch * np.asarray(prompt_tokens), weights) + 0.0 * p
+    read = weight_read_params(spec, w.batch * np.asarray(prompt_tokens), weights,
+                              w.routing) + 0.0 * p
     wb = read * w.bytes_per_param
     wb_card = np.asarray(sh.of(spec, read)) * w.bytes_per_param
     kvw = b * p * spec.kv_bytes_per_token(w.kv_bytes_per_element)
@@ -101,6 +102,8 @@ class PrefillStep(ModelOnCard):
     t_step: float | np.ndarray
     #: ``"memory"``, ``"compute"`` or ``"communication"``: the largest part (a tie is compute).
     bound: str | np.ndarray
+    #: ``"memory"`` or ``"compute"``: what sets the floor alone.
+    floor_bound: str | np.ndarray
     #: Weights + the prompts' KV cache + workspace each card must hold, bytes.
     memory_per_card: float | np.ndarray
     #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
@@ -114,7 +117,7 @@ class PrefillStep(ModelOnCard):
 
 def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, batch=None,
                  kv_bytes_per_element=None, cards=None, weights="touched", comm="ring",
-                 workspace=None) -> PrefillStep:
+                 workspace=None, routing=None) -> PrefillStep:
     """Lower bound of the prefill pass: the time to first token on idle cards.
 
     - FLOPs: matrix products :math:`2BP\\,N_{body}` (no gathered input table,
@@ -150,6 +153,9 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
         The all-reduce model (:mod:`infra_calc.comm`).
     workspace : float, keyword-only
         Bytes of workspace per card (default 2 GiB).
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer (default ``"floor"``: ``k``; ``"uniform"``:
+        the uniform-routing model's count for the ``BP`` tokens).
 
     Returns
     -------
@@ -159,7 +165,8 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
         raise TypeError("prompt_tokens (tokens) is required")
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
-                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace)
+                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace,
+                    routing=routing)
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
     w.model.check_context(p, "prompt_tokens")
@@ -175,6 +182,6 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
         weight_bytes=unwrap(c["weight_bytes"]), kv_bytes_written=unwrap(c["kv_bytes_written"]),
         bytes_read=unwrap(c["bytes_read"]), t_read=t.t_read, t_compute=t.t_compute,
         t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
-        bound=t.bound, memory_per_card=unwrap(mem),
+        bound=t.bound, floor_bound=t.floor_bound, memory_per_card=unwrap(mem),
         fits=unwrap(mem <= acc.mem_capacity, bool),
     )

@@ -11,17 +11,20 @@ one, the date); a field the source does not state is left empty.  The
 ======================  ===================================================
 metric                  bound
 ======================  ===================================================
-``ttft``                :func:`~infra_calc.prefill.prefill_step` ``t_step``
-``itl``, ``tpot``       mean decode step of :func:`~infra_calc.generation.generation_time`
-``e2e_latency``         ``generation_time(...).total``
+``ttft``                :func:`~infra_calc.prefill.prefill_step` ``t_floor``
+``itl``, ``tpot``       mean ``floor_step_times`` of :func:`~infra_calc.generation.generation_time`
+``e2e_latency``         ``generation_time(...).floor_total``
 ``output_throughput_
-per_gpu``               ``B·O / total / cards`` (an upper bound on a rate)
+per_gpu``               ``B·O / floor_total / cards`` (an upper bound on a rate)
 ======================  ===================================================
 
 and the fraction of the bound the measurement reaches
 (``bound / measured`` for a time, ``measured / bound`` for a rate), which is
 the implied MBU when the bound is the memory read and the implied MFU when it
-is the math.  Assumptions where the source is silent: weights in 2 bytes
+is the math.  The bound holds the floor terms only: the all-reduces of a
+multi-card row are a model, reported apart (``comm_share``), and an MoE step
+reads ``k`` experts per layer (the floor; ``uniform_fraction`` is the same
+share under the uniform-routing model).  Assumptions where the source is silent: weights in 2 bytes
 (BF16) when no precision is printed, 1 byte for FP8; the KV cache in the
 weights' byte width; a missing prompt or output length counts as 0 tokens of
 cache; decode weights are the bytes really touched
@@ -137,9 +140,10 @@ class RealityRow:
 
     #: The published measurement.
     measurement: Measurement
-    #: The book's lower bound on the same figure (seconds; tokens/s per card for a rate).
+    #: The book's bound on the same figure, from the floor terms alone (no all-reduce model):
+    #: a lower bound on a time (seconds), an upper bound on a rate (tokens/s per card).
     bound: float
-    #: Which term sets the bound: "memory", "compute" or "communication".
+    #: Which floor term sets the bound: "memory" or "compute".
     bound_kind: str
     #: Fraction of the bound reached: ``bound / measured`` (time), ``measured / bound`` (rate).
     fraction: float
@@ -147,12 +151,17 @@ class RealityRow:
     t_read: float
     #: Compute lower bound of that step, seconds.
     t_compute: float
-    #: Communication time of that step, seconds.
+    #: All-reduce time of that step under the ring model (a model, not in ``bound``), seconds.
     t_comm: float
     #: Share of the bound that is the prefill pass (compute-bound), for the metrics whose
     #: bound is a whole request (``e2e_latency``, ``output_throughput_per_gpu``); 0 otherwise.
     #: Only where it is small is ``fraction`` an implied MBU.
     prefill_share: float = 0.0
+    #: Share of the bound plus the all-reduce model that the model is (0 on one card).
+    comm_share: float = 0.0
+    #: ``fraction`` against the uniform-routing model's expert read (a model; MoE rows
+    #: differ, a dense row equals ``fraction``).
+    uniform_fraction: float = 0.0
 
     @property
     def gap(self) -> float:
@@ -173,15 +182,12 @@ def accelerator_for(m: Measurement) -> Accelerator:
     return acc
 
 
-def lower_bound(m: Measurement) -> RealityRow:
-    """The book's bound for one measurement and the fraction of it reached.
+def _bound(m: Measurement, routing: str):
+    """``(floor, with_comm, step, prefill_share)`` of a row under ``routing``.
 
-    ``bound_kind`` says which term sets the bound: ``"memory"`` (so the
-    fraction is an implied MBU), ``"compute"`` (an implied MFU) or
-    ``"communication"``.  For a decode metric it is the kind of the step at
-    the mean context; where the bound is a whole request, ``prefill_share``
-    says how much of it is the (compute-bound) prefill pass, so a row with a
-    large share is neither an MBU nor an MFU.
+    ``floor`` holds the floor terms alone (``max(T_read, T_compute)`` of each
+    pass); ``with_comm`` adds the all-reduce model as the library's ``t_step``
+    does.  For a rate both are the rate they allow.
     """
     acc = accelerator_for(m)
     bpp = kvb = m.bytes_per_param
@@ -189,30 +195,55 @@ def lower_bound(m: Measurement) -> RealityRow:
     share = 0.0
     if m.metric == "ttft":
         st = prefill_step(m.model, acc, p, bytes_per_param=bpp, batch=m.batch,
-                          kv_bytes_per_element=kvb, cards=m.cards)
-        bound = st.t_step
-    else:
-        st = tensor_parallel_step(m.model, acc, m.cards, batch=m.batch, context=p + o // 2,
-                                  bytes_per_param=bpp, kv_bytes_per_element=kvb,
-                                  weights="touched")
-        if m.metric in ("itl", "tpot"):
-            if p and o > 1:
-                bound = generation_time(m.model, acc, p, o, bytes_per_param=bpp, batch=m.batch,
-                                        kv_bytes_per_element=kvb, cards=m.cards,
-                                        weights="touched").tpot_mean
-            else:
-                bound = st.t_step          # lengths not stated: a step with p + o/2 tokens of cache
-        else:
-            g = generation_time(m.model, acc, p, o, bytes_per_param=bpp, batch=m.batch,
-                                kv_bytes_per_element=kvb, cards=m.cards, weights="touched")
-            bound = g.total if m.metric == "e2e_latency" else m.batch * o / g.total / m.cards
-            share = g.ttft / g.total
+                          kv_bytes_per_element=kvb, cards=m.cards, routing=routing)
+        return st.t_floor, st.t_step, st, share
+    st = tensor_parallel_step(m.model, acc, m.cards, batch=m.batch, context=p + o // 2,
+                              bytes_per_param=bpp, kv_bytes_per_element=kvb,
+                              weights="touched", routing=routing)
+    if m.metric in ("itl", "tpot") and not (p and o > 1):
+        return st.t_floor, st.t_step, st, share   # lengths not stated: a step with p + o/2 of cache
+    g = generation_time(m.model, acc, p, o, bytes_per_param=bpp, batch=m.batch,
+                        kv_bytes_per_element=kvb, cards=m.cards, weights="touched",
+                        routing=routing)
+    if m.metric in ("itl", "tpot"):
+        return float(g.floor_step_times.mean()), g.tpot_mean, st, share
+    share = g.prefill.t_floor / g.floor_total
+    if m.metric == "e2e_latency":
+        return g.floor_total, g.total, st, share
+    return (m.batch * o / g.floor_total / m.cards, m.batch * o / g.total / m.cards, st, share)
+
+
+def _reached(m: Measurement, bound: float) -> float:
+    return bound / m.value_si if METRICS[m.metric] == "time" else m.value_si / bound
+
+
+def lower_bound(m: Measurement) -> RealityRow:
+    """The book's bound for one measurement and the fraction of it reached.
+
+    The bound holds the floor terms alone: the read and the math of each
+    pass, with ``k`` experts per MoE layer (``routing="floor"``).  The
+    all-reduces of a multi-card row are a model (a ring, an assumed cost per
+    step), so they stay out of the bound and out of ``fraction``:
+    ``comm_share`` says how much of the bound plus that model they would be.
+
+    ``bound_kind`` says which floor term sets the bound: ``"memory"`` (so the
+    fraction is an implied MBU) or ``"compute"`` (an implied MFU).  For a
+    decode metric it is the kind of the step at the mean context; where the
+    bound is a whole request, ``prefill_share`` says how much of it is the
+    (compute-bound) prefill pass, so a row with a large share is neither an
+    MBU nor an MFU.  ``uniform_fraction`` is the fraction reached against the
+    uniform-routing model's read for a mixture of experts (a model, not a
+    floor; the same as ``fraction`` for a dense model).
+    """
+    floor, with_comm, st, share = _bound(m, "floor")
     if METRICS[m.metric] == "time":
-        fraction = bound / m.value_si
+        comm_share = 1.0 - floor / with_comm
     else:
-        fraction = m.value_si / bound
-    return RealityRow(m, float(bound), str(st.bound), float(fraction), float(st.t_read),
-                      float(st.t_compute), float(st.t_comm), float(share))
+        comm_share = 1.0 - with_comm / floor
+    uniform = _reached(m, _bound(m, "uniform")[0]) if st.model.is_moe else _reached(m, floor)
+    return RealityRow(m, float(floor), str(st.floor_bound),
+                      float(_reached(m, floor)), float(st.t_read), float(st.t_compute),
+                      float(st.t_comm), float(share), float(comm_share), float(uniform))
 
 
 def reality_check() -> list[RealityRow]:

@@ -32,6 +32,7 @@ import numpy as np
 
 from ._validate import check_int, check_number, unwrap
 from .hardware import Accelerator, resolve_hw
+from .ledger import check_routing
 from .modelspec import ModelSpec
 from .sharding import CardShare, card_share
 from .units import GiB
@@ -74,6 +75,12 @@ class Workload:
         :func:`infra_calc.sharding.check_cards`).
     workspace : float
         Bytes per card for activations and buffers (default 2 GiB).
+    routing : {"floor", "uniform"}
+        Experts per MoE layer a step reads: ``"floor"`` (default), the ``k``
+        any routing reads, so every time stays a lower bound; ``"uniform"``,
+        the expectation under uniform routing, a model
+        (:meth:`~infra_calc.modelspec.ModelSpec.experts_hit`).  No effect on a
+        dense model.
 
     Raises
     ------
@@ -90,6 +97,7 @@ class Workload:
     context: int | np.ndarray = 0
     cards: int | np.ndarray = 1
     workspace: float = DEFAULT_WORKSPACE
+    routing: str = "floor"
 
     def __post_init__(self):
         from .models import resolve_model
@@ -106,6 +114,7 @@ class Workload:
         self.model.check_context(self.context, "context")
         set_(self, "workspace", _scalar(self.workspace, "workspace", "bytes", allow_zero=True))
         set_(self, "cards", card_share(self.model, self.cards).cards)
+        check_routing(self.routing)
 
     # -------------------------------------------------------------- building
     @classmethod

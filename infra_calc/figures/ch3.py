@@ -169,18 +169,27 @@ def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), conte
 
 
 @figure("ch3-moe-bytes",
-        "Mixtral-8x7B with 8-bit weights on one H100 SXM: the weight bytes a decode step reads grow with "
-        "batch as more experts are hit (uniform routing), from the active parameters towards all "
-        "of them; the step time per token follows, and B* moves out.")
+        "Mixtral-8x7B with 8-bit weights on one H100 SXM: the weight bytes a decode step reads. "
+        "The floor (k = 2 experts per layer, whatever the routing) stays just under the active "
+        "parameters at every batch; under uniform routing, a model and not a floor, the expected "
+        "read grows with the batch as more experts are hit, towards all the parameters, and the "
+        "step time follows.")
 def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=1):
-    """Left: decode weight bytes vs batch; right: step time and compute time vs batch."""
+    """Left: decode weight bytes vs batch; right: read and compute times vs batch.
+
+    Solid lines are floors (``routing="floor"``); the dashed orange line is the
+    uniform-routing model (``routing="uniform"``).
+    """
     m = model(model_name)
     acc = resolve_hw(hw)
     b = np.unique(np.logspace(0, 3.3, 120).astype(int))
-    touched = m.decode_weight_bytes(bytes_per_param, b) / 1e9
+    floor = m.decode_weight_bytes(bytes_per_param, b) / 1e9
+    uniform = m.decode_weight_bytes(bytes_per_param, b, routing="uniform") / 1e9
     fig = Figure(figsize=(7.6, 3.6))
     ax1, ax2 = fig.subplots(1, 2)
-    ax1.plot(b, touched, color=PALETTE["blue"], lw=2, label="weights read (experts hit)")
+    ax1.plot(b, floor, color=PALETTE["blue"], lw=2, label="floor: k experts per layer")
+    ax1.plot(b, uniform, color=PALETTE["orange"], lw=2, ls="-.",
+             label="uniform routing (a model)")
     ax1.axhline(m.active_params * bytes_per_param / 1e9, color=PALETTE["green"], ls="--",
                 label="active params × $b_W$ (J07)")
     ax1.axhline(m.weight_bytes(bytes_per_param) / 1e9, color=PALETTE["black"], ls=":",
@@ -189,17 +198,21 @@ def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=1):
     ax1.set_xlabel("batch B (requests)")
     ax1.set_ylabel("weight bytes per decode step (GB)")
     ax1.legend(fontsize=7.5)
-    step_t = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param, weights="touched")
+    step_f = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param)
+    step_u = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param,
+                               routing="uniform")
     step_a = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param, weights="active")
-    ax2.plot(b, step_t.t_read * 1e3, color=PALETTE["blue"], lw=2, label="read, experts hit")
+    ax2.plot(b, step_f.t_read * 1e3, color=PALETTE["blue"], lw=2, label="read floor, k experts")
+    ax2.plot(b, step_u.t_read * 1e3, color=PALETTE["orange"], lw=2, ls="-.",
+             label="read, uniform routing (model)")
     ax2.plot(b, step_a.t_read * 1e3, color=PALETTE["green"], ls="--",
              label="read, active only (J07)")
-    ax2.plot(b, step_t.t_compute * 1e3, color=PALETTE["vermillion"], lw=2,
+    ax2.plot(b, step_f.t_compute * 1e3, color=PALETTE["vermillion"], lw=2,
              label="compute $2BN_{mm}/\\Pi$")
     ax2.set_xscale("log")
     ax2.set_yscale("log")
     ax2.set_xlabel("batch B (requests)")
-    ax2.set_ylabel("decode step, lower bound (ms)")
+    ax2.set_ylabel("decode step time (ms)")
     ax2.legend(fontsize=7.5)
     fig.tight_layout()
     return fig
@@ -210,9 +223,11 @@ MIXED_PREFILL_SHARE = 0.05
 
 
 @figure("ch3-reality",
-        "Published measurements against the book's lower bounds: the fraction of the bound each "
+        "Published measurements against the book's lower bounds, taken from the floor terms "
+        "alone (no all-reduce model; k experts per MoE layer): the fraction of the bound each "
         "one reaches (implied MBU for read-bound rows, MFU for compute-bound ones; whole-request "
-        "rows with a large prefill share apart). Every measurement is slower than its bound.")
+        "rows with a large prefill share apart; hollow diamonds: the MoE rows against the "
+        "uniform-routing model). Every measurement is slower than its bound.")
 def reality_figure():
     """Horizontal bars: fraction of the bound reached, per measurement."""
     from ..reality import reality_check
@@ -222,10 +237,8 @@ def reality_figure():
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
     kinds = {"memory": (PALETTE["blue"], HATCHES[0]), "compute": (PALETTE["vermillion"], HATCHES[1]),
-             "communication": (PALETTE["orange"], HATCHES[2]),
              "mixed": (PALETTE["green"], HATCHES[3 % len(HATCHES)])}
     labels = {"memory": "memory-bound (implied MBU)", "compute": "compute-bound (implied MFU)",
-              "communication": "communication-bound",
               "mixed": f"whole request, prefill ≥ {MIXED_PREFILL_SHARE:.0%} of the bound"}
     seen = set()
     for yi, r in zip(y, rows, strict=False):
@@ -235,6 +248,11 @@ def reality_figure():
         seen.add(kind)
         ax.barh(yi, r.fraction * 100, color=c, hatch=h, edgecolor="white", label=label)
         ax.text(r.fraction * 100 + 1, yi, f"{r.fraction * 100:.0f}%", va="center", fontsize=7.5)
+        if r.uniform_fraction != r.fraction:      # an MoE row: the uniform-routing model too
+            ax.plot(r.uniform_fraction * 100, yi, marker="D", ms=5, mfc="white",
+                    mec=PALETTE["orange"], mew=1.5, ls="none",
+                    label=None if "uniform" in seen else "MoE row against uniform routing (a model)")
+            seen.add("uniform")
     ax.set_yticks(y, [r.measurement.id for r in rows], fontsize=7.5)
     ax.set_xlim(0, 125)
     ax.axvline(100, color=PALETTE["black"], lw=1)

@@ -42,10 +42,16 @@ def test_mixtral_reads_the_experts_the_batch_hits():
     # batch 1: the two experts it routes to, one embedding row
     assert one.weight_bytes == pytest.approx(
         2 * (reference_count(cfg, experts_used=2) - (cfg["vocab_size"] - 1) * cfg["hidden_size"]))
-    big = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64)
+    big = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64, routing="uniform")
     active = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64, weights="active")
+    assert big.routing == "uniform"
     assert big.weight_bytes > 2.4 * active.weight_bytes     # nearly every expert is read
     assert big.flops == active.flops == pytest.approx(2 * 64 * reference_matmul(cfg, 2))
+    # the floor: two experts per layer, 63 more gathered rows than batch 1
+    floor = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64)
+    assert floor.routing == "floor"
+    assert floor.weight_bytes == pytest.approx(one.weight_bytes + 2 * 63 * cfg["hidden_size"])
+    assert floor.t_step < big.t_step and floor.flops == big.flops
 
 
 def test_default_is_what_a_step_touches():

@@ -72,3 +72,27 @@ def test_table_says_when_it_does_not_fit():
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_moe_estimate_is_the_floor_and_names_the_routing_model():
+    """An MoE step's bound reads k experts per layer; the uniform-routing step is a model,
+    printed on its own line, never as the step."""
+    e = ic.estimate("Mixtral-8x7B", "H100 SXM", batch=64, context=512)
+    floor = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64, context=512)
+    uniform = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64, context=512,
+                                   routing="uniform")
+    assert e.t_step == pytest.approx(floor.t_step) and e.t_step < e.t_step_uniform_routing / 3
+    assert e.t_step_uniform_routing == pytest.approx(uniform.t_step)
+    text = e.table()
+    assert "uniform routing (a model)" in text and "2 of 8 experts" in text
+    dense = ic.estimate("Llama-3.1-8B", "H100 SXM", batch=8)
+    assert dense.t_step_uniform_routing == dense.t_step
+    assert "uniform routing" not in dense.table()
+
+
+def test_help_calls_no_model_a_floor():
+    from infra_calc.cli import _ESTIMATE_HELP
+
+    text = " ".join(_ESTIMATE_HELP.split())
+    assert "Every time is a floor" not in text
+    assert "a model" in text and "k experts per layer" in text

@@ -48,9 +48,27 @@ def test_default_reads_what_a_step_touches():
         g = ic.generation_time(name, "H100 SXM", 2048, 256)
         old = ic.generation_time(name, "H100 SXM", 2048, 256, weights="active")
         assert old.tpot_mean / g.tpot_mean - 1 == pytest.approx(over, abs=0.002)
-    mx = ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64, cards=2)
-    assert mx.tpot_mean > 2 * ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64,
-                                                 cards=2, weights="active").tpot_mean
+    active = ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64, cards=2,
+                               weights="active")
+    uniform = ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64, cards=2,
+                                 routing="uniform")
+    floor = ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64, cards=2)
+    assert uniform.tpot_mean > 2 * active.tpot_mean       # the model: nearly every expert
+    assert floor.tpot_mean < active.tpot_mean             # the floor: k experts, no whole table
+
+
+@pytest.mark.parametrize("cards", [1, 2, 4])
+def test_floor_total_leaves_the_all_reduce_model_apart(cards):
+    g = ic.generation_time("llama-70b", "H100 SXM", 1024, 64, batch=8, cards=cards)
+    assert g.floor_total + g.comm_time == pytest.approx(g.total, rel=1e-12)
+    assert g.floor_total == pytest.approx(
+        g.prefill.t_floor + g.floor_step_times.sum(), rel=1e-12)
+    if cards == 1:
+        assert g.comm_time == 0.0 and g.floor_total == g.total
+    else:
+        assert g.comm_time > 0 and np.all(g.floor_step_times < g.step_times)
+        step = ic.tensor_parallel_step("llama-70b", "H100 SXM", cards, batch=8, context=1025)
+        assert g.floor_step_times[0] == pytest.approx(step.t_floor, rel=1e-12)
 
 
 def test_one_output_token_is_the_prefill():

@@ -12,10 +12,10 @@ DENSE = st.sampled_from(["Llama-3.1-8B", "Qwen3-8B", "Llama-2-70B", "DeepSeek-R1
 ACCS = st.sampled_from(["H100 SXM", "A100 80GB", "H200 SXM", "B200", "MI300X"])
 
 
-def _gap(name, hw, b, s, bpp=2, kvb=2):
+def _gap(name, hw, b, s, bpp=2, kvb=2, routing="floor"):
     """compute - read of the model's decode step, seconds (the library's step function)."""
     x = ic.model_decode_step(name, hw, batch=b, context=s, bytes_per_param=bpp,
-                             kv_bytes_per_element=kvb)
+                             kv_bytes_per_element=kvb, routing=routing)
     return x.t_compute - x.t_read
 
 
@@ -33,9 +33,24 @@ def test_turning_batch_is_where_the_step_balances(name, hw, frac, bpp):
 
 @pytest.mark.parametrize("name", ["Mixtral-8x7B"])
 @pytest.mark.parametrize("s", [0, 200, 500])
-def test_moe_turning_batch_brackets_the_step(name, s):
-    b = ic.turning_batch(name, "H100 SXM", s)
-    assert _gap(name, "H100 SXM", math.floor(b), s) < 0 <= _gap(name, "H100 SXM", math.ceil(b), s)
+@pytest.mark.parametrize("routing", ["floor", "uniform"])
+def test_moe_turning_batch_brackets_the_step(name, s, routing):
+    b = ic.turning_batch(name, "H100 SXM", s, routing=routing)
+    assert (_gap(name, "H100 SXM", math.floor(b), s, routing=routing) < 0
+            <= _gap(name, "H100 SXM", math.ceil(b), s, routing=routing))
+
+
+def test_moe_floor_turns_earlier_than_the_uniform_model():
+    """Fewer experts read, so compute catches up at a smaller batch; S_max is the same."""
+    floor = ic.turning_batch("Mixtral-8x7B", "H100 SXM", 200)
+    uniform = ic.turning_batch("Mixtral-8x7B", "H100 SXM", 200, routing="uniform")
+    assert floor < uniform / 2
+    w = ic.Workload("Mixtral-8x7B", "H100 SXM", routing="uniform")
+    assert ic.turning_batch(w, context=200) == uniform
+    assert ic.kv_weight_batch("Mixtral-8x7B", 2, 4096, hw="H100 SXM") < \
+        ic.kv_weight_batch("Mixtral-8x7B", 2, 4096, hw="H100 SXM", routing="uniform")
+    with pytest.raises(ValueError, match="routing must be one of"):
+        ic.Workload("Mixtral-8x7B", "H100 SXM", routing="zipf")
 
 
 @pytest.mark.parametrize("name", ["Llama-3.1-8B", "llama-70b", "Mixtral-8x7B", "Qwen3-8B"])
@@ -56,6 +71,9 @@ def test_one_model_one_answer_for_mixtral():
     b, s = np.meshgrid([1, 16, 64, 256, 2048], [0, 512, 1024, 4096])
     reg = ic.decode_region("Mixtral-8x7B", 2, "H100 SXM", b, s)
     step = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=b, context=s)
+    assert (reg == step.region).all()
+    reg = ic.decode_region("Mixtral-8x7B", 2, "H100 SXM", b, s, routing="uniform")
+    step = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=b, context=s, routing="uniform")
     assert (reg == step.region).all()
 
 

@@ -175,33 +175,71 @@ def test_decode_weight_bytes_tied_reads_everything():
 def test_decode_weight_bytes_moe_from_the_tensor_listing():
     m = model("Mixtral-8x7B")
     assert m.moe_layers == m.layers == 32
-    # batch 1 reads the two experts it uses, and one row of the input table
+    # batch 1 reads the two experts it uses, and one row of the input table, under either routing
     one = reference_count(MIXTRAL_8X7B, experts_used=2) - (m.vocab - 1) * m.hidden
     assert m.decode_weight_bytes(1, 1) == pytest.approx(one)
-    # a huge batch reads every expert and (up to V) rows
-    big = m.decode_weight_bytes(1, 4096)
+    assert m.decode_weight_bytes(1, 1, routing="uniform") == pytest.approx(one)
+    # the floor: any batch reads the two experts, plus its own rows
+    assert m.decode_weight_bytes(1, 4096) == pytest.approx(one + 4095 * m.hidden, rel=1e-12)
+    # the uniform-routing model: a huge batch reads every expert and (up to V) rows
+    big = m.decode_weight_bytes(1, 4096, routing="uniform")
     assert big == pytest.approx(reference_count(MIXTRAL_8X7B) - (m.vocab - 4096) * m.hidden,
                                 rel=1e-9)
     b = np.arange(1, 200)
-    assert np.all(np.diff(m.decode_weight_bytes(2, b)) > 0)
+    assert np.all(np.diff(m.decode_weight_bytes(2, b, routing="uniform")) > 0)
 
 
 def test_experts_hit_by_enumeration():
-    """E(1 - (1 - k/E)^B) against the mean over every routing of B tokens (E = 4, k = 2)."""
+    """The uniform model E(1 - (1 - k/E)^B) is the mean over every routing of B tokens
+    (E = 4, k = 2); the floor is the fewest any routing reads."""
     import itertools
 
     m = ModelSpec.from_hf_config(TINY["mixtral"])          # E = 4, k = 2
     pairs = list(itertools.combinations(range(4), 2))
     for b in (1, 2, 3):
         hits = [len(set().union(*r)) for r in itertools.product(pairs, repeat=b)]
-        assert m.experts_hit(b) == pytest.approx(sum(hits) / len(hits))
+        assert m.experts_hit(b, routing="uniform") == pytest.approx(sum(hits) / len(hits))
+        assert m.experts_hit(b) == min(hits) == 2
 
 
 @given(st.integers(1, 10_000))
-def test_experts_hit_between_k_and_e(b):
+def test_experts_hit_floor_at_or_below_the_model(b):
     m = model("Mixtral-8x7B")
-    hit = m.experts_hit(b)
-    assert m.experts_per_token - 1e-9 <= hit <= m.num_experts + 1e-9
+    hit = m.experts_hit(b, routing="uniform")
+    assert m.experts_hit(b) == m.experts_per_token - 0.0 <= hit + 1e-9
+    assert hit <= m.num_experts + 1e-9
+    assert m.decode_weight_bytes(2, b) <= m.decode_weight_bytes(2, b, routing="uniform")
+
+
+def test_floor_and_model_agree_at_batch_one_and_for_dense():
+    mx, dense = model("Mixtral-8x7B"), model("Llama-3.1-8B")
+    assert mx.experts_hit(1) == mx.experts_hit(1, routing="uniform") == mx.experts_per_token
+    assert mx.decode_weight_bytes(1, 1) == mx.decode_weight_bytes(1, 1, routing="uniform")
+    b = np.array([1, 8, 64])
+    assert np.array_equal(dense.decode_weight_bytes(2, b),
+                          dense.decode_weight_bytes(2, b, routing="uniform"))
+    assert dense.experts_hit(8) == dense.experts_hit(8, routing="uniform") == 0.0
+
+
+def test_a_batch_routed_to_the_same_experts_reads_k():
+    """Tokens that all pick the same k experts: the distinct experts read, counted by hand,
+    is the floor, far below the uniform model's expectation."""
+    m = model("Mixtral-8x7B")
+    b = 64
+    routes = [(3, 5)] * b                       # every token picks experts 3 and 5
+    hit = len(set().union(*routes))
+    assert hit == m.experts_hit(b) == 2 < m.experts_hit(b, routing="uniform") - 5
+    read = m.decode_weight_bytes(1, b)
+    assert read == pytest.approx(m.shared_params + b * m.hidden
+                                 + m.moe_layers * hit * m.expert_params, rel=1e-12)
+
+
+@pytest.mark.parametrize("bad", ["mean", "Floor", None, 1])
+def test_routing_must_be_named(bad):
+    with pytest.raises(ValueError, match="routing must be one of"):
+        model("Mixtral-8x7B").experts_hit(4, routing=bad)
+    with pytest.raises(ValueError, match="routing must be one of"):
+        model("Mixtral-8x7B").decode_weight_bytes(1, 4, routing=bad)
 
 
 @pytest.mark.parametrize("bad, match", [

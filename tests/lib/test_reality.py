@@ -41,7 +41,7 @@ def test_values_are_copied_as_printed():
 def test_bounds_are_below_the_measurements():
     for row in reality.reality_check():
         assert 0 < row.fraction <= 1, row.measurement.id
-        assert row.bound_kind in ("memory", "compute", "communication")
+        assert row.bound_kind in ("memory", "compute")       # floor terms only
         assert math.isclose(row.gap * row.fraction, 1.0)
 
 
@@ -53,11 +53,40 @@ def test_bound_of_a_ttft_row_is_the_prefill_step():
     assert reality.lower_bound(m).bound == pytest.approx(pre.t_step)
 
 
+def test_implied_utilisation_leaves_the_all_reduce_model_out():
+    """A multi-card TTFT row: the fraction is taken against the floor terms alone, and the
+    ring all-reduce model is reported apart as its share of floor + model."""
+    m = next(r for r in reality.measurements() if r.id == "trtllm-70b-ttft")
+    acc = reality.accelerator_for(m)
+    pre = ic.prefill_step(m.model, acc, m.prompt_tokens, bytes_per_param=1,
+                          kv_bytes_per_element=1, batch=m.batch, cards=m.cards)
+    assert pre.t_comm > 0.2 * pre.t_step                  # the model is a large part here
+    row = reality.lower_bound(m)
+    assert row.bound == pytest.approx(pre.t_floor)
+    assert row.fraction == pytest.approx(pre.t_floor / m.value_si)
+    assert row.fraction < pre.t_step / m.value_si - 0.1
+    assert row.comm_share == pytest.approx(pre.t_comm / pre.t_step)
+    one = next(r for r in reality.reality_check() if r.measurement.cards == 1)
+    assert one.comm_share == 0.0
+
+
+def test_moe_rows_bound_by_the_floor_and_name_the_uniform_model():
+    rows = reality.reality_check()
+    moe = [r for r in rows if ic.model(r.measurement.model).is_moe]
+    assert moe
+    for r in moe:      # the floor reads k experts: a smaller bound, a smaller share reached
+        assert r.fraction < r.uniform_fraction <= 1
+    for r in rows:
+        if not ic.model(r.measurement.model).is_moe:
+            assert r.uniform_fraction == r.fraction
+
+
 def test_bound_of_a_latency_row_is_the_whole_request():
     m = next(r for r in reality.measurements() if r.id == "vllm-8b-latency-h100")
     g = ic.generation_time(m.model, m.accelerator, 32, 128, bytes_per_param=2, batch=8, cards=1,
                            weights="touched")
-    assert reality.lower_bound(m).bound == pytest.approx(g.total)
+    assert reality.lower_bound(m).bound == pytest.approx(g.total)     # one card: no model
+    assert g.total == g.floor_total
 
 
 def test_prefill_share_is_the_prefill_part_of_a_whole_request_bound():
@@ -70,7 +99,7 @@ def test_prefill_share_is_the_prefill_part_of_a_whole_request_bound():
                                    kv_bytes_per_element=m.bytes_per_param, batch=m.batch,
                                    cards=m.cards)
             assert 0 < r.prefill_share < 1
-            assert r.prefill_share == pytest.approx(g.ttft / g.total)
+            assert r.prefill_share == pytest.approx(g.prefill.t_floor / g.floor_total)
         else:
             assert r.prefill_share == 0.0
     # the static-batch throughput rows are far from decode-only; the latency rows close to it
