@@ -25,32 +25,29 @@ either routing.
 The (batch, context) plane splits into three regions (:func:`decode_region`):
 weight-read bound, KV-read bound, compute bound.
 
-The numeric forms (a parameter count ``N`` instead of a model) keep chapter
-3's first derivation, :math:`F = 2BN` and :math:`R = N b_W + B S m_{kv}`:
-no attention FLOPs, no gathered row.  They are kept for numbers that are not
-a model; for a model, pass the model.
+Every function takes a model (a :class:`~infra_calc.modelspec.ModelSpec`, a
+catalog name, a ``config.json`` path or a :class:`Workload`) and the card,
+then keyword-only sizes: the physics is the model's own account of a step,
+whatever the type of the first argument.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ._validate import check_number, unwrap
-from .bound import bounds
-from .decode import REGIONS, ModelDecodeStep, model_decode_step
-from .hardware import resolve_hw
-from .workload import ModelOnCard, Workload
+from ._validate import unwrap
+from .decode import model_decode_step
+from .workload import Workload
 
 __all__ = ["critical_context", "turning_batch", "kv_weight_batch", "decode_region",
-           "per_request_terms", "ModelDecodeStep", "model_decode_step", "ModelOnCard", "REGIONS"]
+           "per_request_terms"]
 
 
-def _is_count(x) -> bool:
-    """A parameter count (a number or an array of numbers), not a model."""
-    if isinstance(x, (bool, np.bool_)):
-        return False
-    return isinstance(x, (numbers.Real, np.ndarray, list, tuple))
+def _workload(model, hw, **sizes) -> Workload:
+    if isinstance(model, (int, float, np.ndarray, list, tuple)) and not isinstance(model, bool):
+        raise TypeError(f"model must be a ModelSpec, a catalog name, a config.json path or a "
+                        f"Workload, not a number ({model!r}); the numeric forms of chapter 3's "
+                        f"first derivation are gone: pass the model")
+    return Workload.of(model, hw, **sizes)
 
 
 def per_request_terms(w: Workload):
@@ -101,8 +98,8 @@ def _solve(f, lo, hi, iterations=200):
     return np.sqrt(lo * hi)
 
 
-def critical_context(model, hw=None, kv_bytes_per_token=None, *, bytes_per_param=None,
-                     kv_bytes_per_element=None, cards=None):
+def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_element=None,
+                     cards=None):
     """Context at and above which no batch makes a decode step compute-bound, tokens.
 
     With a model (or a :class:`Workload`), the per-request math catches the
@@ -116,17 +113,10 @@ def critical_context(model, hw=None, kv_bytes_per_token=None, *, bytes_per_param
     enters only through the gathered embedding row ``d_row``, a few parts in
     ten thousand.  Not rounded.
 
-    With a parameter count ``N`` and ``kv_bytes_per_token`` (the numeric
-    form, chapter 3's first derivation without attention FLOPs or gathered
-    rows): :math:`S_{max} = 2N\\beta/(\\Pi m_{kv})`.
-
     Parameters
     ----------
-    model : ModelSpec, str, Workload, or float
-        The model (or a parameter count ``N`` for the numeric form).
+    model : ModelSpec, str or Workload
     hw : Accelerator or str
-    kv_bytes_per_token : float, optional
-        ``m_kv`` (> 0): the numeric form only.
     bytes_per_param, kv_bytes_per_element, cards : optional, keyword-only
         For a model: ``b_W`` (default 2), cache bytes per element (default 2)
         and tensor-parallel cards (default 1).
@@ -134,24 +124,11 @@ def critical_context(model, hw=None, kv_bytes_per_token=None, *, bytes_per_param
     Examples
     --------
     >>> import infra_calc as ic
-    >>> round(ic.critical_context(70e9, "H100 SXM", 327680))      # numeric form
-    1447
-    >>> round(ic.critical_context("llama-70b", "H100 SXM"))       # the model
-    1476
+    >>> round(ic.critical_context("llama-2-70b", "H100 SXM"))
+    1459
     """
-    if _is_count(model):
-        acc = resolve_hw(hw)
-        n = check_number(model, "params", "parameters")
-        if kv_bytes_per_token is None:
-            raise TypeError("kv_bytes_per_token (bytes) is required with a parameter count; "
-                            "or pass the model itself")
-        m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes")
-        return unwrap(2.0 * n * acc.mem_bandwidth / (acc.peak_flops * m))
-    if kv_bytes_per_token is not None:
-        raise TypeError("kv_bytes_per_token is for the numeric form (a parameter count); "
-                        "with a model pass kv_bytes_per_element")
-    w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, cards=cards)
+    w = _workload(model, hw, bytes_per_param=bytes_per_param,
+                  kv_bytes_per_element=kv_bytes_per_element, cards=cards)
     return _s_max(w)
 
 
@@ -195,8 +172,8 @@ def turning_batch(model, hw=None, context=None, *, bytes_per_param=None,
     routing : {"floor", "uniform"}, keyword-only
         Experts read per MoE layer (:meth:`ModelSpec.experts_hit`; default ``"floor"``).
     """
-    w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
+    w = _workload(model, hw, context=context, bytes_per_param=bytes_per_param,
+                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
     acc = w.hw
     r0, r1, c1 = per_request_terms(w)
     slope = c1 / acc.peak_flops - r1 / acc.mem_bandwidth
@@ -215,26 +192,25 @@ def turning_batch(model, hw=None, context=None, *, bytes_per_param=None,
     return unwrap(np.where(ok, root, np.inf))
 
 
-def kv_weight_batch(params, bytes_per_param=None, context=None, kv_bytes_per_token=None, *,
-                    hw=None, kv_bytes_per_element=None, cards=None, routing=None):
+def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
+                    kv_bytes_per_element=None, cards=None, routing=None):
     """Batch at which the KV read equals the weight read, requests (not rounded).
 
-    With a model (``params`` a ModelSpec, name or Workload; ``hw`` needed
-    for a name), the weight read includes the gathered rows and the experts
-    hit (under ``routing``, default ``"floor"``): :math:`B S m_{kv} = R_W(B)`,
-    solved for ``B`` (``inf`` where the cache never outgrows the weights).  The
-    border between the weight-read and KV-read regions.
+    The weight read includes the gathered rows and the experts hit (under
+    ``routing``, default ``"floor"``): :math:`B S m_{kv} = R_W(B)`, solved for
+    ``B`` (``inf`` where the cache never outgrows the weights).  The border
+    between the weight-read and KV-read regions.
 
-    Numeric form: :math:`B_{kv} = N b_W / (S m_{kv})`.
+    Parameters
+    ----------
+    model : ModelSpec, str or Workload
+    hw : Accelerator or str
+    context : int or array_like, keyword-only
+        ``S``, tokens of cache per request (> 0 for a finite answer).
+    bytes_per_param, kv_bytes_per_element, cards, routing : optional, keyword-only
     """
-    if _is_count(params):
-        n = check_number(params, "params", "parameters")
-        bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-        s = check_number(context, "context", "tokens")
-        m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes")
-        return unwrap(n * bw / (s * m))
-    w = Workload.of(params, hw, bytes_per_param=bytes_per_param, context=context,
-                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
+    w = _workload(model, hw, bytes_per_param=bytes_per_param, context=context,
+                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
     r0, r1, _ = per_request_terms(w)
     kv1 = np.asarray(w.context, dtype=float) * np.asarray(
         w.share.kv_bytes_per_token(w.model, w.kv_bytes_per_element))   # cache bytes per request
@@ -250,39 +226,20 @@ def kv_weight_batch(params, bytes_per_param=None, context=None, kv_bytes_per_tok
     return unwrap(np.where(ok, root, np.inf))
 
 
-def decode_region(model, bytes_per_param=None, hw=None, batch=None, context=None,
-                  kv_bytes_per_token=None, *, kv_bytes_per_element=None, weights="touched",
-                  routing=None):
+def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=None,
+                  kv_bytes_per_element=None, weights="touched", routing=None):
     """Which of the three regions a (batch, context) point lies in.
 
-    With a model: the ``region`` of :func:`~infra_calc.decode.model_decode_step`
+    The ``region`` of :func:`~infra_calc.decode.model_decode_step`
     (``"compute"`` where its compute time reaches its read time, else
     ``"weight-read"`` or ``"kv-read"``, whichever read is larger), so the
     figure and the step cannot disagree.  Arrays broadcast.
-
-    Numeric form (``model`` a parameter count ``N``): ``"compute"`` when
-    :math:`2BN/\\Pi \\ge (N b_W + B S m_{kv})/\\beta`, else by the larger read.
 
     Returns
     -------
     str or numpy.ndarray of str
     """
-    if not _is_count(model):
-        if kv_bytes_per_token is not None:
-            raise TypeError("kv_bytes_per_token is for the numeric form; with a model pass "
-                            "kv_bytes_per_element")
-        return model_decode_step(model, hw, batch=batch, context=context,
-                                 bytes_per_param=bytes_per_param,
-                                 kv_bytes_per_element=kv_bytes_per_element,
-                                 weights=weights, routing=routing).region
-    acc = resolve_hw(hw)
-    n = check_number(model, "params", "parameters")
-    bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    b = check_number(batch, "batch", "requests")
-    s = check_number(context, "context", "tokens", allow_zero=True)
-    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes", allow_zero=True)
-    w = n * bw
-    kv = b * s * m
-    bound = np.asarray(bounds(w + kv, 2.0 * b * n, acc).floor_bound)
-    out = np.where(bound == "compute", "compute", np.where(w >= kv, "weight-read", "kv-read"))
-    return unwrap(out, str)
+    return model_decode_step(_workload(model, hw, batch=batch, context=context,
+                                       bytes_per_param=bytes_per_param,
+                                       kv_bytes_per_element=kv_bytes_per_element,
+                                       routing=routing), weights=weights).region

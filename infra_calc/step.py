@@ -141,76 +141,26 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     )
 
 
-def batch_turning_point(hw, bytes_per_param, *, params=None, context=0, kv_bytes_per_token=0.0,
-                        model=None, kv_bytes_per_element=None, cards=None):
-    """Batch size where compute catches up with the read, requests (not rounded).
+def batch_turning_point(hw, bytes_per_param):
+    """Batch size where compute catches up with the read of the weights, requests (not rounded).
 
-    Without the KV cache (``context=0``, no ``model``), setting
-    :math:`2BN/\\Pi = b_W N/\\beta` gives J07's :math:`B^* = b_W \\Pi / (2\\beta)`.
+    Setting :math:`2BN/\\Pi = b_W N/\\beta` gives J07's
 
-    With a ``model`` (keyword-only), the model's own account of a decode step
-    at ``context`` tokens per request: :func:`infra_calc.kv.turning_batch`
-    (gathered embedding rows, attention FLOPs, the experts a batch hits; per
-    card with ``cards``).
+    .. math:: B^* = \\frac{b_W \\Pi}{2\\beta},
 
-    With a parameter count ``params``, every request holding ``S`` tokens of
-    KV cache of ``m_kv`` bytes each, a step reads :math:`N b_W + B S m_{kv}`
-    bytes and computes :math:`2BN` FLOPs (chapter 3's first derivation,
-    without attention FLOPs); equating the two times gives
-
-    .. math:: B^*(S) = \\frac{N b_W}{2N\\beta/\\Pi - S m_{kv}},
-
-    which grows with ``S`` and is ``inf`` once
-    :math:`S \\ge S_{max} = 2N\\beta/(\\Pi m_{kv})` (see
-    :func:`infra_calc.kv.critical_context`): no batch reaches the compute
-    bound.  Capacity is ignored, so ``B*`` is a compute-side ideal.
+    the same for every model: a dense decode step without its KV cache.  With
+    the cache, attention and a model's own weights, the turning point depends
+    on the context: :func:`infra_calc.kv.turning_batch`.
 
     Parameters
     ----------
     hw : Accelerator or str
     bytes_per_param : float or array_like
         Stored bytes per weight, ``b_W``.
-    params : float, optional (keyword-only)
-        Parameters per token, ``N``; required when ``context > 0`` without a model.
-    context : float or array_like, optional (keyword-only)
-        KV-cache tokens per request, ``S`` (>= 0).
-    kv_bytes_per_token : float, optional (keyword-only)
-        KV-cache bytes per token, ``m_kv`` (>= 0), with ``params``.
-    model : ModelSpec or str, optional (keyword-only)
-        The model; then ``params`` and ``kv_bytes_per_token`` must be left out.
-    kv_bytes_per_element, cards : optional (keyword-only)
-        With a model: cache bytes per element (default 2) and cards (default 1).
     """
-    if model is not None:
-        if params is not None or kv_bytes_per_token:
-            raise TypeError("pass either model (with kv_bytes_per_element) or params "
-                            "(with kv_bytes_per_token), not both")
-        from .kv import turning_batch
-
-        return turning_batch(model, hw, context, bytes_per_param=bytes_per_param,
-                             kv_bytes_per_element=kv_bytes_per_element, cards=cards)
     acc = resolve_hw(hw)
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    s = check_number(context, "context", "tokens", allow_zero=True)
-    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes", allow_zero=True)
-    if params is None:
-        if np.any(np.asarray(s) > 0):
-            raise ValueError("params (parameters) is required when context (tokens) > 0, "
-                             "or pass model=")
-        return unwrap(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
-    n = check_number(params, "params", "parameters")
-    base = bw * acc.peak_flops / (2.0 * acc.mem_bandwidth)          # B* at S = 0
-    m_arr = np.asarray(m, dtype=float)
-    safe_m = np.where(m_arr > 0, m_arr, 1.0)
-    s_max = np.where(m_arr > 0, 2.0 * n * acc.mem_bandwidth / (acc.peak_flops * safe_m), np.inf)
-    s_arr = np.asarray(s, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # N b_W / (2Nβ/Π - S m) written as N b_W / (m (S_max - S)) so that the
-        # inf region is exactly S >= S_max, with S_max as critical_context computes it
-        finite = n * bw / (safe_m * (s_max - s_arr))
-    out = np.where((m_arr > 0) & (s_arr > 0), np.where(s_arr < s_max, finite, np.inf),
-                   base + 0.0 * s_arr)
-    return unwrap(out)
+    return unwrap(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
 
 
 def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,

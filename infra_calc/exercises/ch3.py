@@ -77,7 +77,7 @@ register(Exercise(
 # --- 3.2 -------------------------------------------------------------------------
 def n2():
     """B_kv(S): the batch from which the KV read exceeds the weight read, requests."""
-    return kv_weight_batch(model(N2_MODEL), 2, N2_CONTEXT, hw=CARD)
+    return kv_weight_batch(model(N2_MODEL), CARD, context=N2_CONTEXT, bytes_per_param=2)
 
 
 register(Exercise(

@@ -54,7 +54,8 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=1, kv_bytes
     b = np.logspace(0, 4, 241)
     s = np.linspace(0, 8192, 257)
     bb, ss = np.meshgrid(np.round(b), np.round(s))
-    reg = decode_region(m, bytes_per_param, acc, bb, ss, kv_bytes_per_element=kv_bytes_per_element)
+    reg = decode_region(m, acc, batch=bb, context=ss, bytes_per_param=bytes_per_param,
+                        kv_bytes_per_element=kv_bytes_per_element)
     code = np.select([reg == r for r in REGIONS], [0, 1, 2])
     fig = Figure(figsize=(7.2, 4.4))
     ax = fig.add_subplot()
@@ -67,7 +68,7 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=1, kv_bytes
         ax.plot(turning_batch(spec, acc, sl, **kw), sl, ls, color=PALETTE["black"], lw=1.6,
                 label=f"$B^*(S)$: compute = read{suffix}")
         sk = np.linspace(8, 8192, 400).round()
-        ax.plot(kv_weight_batch(spec, bytes_per_param, sk, hw=acc,
+        ax.plot(kv_weight_batch(spec, acc, context=sk, bytes_per_param=bytes_per_param,
                                 kv_bytes_per_element=kv_bytes_per_element), sk, ls,
                 color=PALETTE["blue"], lw=1.4, label=f"$B_{{kv}}(S)$: KV read = weight read{suffix}")
         if s_max < 8192:
