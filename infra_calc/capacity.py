@@ -90,32 +90,16 @@ def capacity_check(capacity, weights, kv, workspace=0.0) -> CapacityCheck:
     return CapacityCheck(c, w, k, ws, unwrap(total), unwrap(c - total), unwrap(fits, bool))
 
 
-def kv_cache_bytes(context=None, kv_bytes_per_token=None, batch=1, *, seq_len=None):
-    """KV-cache size :math:`B\\,S\\,m_{KV}` in bytes, for ``context`` tokens per request.
-
-    ``seq_len`` is the old name of ``context`` (the name the rest of the library uses).
-    """
-    context = _context(context, seq_len)
-    if kv_bytes_per_token is None:
-        raise TypeError("kv_bytes_per_token (bytes/token) is required")
+def kv_cache_bytes(context, kv_bytes_per_token, batch=1):
+    """KV-cache size :math:`B\\,S\\,m_{KV}` in bytes, for ``context`` tokens per request."""
     s = check_number(context, "context", "tokens")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
     b = check_number(batch, "batch", "requests", allow_zero=True)
     return unwrap(b * s * m)
 
 
-def _context(context, seq_len):
-    if seq_len is not None:
-        if context is not None:
-            raise TypeError("pass context (tokens), not both context and its old name seq_len")
-        return seq_len
-    if context is None:
-        raise TypeError("context (tokens) is required")
-    return context
-
-
-def max_batch(capacity, weights, workspace, context=None, kv_bytes_per_token=None, *, seq_len=None):
-    """Largest number of requests of ``context`` tokens that fit (``seq_len``: its old name).
+def max_batch(capacity, weights, workspace, context, kv_bytes_per_token):
+    """Largest number of requests of ``context`` tokens that fit.
 
     .. math:: B_{max} = \\max\\left(0, \\left\\lfloor
        \\frac{C - W - M_{work}}{S\\,m_{KV}} \\right\\rfloor\\right)
@@ -140,9 +124,6 @@ def max_batch(capacity, weights, workspace, context=None, kv_bytes_per_token=Non
     c = check_number(capacity, "capacity", "bytes")
     w = check_number(weights, "weights", "bytes", allow_zero=True)
     ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
-    context = _context(context, seq_len)
-    if kv_bytes_per_token is None:
-        raise TypeError("kv_bytes_per_token (bytes/token) is required")
     s = check_number(context, "context", "tokens")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
     per = s * m

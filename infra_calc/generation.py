@@ -6,7 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int
-from .parallel import COMM_MODELS, step_parts
+from .comm import COMM_MODELS
+from .parallel import step_parts
 from .prefill import PrefillStep, prefill_step
 from .workload import ModelOnCard, Workload
 

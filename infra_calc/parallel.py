@@ -23,13 +23,11 @@ import numpy as np
 
 from ._validate import unwrap
 from .bound import Bounds, bounds
-from .comm import ACTIVATION_BYTES, COMM_MODELS, layer_comm, ring_allreduce_time
+from .comm import COMM_MODELS, layer_comm
 from .decode import decode_coefficients, decode_counts
 from .workload import ModelOnCard, Workload
 
-__all__ = ["ring_allreduce_time", "TensorParallelStep", "tensor_parallel_step", "step_times",
-           "step_parts",
-           "ACTIVATION_BYTES", "COMM_MODELS"]
+__all__ = ["TensorParallelStep", "tensor_parallel_step", "step_times", "step_parts"]
 
 
 @dataclass(frozen=True)

@@ -42,12 +42,7 @@ def test_capacity_errors():
         ic.capacity_check(0, 1, 1)
     with pytest.raises(ValueError, match=r"context \(tokens\)"):
         ic.max_batch(1e9, 1, 0, 0, 1)
-    # the old keyword still works, and only one of the two names may be given
-    assert ic.max_batch(1e9, 1, 0, seq_len=10, kv_bytes_per_token=1) == \
-        ic.max_batch(1e9, 1, 0, context=10, kv_bytes_per_token=1)
-    assert ic.kv_cache_bytes(seq_len=10, kv_bytes_per_token=3, batch=2) == 60
-    with pytest.raises(TypeError, match="not both"):
-        ic.kv_cache_bytes(10, 3, seq_len=10)
+    assert ic.kv_cache_bytes(context=10, kv_bytes_per_token=3, batch=2) == 60
 
 
 W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes
