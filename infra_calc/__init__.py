@@ -31,7 +31,7 @@ from .capacity import (
     planner_state,
 )
 from .estimate import Estimate, estimate
-from .hardware import CATALOG, Accelerator, accelerator, accelerator_names, resolve_hw
+from .hardware import CATALOG, Accelerator, accelerator, accelerator_names
 from .roofline import (
     RooflinePoint,
     arithmetic_intensity,
@@ -88,7 +88,7 @@ _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measur
                "prefill", "parallel", "generation", "display", "pagecheck")
 
 __all__ = [
-    "Accelerator", "CATALOG", "accelerator", "accelerator_names", "resolve_hw",
+    "Accelerator", "CATALOG", "accelerator", "accelerator_names",
     "ModelSpec", "MODELS", "model", "model_names", "resolve_model",
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit", "ridge_point",
     "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
-from .hardware import resolve_hw
+from .hardware import accelerator
 
 __all__ = ["COMM_MODELS", "ACTIVATION_BYTES", "ring_allreduce_time", "in_switch_allreduce_time",
            "allreduce_time", "link_bandwidth_for", "layer_comm"]
@@ -49,7 +49,7 @@ def link_bandwidth_for(hw, cards):
         More than one card and ``link_bandwidth`` unknown (0); or more cards
         than one domain holds and ``internode_bandwidth`` unknown (0).
     """
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     n = np.asarray(check_int(cards, "cards", "cards", minimum=1))
     if np.any(n > 1) and acc.link_bandwidth <= 0:
         raise ValueError(
@@ -89,7 +89,7 @@ def ring_allreduce_time(nbytes, cards, hw):
         Supplies ``link_bandwidth``, ``link_domain``, ``internode_bandwidth``
         and ``link_latency``.
     """
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     m = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
     n = check_int(cards, "cards", "cards", minimum=1)
     bw = np.asarray(link_bandwidth_for(acc, n))
@@ -114,7 +114,7 @@ def in_switch_allreduce_time(nbytes, cards, hw):
         The accelerator's switch has no in-switch reduction, or ``cards``
         exceeds one link domain (the model covers one switch).
     """
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     m = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
     n = check_int(cards, "cards", "cards", minimum=1)
     nf = np.asarray(n, dtype=float)

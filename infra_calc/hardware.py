@@ -18,7 +18,7 @@ from ._names import NameIndex
 from ._validate import check_int, check_number, is_scalar
 from .units import GB, GiB
 
-__all__ = ["Accelerator", "CATALOG", "accelerator", "accelerator_names", "resolve_hw",
+__all__ = ["Accelerator", "CATALOG", "accelerator", "accelerator_names",
            "READINGS", "DECIMAL_CAPACITY_NOTE", "capacity_reading", "decimal_reading",
            "ASSUMED_LINK_LATENCY"]
 
@@ -306,11 +306,6 @@ def accelerator(name: str) -> Accelerator:
     if found is None:
         raise ValueError(f"unknown accelerator {name!r}; known names: {', '.join(CATALOG)}")
     return found
-
-
-def resolve_hw(hw) -> Accelerator:
-    """Accept an :class:`Accelerator` or a catalog name and return the Accelerator."""
-    return accelerator(hw)
 
 
 # ------------------------------------------------------------------ two readings of "N GB"

@@ -15,7 +15,7 @@ import numpy as np
 
 from ._validate import check_number, unwrap
 from .bound import bounds
-from .hardware import resolve_hw
+from .hardware import accelerator
 
 __all__ = [
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit",
@@ -73,7 +73,7 @@ def intensity_limit(k, n, bytes_per_element=2):
 
 def ridge_point(hw):
     """Ridge point :math:`I^* = \\Pi/\\beta` of ``hw``, in FLOP/byte."""
-    return resolve_hw(hw).ridge_point
+    return accelerator(hw).ridge_point
 
 
 def critical_rows(k, n, hw, bytes_per_element=2):
@@ -90,7 +90,7 @@ def critical_rows(k, n, hw, bytes_per_element=2):
     k = check_number(k, "k", "elements")
     n = check_number(n, "n", "columns")
     b = _bpe(bytes_per_element)
-    i_star = resolve_hw(hw).ridge_point
+    i_star = accelerator(hw).ridge_point
     denom = 2.0 * k * n - i_star * b * (k + n)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(denom > 0, i_star * b * k * n / np.where(denom > 0, denom, 1.0), np.inf)
@@ -107,7 +107,7 @@ def attainable_flops(intensity, hw):
     hw : Accelerator or str
     """
     intensity = check_number(intensity, "intensity", "FLOP/byte", allow_inf=True)
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     out = np.minimum(acc.peak_flops, intensity * acc.mem_bandwidth)
     return unwrap(out)
 
@@ -145,7 +145,7 @@ def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
     ``F/Π >= V/β`` (``I >= I*``) and ``"memory"`` otherwise
     (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = P(I)/Π``.
     """
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     f = gemm_flops(m, k, n)
     v = gemm_bytes(m, k, n, bytes_per_element)
     i = f / v

@@ -20,7 +20,7 @@ import numpy as np
 
 from ._validate import check_int, check_number, unwrap
 from .bound import bounds
-from .hardware import resolve_hw
+from .hardware import accelerator
 
 __all__ = ["shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
            "PaddedGemm", "padded_gemm"]
@@ -231,7 +231,7 @@ def padded_gemm(rows, k, n, hw, bytes_per_element=2, tile=(16, 16, 16)) -> Padde
     if np.ndim(k) or np.ndim(n):
         raise TypeError("k and n must be single numbers: every GEMM shares the weight shape [k, n]")
     b = check_number(bytes_per_element, "bytes_per_element", "bytes")
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     active = r[r > 0].astype(float)
     useful = 2.0 * float(active.sum()) * k * n
     executed = 2.0 * float((np.ceil(active / mt) * mt).sum()) * pad_to_tile(k, kt) * pad_to_tile(n, nt)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._validate import check_number, unwrap
 from .bound import bounds
-from .hardware import Accelerator, resolve_hw
+from .hardware import Accelerator, accelerator
 
 __all__ = ["read_time", "compute_time", "step_time", "DecodeStep", "decode_step",
            "batch_turning_point", "fix_scenarios"]
@@ -30,7 +30,7 @@ def read_time(nbytes, hw):
         Supplies the bandwidth ``β`` in bytes/s.
     """
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    return unwrap(nbytes / resolve_hw(hw).mem_bandwidth)
+    return unwrap(nbytes / accelerator(hw).mem_bandwidth)
 
 
 def compute_time(flops, hw):
@@ -44,7 +44,7 @@ def compute_time(flops, hw):
         Supplies the dense peak ``Π`` in FLOP/s.
     """
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
-    return unwrap(flops / resolve_hw(hw).peak_flops)
+    return unwrap(flops / accelerator(hw).peak_flops)
 
 
 def step_time(flops, nbytes, hw, overlap=True):
@@ -55,7 +55,7 @@ def step_time(flops, nbytes, hw, overlap=True):
     """
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    return bounds(nbytes, flops, resolve_hw(hw), overlap=overlap).t_floor
+    return bounds(nbytes, flops, accelerator(hw), overlap=overlap).t_floor
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     overlap : bool
         Whether reads and math overlap.
     """
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     n = check_number(params, "params", "parameters")
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
     b = check_number(batch, "batch", "requests")
@@ -158,7 +158,7 @@ def batch_turning_point(hw, bytes_per_param):
     bytes_per_param : float or array_like
         Stored bytes per weight, ``b_W``.
     """
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
     return unwrap(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
 
@@ -185,7 +185,7 @@ def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
     params = S.J07_PARAMS if params is None else params
     bytes_per_param = S.J07_BYTES_PER_PARAM if bytes_per_param is None else bytes_per_param
     batch = S.J07_BATCHES[0] if batch is None else batch
-    h = resolve_hw(S.j07_h100() if hw is None else hw)
+    h = accelerator(S.j07_h100() if hw is None else hw)
     cases = {
         "baseline": decode_step(params, bytes_per_param, h),
         "compute doubled": decode_step(params, bytes_per_param, h.with_(peak_flops=2 * h.peak_flops)),

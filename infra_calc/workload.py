@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
-from .hardware import Accelerator, resolve_hw
+from .hardware import Accelerator, accelerator
 from .ledger import check_routing
 from .modelspec import ModelSpec
 from .sharding import CardShare, card_share
@@ -104,7 +104,7 @@ class Workload:
 
         set_ = object.__setattr__
         set_(self, "model", resolve_model(self.model))
-        set_(self, "hw", resolve_hw(self.hw))
+        set_(self, "hw", accelerator(self.hw))
         set_(self, "bytes_per_param",
              check_number(self.bytes_per_param, "bytes_per_param", "bytes/parameter"))
         set_(self, "kv_bytes_per_element",
@@ -125,7 +125,7 @@ class Workload:
         """
         given = {k: v for k, v in fields.items() if v is not None}
         if isinstance(model, Workload):
-            if hw is not None and resolve_hw(hw) != model.hw:
+            if hw is not None and accelerator(hw) != model.hw:
                 raise ValueError("hw must not be given with a Workload that has another one "
                                  "(use workload.with_(hw=...))")
             return model.with_(**given) if given else model

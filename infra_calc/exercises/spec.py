@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..hardware import resolve_hw
+from ..hardware import accelerator
 
 __all__ = ["Choice", "yes_no", "Exercise", "tflops", "tbs"]
 
@@ -118,7 +118,7 @@ def tflops(hw) -> str:
 
     ``f"{Π / 1e12:,g}"`` with Π the accelerator's dense peak in FLOP/s.
     """
-    return f"{resolve_hw(hw).peak_flops / 1e12:,g}"
+    return f"{accelerator(hw).peak_flops / 1e12:,g}"
 
 
 def tbs(hw) -> str:
@@ -126,4 +126,4 @@ def tbs(hw) -> str:
 
     ``f"{β / 1e12:g}"`` with β the memory bandwidth in bytes/s.
     """
-    return f"{resolve_hw(hw).mem_bandwidth / 1e12:g}"
+    return f"{accelerator(hw).mem_bandwidth / 1e12:g}"

@@ -12,7 +12,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from ..decode import REGIONS, model_decode_step
-from ..hardware import resolve_hw
+from ..hardware import accelerator
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..models import model
 from ..parallel import tensor_parallel_step
@@ -49,7 +49,7 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=1, kv_bytes
     :meth:`~infra_calc.workload.Workload.fits` is false on one card.
     """
     m = model(model_name)
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     kw = dict(bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element)
     b = np.logspace(0, 4, 241)
     s = np.linspace(0, 8192, 257)
@@ -104,7 +104,7 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=1, kv_bytes
 def prefill_figure(cases=((SMALL, 2), (BIG, 1)), hw="H100 SXM"):
     """TTFT bound, read and compute parts against prompt tokens (log-log), one curve set per
     ``(model, bytes_per_param)`` case, with each case's ``P*``."""
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     p = np.unique(np.logspace(0, np.log10(32768), 200).astype(int))
     fig = Figure(figsize=(7.2, 4.2))
     ax = fig.add_subplot()
@@ -182,7 +182,7 @@ def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=1):
     uniform-routing model (``routing="uniform"``).
     """
     m = model(model_name)
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     b = np.unique(np.logspace(0, 3.3, 120).astype(int))
     floor = m.decode_weight_bytes(bytes_per_param, b) / 1e9
     uniform = m.decode_weight_bytes(bytes_per_param, b, routing="uniform") / 1e9

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes, max_batch
-from ..hardware import accelerator, resolve_hw
+from ..hardware import accelerator
 from ..models import model
 from ..step import batch_turning_point, decode_step, fix_scenarios
 from ..units import GB, GiB
@@ -61,7 +61,7 @@ def fixes_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=
     ax.invert_yaxis()
     ax.set_xlabel("lower bound on one decode step (ms, log scale)")
     ax.set_ylabel("case")
-    ax.set_title(f"{resolve_hw(hw if hw is not None else S.j07_h100()).name}, "
+    ax.set_title(f"{accelerator(hw if hw is not None else S.j07_h100()).name}, "
                  f"N = {params / 1e9:g}e9 parameters, {bytes_per_param:g} byte/parameter")
     ax.legend(loc="center right")
     ax.grid(axis="y", visible=False)
@@ -79,7 +79,7 @@ def fixes_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=
 def batch_sweep_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=None,
                        max_b=512, context=S.J07_CONTEXT):
     """Two log-log panels: times (ms) and tokens/s against batch ``B``."""
-    h = resolve_hw(hw if hw is not None else S.j07_h100())
+    h = accelerator(hw if hw is not None else S.j07_h100())
     b = np.unique(np.round(np.logspace(0, math.log10(max_b), 120)))
     st = decode_step(params, bytes_per_param, h, batch=b)
     b_star = batch_turning_point(h, bytes_per_param)

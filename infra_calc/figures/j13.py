@@ -15,7 +15,7 @@ from matplotlib.ticker import StrMethodFormatter
 from matplotlib.transforms import offset_copy
 
 from .. import source as S
-from ..hardware import resolve_hw
+from ..hardware import accelerator
 from ..roofline import arithmetic_intensity, attainable_flops, critical_rows, gemm_roofline, intensity_limit
 from ..shape import padded_gemm, padded_rows, route_tokens
 from ..units import TERA
@@ -39,7 +39,7 @@ _Y_LABEL = "attainable throughput (TFLOP/s)"
 
 
 def _source_hw(hw):
-    return S.j13_h100() if hw is None else resolve_hw(hw)
+    return S.j13_h100() if hw is None else accelerator(hw)
 
 
 def _shape_rows(m):
@@ -89,7 +89,7 @@ def update_roofline_axes(art, hw, m, k=S.J13_K, n=S.J13_N, bytes_per_element=S.J
     Returns ``(point, m_star)``: the :class:`~infra_calc.RooflinePoint` and the
     critical row count from :func:`infra_calc.critical_rows`.
     """
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     x = np.logspace(np.log10(INTENSITY_RANGE[0]), np.log10(INTENSITY_RANGE[1]), 300)
     art["roof"].set_data(x, attainable_flops(x, acc) / TERA)
     ridge = acc.ridge_point
@@ -346,7 +346,7 @@ def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(*FIGURE_
         _, m_star = update_roofline_axes(art, hw, rows[0], k, n, bytes_per_element)
         art["point"].set_data([], [])
         art["point_text"].set_text("")
-        acc = resolve_hw(hw)
+        acc = accelerator(hw)
         readout = []
         for i, m in enumerate(rows):
             pt = gemm_roofline(m, k, n, acc, bytes_per_element)

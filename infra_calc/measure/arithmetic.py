@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_int, check_number, unwrap
-from ..hardware import resolve_hw
+from ..hardware import accelerator
 from ..roofline import arithmetic_intensity, attainable_flops, critical_rows, gemm_bytes, gemm_flops
 
 __all__ = ["check_m_values", "achieved_flops", "roofline_prediction", "measured_critical_rows",
@@ -72,7 +72,7 @@ def no_overlap_flops(m, k, n, hw, bytes_per_element=4):
     The roofline assumes the two overlap perfectly, ``t = max(F/Π, V/β)``;
     this is the other bound, ``t = F/Π + V/β`` (J07's max-versus-sum).
     """
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     f = gemm_flops(m, k, n)
     t = f / acc.peak_flops + gemm_bytes(m, k, n, bytes_per_element) / acc.mem_bandwidth
     return unwrap(f / t)
@@ -86,7 +86,7 @@ def model_rows_at_fraction(k, n, hw, bytes_per_element=4, fraction=0.9, overlap=
     the ridge for ``f = 0.9``.  Both reuse :func:`infra_calc.critical_rows`
     with the peak scaled so that its ridge is the required intensity.
     """
-    acc = resolve_hw(hw)
+    acc = accelerator(hw)
     fraction = check_number(fraction, "fraction", "of the peak", maximum=1.0,
                             inclusive_max=overlap)
     scale = fraction if overlap else fraction / (1.0 - fraction)

@@ -14,7 +14,7 @@ import ipywidgets as w
 
 from ..decode import model_decode_step
 from ..figures.ch3 import KV_EXPLORER_SETTINGS, draw_kv_panel, update_kv_panel
-from ..hardware import CATALOG, resolve_hw
+from ..hardware import CATALOG, accelerator
 from ..kv import critical_context, turning_batch
 from ..models import MODELS, resolve_model
 from ._base import Explorer, object_options, sig, warning_html
@@ -61,7 +61,7 @@ class KvExplorer(Explorer):
         self.bytes_per_param = bytes_per_param
         self.capped = None
         self._fitting = False
-        spec, acc = resolve_model(model_name), resolve_hw(hw)
+        spec, acc = resolve_model(model_name), accelerator(hw)
         # the menus hold the objects themselves (a changed model or card keeps its figures)
         self.controls = {
             # wide enough for "DeepSeek-R1-Distill-Llama-70B" (tests/e2e/test_lab_explorers.py)

@@ -13,7 +13,7 @@ import ipywidgets as w
 from .. import source as S
 from ..display import shown
 from ..figures.j13 import roofline_axes, update_roofline_axes
-from ..hardware import CATALOG, resolve_hw
+from ..hardware import CATALOG, accelerator
 from ..units import TERA
 from ._base import Explorer, object_options, table_html
 
@@ -46,7 +46,7 @@ class RooflineExplorer(Explorer):
                  bytes_per_element=S.J13_BYTES_PER_ELEMENT):
         self._start()
         self.bytes_per_element = bytes_per_element
-        acc = resolve_hw(hw)
+        acc = accelerator(hw)
         self.controls = {
             "m": w.FloatLogSlider(value=m, base=2, min=0, max=12, step=0.25, description="rows M",
                                   readout_format=".0f", continuous_update=False),
