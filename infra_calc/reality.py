@@ -4,7 +4,8 @@
 holds one published measurement per row, copied as the source prints it
 (model, hardware, engine, batch, prompt and output lengths, the figure and its
 unit, the URL and, where the source gives one, the date); a field the source
-does not state is left empty.  The ``model`` and ``accelerator`` columns map the printed names onto the catalog.
+does not state is left empty.  The ``model`` and ``accelerator`` columns map
+the printed names onto the catalog.
 
 :func:`lower_bound` computes the book's bound for a row:
 

@@ -236,7 +236,8 @@ def main(version, gitdir, commit="HEAD"):
                 "system_cards": n, "cards": cards or "",
                 "precision": r.get("weight_data_types", ""), "weight_precision": wprec,
                 "math_precision": mprec, "kv_precision": kvprec,
-                "batch": batch or "", "prompt_tokens": "",
+                # a TTFT's prefill batch is not known: the decode batch is left off its row
+                "batch": (batch or "") if metric != "ttft" else "", "prompt_tokens": "",
                 "output_tokens": round(float(tps)) if tps else "", "scenario": scen,
                 "metric": metric, "value": value, "unit": unit,
                 "tokens_counted": "output" if metric == "output_throughput" else "",
