@@ -125,6 +125,18 @@ def test_trap_throughput_unit_per_gpu_per_tp_group_per_system():
                       cards="2", system_cards="8")
     g, t, s = M.parse(to_text([per_gpu, per_tp, system]))
     assert g.output_rate_per_card == t.output_rate_per_card == s.output_rate_per_card == 500
+    # TensorRT-LLM's own tables: v0.5 per TP group, v0.6.1 per GPU, 0.19.0 per TP group again
+    basis = {}
+    for m in M.load():
+        if m.engine == "TensorRT-LLM" and not m.source.startswith("MLPerf"):
+            basis.setdefault(m.engine_version, set()).add(m.unit)
+    assert basis["v0.5"] == {"out tok/s/TP group", "ms"}
+    assert basis["v0.6.1"] == {"out tok/s/GPU"}
+    assert basis["0.19.0"] == {"out tok/s/TP group"}
+    for m in M.load():
+        if m.unit == "out tok/s/TP group":
+            assert m.output_rate_per_card == pytest.approx(m.value / m.cards)
+            assert "unit" in m.derived_fields, m.id
     # the packaged TensorRT-LLM v0.6.1 rows are per GPU as printed
     m = next(x for x in M.load() if x.id == "trtllm-70b-throughput")
     assert m.unit == "out tok/s/GPU" and m.output_rate_per_card == m.value
