@@ -345,11 +345,33 @@ def parse(text: str) -> tuple[Measurement, ...]:
 
 @functools.lru_cache(maxsize=1)
 def load() -> tuple[Measurement, ...]:
-    """All rows of the packaged ``infra_calc/data/measurements.csv``, checked, in file order."""
+    """All rows of the packaged ``infra_calc/data/measurements.csv``, checked, in file order.
+
+    Returns
+    -------
+    tuple of Measurement
+        Every row, excluded ones and near-duplicates included (see :func:`independent`).
+
+    Raises
+    ------
+    MeasurementError
+        As :func:`parse`, for a malformed packaged row.
+    """
     pkg = __name__.rpartition(".")[0] or "infra_calc"
     return parse(resources.files(pkg).joinpath("data", "measurements.csv").read_text("utf-8"))
 
 
 def independent(rows=None) -> tuple[Measurement, ...]:
-    """The rows that are evidence: not excluded and not a near-duplicate of another row."""
+    """The rows that are evidence: not excluded and not a near-duplicate of another row.
+
+    Parameters
+    ----------
+    rows : sequence of Measurement, optional
+        Rows to filter (default: :func:`load`).
+
+    Returns
+    -------
+    tuple of Measurement
+        The rows with an empty ``exclude`` and an empty ``dup_of``, in their order.
+    """
     return tuple(m for m in (load() if rows is None else rows) if not m.excluded and not m.dup_of)
