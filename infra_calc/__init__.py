@@ -84,7 +84,7 @@ _LAZY = {
 }
 #: Submodules imported on first use.
 _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
-               "reproduce", "cli", "reality", "workload", "sharding", "comm", "decode", "kv",
+               "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
                "prefill", "parallel", "generation", "display", "pagecheck")
 
 __all__ = [

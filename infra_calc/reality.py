@@ -1,10 +1,11 @@
 """A reality check: published measurements against the book's lower bounds.
 
-``infra_calc/data/measurements.csv`` holds one published measurement per row,
-copied as the source prints it (model, hardware, engine, batch, prompt and
-output lengths, the figure and its unit, the URL and, where the source gives
-one, the date); a field the source does not state is left empty.  The
-``model`` and ``accelerator`` columns map the printed names onto the catalog.
+``infra_calc/data/measurements.csv`` (read by :mod:`infra_calc.measurements`)
+holds one published measurement per row, copied as the source prints it
+(model, hardware, engine, batch, prompt and output lengths, the figure and its
+unit, the URL and, where the source gives one, the date); a field the source
+does not state is left empty.  The ``model`` and ``accelerator`` columns map
+the printed names onto the catalog.
 
 :func:`lower_bound` computes the book's bound for a row:
 
@@ -33,13 +34,12 @@ catalog's BF16 peak (:func:`accelerator_for`).
 """
 from __future__ import annotations
 
-import csv
 import functools
 from dataclasses import dataclass
-from importlib import resources
 
 from .generation import generation_time
 from .hardware import Accelerator, accelerator
+from .measurements import Measurement, load
 from .parallel import tensor_parallel_step
 from .prefill import prefill_step
 
@@ -49,89 +49,16 @@ __all__ = ["Measurement", "RealityRow", "measurements", "lower_bound", "reality_
 #: metric -> (kind, unit it is stored in SI by) ; "time" metrics are seconds
 METRICS = {"ttft": "time", "itl": "time", "tpot": "time", "e2e_latency": "time",
            "output_throughput_per_gpu": "rate"}
-_UNIT_SI = {"ms": 1e-3, "s": 1.0, "out tok/s/GPU": 1.0}
-_PRECISION_BYTES = {"fp8": 1.0, "fp16": 2.0, "bf16": 2.0}
-
-
-@dataclass(frozen=True)
-class Measurement:
-    """One row of ``measurements.csv`` (strings as printed; numbers parsed)."""
-
-    #: Row id, unique in the file.
-    id: str
-    #: The publication the figure is copied from, by name.
-    source: str
-    #: Where it is published.
-    url: str
-    #: Publication date as printed ("" when the source gives none).
-    date: str
-    #: Serving engine, e.g. "vLLM" or "TensorRT-LLM".
-    engine: str
-    #: Engine version as printed ("" when not stated).
-    engine_version: str
-    #: Model name as the source prints it.
-    model_as_printed: str
-    #: Catalog model name it maps onto (see :data:`infra_calc.MODELS`).
-    model: str
-    #: Hardware as the source prints it.
-    hardware_as_printed: str
-    #: Catalog accelerator name it maps onto.
-    accelerator: str
-    #: Cards serving the model (tensor parallel).
-    cards: int
-    #: Weight precision as printed, e.g. "FP8" ("" when not stated).
-    precision: str
-    #: Concurrent requests.
-    batch: int
-    #: Prompt tokens per request (None when not stated).
-    prompt_tokens: int | None
-    #: Output tokens per request (None when not stated).
-    output_tokens: int | None
-    #: What was measured, one of :data:`METRICS`.
-    metric: str
-    #: The measured figure, in ``unit``.
-    value: float
-    #: Unit of ``value`` as printed: "ms", "s" or "out tok/s/GPU".
-    unit: str
-    #: How the row was read from the source, and what it leaves unsaid.
-    note: str
-
-    @property
-    def value_si(self) -> float:
-        """The measured figure in SI units (seconds, or tokens/s per card)."""
-        return self.value * _UNIT_SI[self.unit]
-
-    @property
-    def bytes_per_param(self) -> float:
-        """Bytes per weight assumed for the bound (2 when the source is silent)."""
-        return _PRECISION_BYTES.get(self.precision.strip().lower(), 2.0)
-
-
-def _int_or_none(text: str) -> int | None:
-    text = text.strip()
-    return int(text) if text else None
 
 
 @functools.lru_cache(maxsize=1)
 def measurements() -> tuple[Measurement, ...]:
-    """All rows of the packaged ``measurements.csv``, in file order."""
-    pkg = __name__.rpartition(".")[0] or "infra_calc"
-    text = resources.files(pkg).joinpath("data").joinpath("measurements.csv").read_text("utf-8")
-    rows = []
-    for r in csv.DictReader(text.splitlines()):
-        if r["metric"] not in METRICS:
-            raise ValueError(f"measurements.csv row {r['id']!r}: unknown metric {r['metric']!r}")
-        if r["unit"] not in _UNIT_SI:
-            raise ValueError(f"measurements.csv row {r['id']!r}: unknown unit {r['unit']!r}")
-        rows.append(Measurement(
-            id=r["id"], source=r["source"], url=r["url"], date=r["date"], engine=r["engine"],
-            engine_version=r["engine_version"], model_as_printed=r["model_as_printed"],
-            model=r["model"], hardware_as_printed=r["hardware_as_printed"],
-            accelerator=r["accelerator"], cards=int(r["cards"]), precision=r["precision"],
-            batch=int(r["batch"]), prompt_tokens=_int_or_none(r["prompt_tokens"]),
-            output_tokens=_int_or_none(r["output_tokens"]), metric=r["metric"],
-            value=float(r["value"]), unit=r["unit"], note=r["note"]))
-    return tuple(rows)
+    """The rows of the packaged ``measurements.csv`` in the reality-check set, in file order.
+
+    The table is read by :func:`infra_calc.measurements.load`; this page's rows are those
+    whose ``sets`` column holds ``reality``.
+    """
+    return tuple(m for m in load() if "reality" in m.sets.split())
 
 
 @dataclass(frozen=True)

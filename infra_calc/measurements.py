@@ -1,0 +1,377 @@
+"""Published measurements of LLM serving speed: one table, one loader, one row type.
+
+``infra_calc/data/measurements.csv`` holds one published figure per row, with its
+provenance (repository, commit and path, or URL and table), every field as the source
+prints it, and the fields the project derived, each named in the ``derived`` column with
+its derivation.  :func:`load` reads and checks it; a malformed row is refused with an
+error naming the row id and the field.  Numbers are converted to SI units only by the
+row type (:attr:`Measurement.value_si`: seconds, tokens/s, bytes/s).
+
+Traps the table and this loader handle (each has a test in ``tests/test_measurements.py``):
+
+* **A weight label that is not the precision run.**  MLPerf v4.1's ``summary_results.json``
+  labels NVIDIA's weights ``fp16`` while its configs set ``use_fp8 = True``.  ``precision``
+  keeps the label as printed; ``weight_precision`` and ``math_precision`` hold what ran, and a
+  row whose ``weight_precision`` differs from its printed ``precision`` must say so in
+  ``derived`` (the loader refuses it otherwise).
+* **A throughput unit that changes meaning.**  A rate's ``unit`` says what it is per:
+  per GPU (``out tok/s/GPU``), per tensor-parallel group (``out tok/s/TP group``) or for the
+  whole system (``Tokens/s``, ``tok/s``); :attr:`Measurement.output_rate_per_card` divides
+  accordingly, so TensorRT-LLM's per-GPU and per-TP-group tables land on one scale.
+* **Input tokens counted in a throughput.**  ``tokens_counted`` is ``output`` or
+  ``input+output``; :attr:`Measurement.output_rate_per_card` keeps the output share
+  ``O / (P + O)`` of an ``input+output`` rate and refuses one whose lengths are not stated.
+* **Near-duplicate reruns.**  MLPerf results of one recipe (same software, card, card count,
+  model and scenario) by several submitters share one ``group``; ``dup_of`` names the row
+  they repeat.  :func:`independent` keeps one row per group and metric.
+* **Mixed and preview systems.**  ``exclude`` gives the reason a row is not evidence (two
+  accelerator types in one result, a preview system); :attr:`Measurement.excluded`.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+__all__ = ["Measurement", "MeasurementError", "load", "parse", "independent", "METRICS",
+           "UNITS", "COLUMNS", "PRECISION_BYTES"]
+
+#: metric -> kind ("time": a duration per request or token; "rate": tokens/s; "bandwidth")
+METRICS = {"ttft": "time", "itl": "time", "tpot": "time", "e2e_latency": "time",
+           "output_throughput_per_gpu": "rate", "output_throughput": "rate",
+           "mem_bandwidth": "bandwidth"}
+#: unit as printed -> (kind, factor to SI, what a rate is per: "card", "tp_group", "system")
+UNITS = {"ns": ("time", 1e-9, ""), "ms": ("time", 1e-3, ""), "s": ("time", 1.0, ""),
+         "out tok/s/GPU": ("rate", 1.0, "card"),
+         "out tok/s/TP group": ("rate", 1.0, "tp_group"),
+         "Tokens/s": ("rate", 1.0, "system"), "tok/s": ("rate", 1.0, "system"),
+         "GB/s": ("bandwidth", 1e9, "")}
+#: bytes per element of a precision, as the loader writes it (lower case)
+PRECISION_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0,
+                   "fp4": 0.5, "int4": 0.5, "uint4": 0.5}
+#: the columns of ``measurements.csv``, in order
+COLUMNS = ("id", "group", "publisher", "source", "url", "repo", "commit", "path", "table",
+           "date", "engine", "engine_version", "model_as_printed", "model",
+           "hardware_as_printed", "accelerator", "vendor", "system_cards", "cards",
+           "precision", "weight_precision", "math_precision", "kv_precision", "batch",
+           "prompt_tokens", "output_tokens", "scenario", "metric", "value", "unit",
+           "tokens_counted", "derived", "exclude", "dup_of", "sets", "note")
+_REQUIRED = ("id", "group", "publisher", "source", "url", "engine", "model_as_printed",
+             "model", "hardware_as_printed", "vendor", "system_cards", "metric", "value", "unit")
+_VENDORS = ("NVIDIA", "AMD", "Intel", "Google", "Huawei")
+
+
+class MeasurementError(ValueError):
+    """A malformed row of ``measurements.csv``: the message names the row id and the field."""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One published measurement: fields as printed, numbers parsed, SI on request.
+
+    A field the source does not state is ``""`` (text) or ``None`` (number).
+    """
+
+    #: Row id, unique in the file.
+    id: str
+    #: Provenance group: publisher x engine and version x hardware x recipe; MLPerf reruns of
+    #: one recipe by several submitters share one group.
+    group: str
+    #: Who published the figure (an MLPerf submitter, a vendor, a project).
+    publisher: str
+    #: The publication, by name.
+    source: str
+    #: Where it is published (for a repository: the file at its commit).
+    url: str
+    #: Repository ``owner/name`` the figure was read from ("" for a web page).
+    repo: str
+    #: Full commit of ``repo`` that was read.
+    commit: str
+    #: File in ``repo`` the figure is in.
+    path: str
+    #: Table or further files the row's other fields were read from.
+    table: str
+    #: Date as ``YYYY-MM-DD`` (publication, or the commit read); "" when not stated.
+    date: str
+    #: Serving engine, e.g. "TensorRT-LLM", "vLLM".
+    engine: str
+    #: Engine version as printed.
+    engine_version: str
+    #: Model name as printed.
+    model_as_printed: str
+    #: Catalog model name it maps onto.
+    model: str
+    #: Hardware as printed.
+    hardware_as_printed: str
+    #: Catalog accelerator name ("" when the card is not in the catalog).
+    accelerator: str
+    #: Accelerator vendor.
+    vendor: str
+    #: Accelerators in the measured system.
+    system_cards: int
+    #: Accelerators one copy of the model is split across (tensor x pipeline parallel).
+    cards: int | None
+    #: Precision as printed (a label, possibly not what ran).
+    precision: str
+    #: Precision the weights are stored in (lower case).
+    weight_precision: str
+    #: Precision the matrix multiplies run in (lower case); sets the peak.
+    math_precision: str
+    #: Precision of the KV cache (lower case).
+    kv_precision: str
+    #: Concurrent sequences per model copy.
+    batch: int | None
+    #: Prompt tokens per request.
+    prompt_tokens: int | None
+    #: Output tokens per request.
+    output_tokens: int | None
+    #: Load as the source names it (MLPerf scenario, "static batch", "concurrency", ...).
+    scenario: str
+    #: What was measured, one of :data:`METRICS`.
+    metric: str
+    #: The figure as printed, in ``unit``.
+    value: float
+    #: Unit as printed, one of :data:`UNITS`.
+    unit: str
+    #: For a rate: "output" or "input+output" tokens counted.
+    tokens_counted: str
+    #: Derived fields, ``"field: derivation; field: derivation"``.
+    derived: str
+    #: Why the row is not evidence ("" when it is).
+    exclude: str
+    #: Id of the row this one near-duplicates ("" for a primary row).
+    dup_of: str
+    #: Space-separated sets the row belongs to (e.g. "reality": the chapter 3 reality check).
+    sets: str
+    #: How the row was read, and what the source leaves unsaid.
+    note: str
+
+    @property
+    def value_si(self) -> float:
+        """The figure in SI units: seconds, tokens/s, or bytes/s."""
+        return self.value * UNITS[self.unit][1]
+
+    @property
+    def bytes_per_param(self) -> float:
+        """Bytes per weight (2 when the weight precision is not stated)."""
+        return PRECISION_BYTES.get(self.weight_precision, 2.0)
+
+    @property
+    def excluded(self) -> bool:
+        """True when the row carries an exclusion reason."""
+        return bool(self.exclude)
+
+    @property
+    def derived_fields(self) -> dict[str, str]:
+        """``{field: derivation}`` of the fields the project derived."""
+        return _derived(self.derived)
+
+    @property
+    def output_rate_per_card(self) -> float:
+        """Output tokens/s per accelerator, for a rate metric.
+
+        A per-TP-group rate is divided by ``cards``, a system rate by ``system_cards``; an
+        ``input+output`` rate keeps its output share ``O / (P + O)``.
+
+        Raises
+        ------
+        MeasurementError
+            For a metric that is not a rate, or when a needed field is not stated.
+        """
+        if METRICS[self.metric] != "rate":
+            raise MeasurementError(f"measurements.csv row {self.id!r}: field 'metric' is "
+                                   f"{self.metric!r}, not a throughput")
+        per = UNITS[self.unit][2]
+        rate = self.value_si
+        if per == "tp_group":
+            if not self.cards:
+                raise MeasurementError(f"measurements.csv row {self.id!r}: field 'cards' is "
+                                       "needed for a per-TP-group rate")
+            rate /= self.cards
+        elif per == "system":
+            rate /= self.system_cards
+        if self.tokens_counted == "input+output":
+            if not self.prompt_tokens or not self.output_tokens:
+                raise MeasurementError(
+                    f"measurements.csv row {self.id!r}: field 'prompt_tokens' and "
+                    "'output_tokens' are needed to take the output share of an input+output rate")
+            rate *= self.output_tokens / (self.prompt_tokens + self.output_tokens)
+        return rate
+
+
+def _derived(text: str) -> dict[str, str]:
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        name, sep, how = part.partition(":")
+        if sep and name.strip() in COLUMNS:
+            out[name.strip()] = how.strip()
+        elif out:                                   # a ';' inside a derivation
+            last = next(reversed(out))
+            out[last] += "; " + part
+        else:
+            out[""] = part
+    return out
+
+
+def _err(rid: str, field: str, what: str) -> MeasurementError:
+    return MeasurementError(f"measurements.csv row {rid!r}: field {field!r} {what}")
+
+
+def _int(r: dict, field: str, *, minimum: int, optional: bool) -> int | None:
+    text = (r.get(field) or "").strip()
+    if not text:
+        if optional:
+            return None
+        raise _err(r["id"], field, "is empty; it needs a whole number")
+    if not re.fullmatch(r"\d+", text) or int(text) < minimum:
+        raise _err(r["id"], field, f"is {text!r}; it needs a whole number >= {minimum}")
+    return int(text)
+
+
+def _row(r: dict) -> Measurement:
+    rid = r.get("id") or ""
+    if not rid.strip():
+        raise MeasurementError("measurements.csv: a row has an empty field 'id'")
+    for field in COLUMNS:
+        if r.get(field) is None:
+            raise _err(rid, field, "is missing (too few columns)")
+    for field in _REQUIRED:
+        if not r[field].strip():
+            raise _err(rid, field, "is empty")
+    if not r["url"].startswith("https://"):
+        raise _err(rid, "url", f"is {r['url']!r}; it needs an https:// address")
+    repo_fields = [r["repo"], r["commit"], r["path"]]
+    if any(repo_fields):
+        for f in ("repo", "commit", "path"):
+            if not r[f]:
+                raise _err(rid, f, "is empty; a repository source needs repo, commit and path")
+        if not re.fullmatch(r"[0-9a-f]{40}", r["commit"]):
+            raise _err(rid, "commit", f"is {r['commit']!r}; it needs the full 40-hex commit")
+    elif not r["table"].strip():
+        raise _err(rid, "table", "is empty; a web source needs the table the row is read from")
+    if r["date"] and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", r["date"]):
+        raise _err(rid, "date", f"is {r['date']!r}; it needs YYYY-MM-DD or nothing")
+    if r["vendor"] not in _VENDORS:
+        raise _err(rid, "vendor", f"is {r['vendor']!r}; known: {', '.join(_VENDORS)}")
+    for f in ("weight_precision", "math_precision", "kv_precision"):
+        if r[f] and r[f] not in PRECISION_BYTES:
+            raise _err(rid, f, f"is {r[f]!r}; known: {', '.join(PRECISION_BYTES)}")
+    metric, unit = r["metric"], r["unit"]
+    if metric not in METRICS:
+        raise _err(rid, "metric", f"is {metric!r}; known: {', '.join(METRICS)}")
+    if unit not in UNITS:
+        raise _err(rid, "unit", f"is {unit!r}; known: {', '.join(UNITS)}")
+    if UNITS[unit][0] != METRICS[metric]:
+        raise _err(rid, "unit", f"is {unit!r}, a {UNITS[unit][0]} unit, for the "
+                                f"{METRICS[metric]} metric {metric!r}")
+    try:
+        value = float(r["value"])
+    except ValueError:
+        raise _err(rid, "value", f"is {r['value']!r}; it needs a number") from None
+    if not value > 0:
+        raise _err(rid, "value", f"is {r['value']!r}; it needs a positive number")
+    if METRICS[metric] == "rate":
+        if r["tokens_counted"] not in ("output", "input+output"):
+            raise _err(rid, "tokens_counted", f"is {r['tokens_counted']!r}; a throughput needs "
+                                              "'output' or 'input+output'")
+    elif r["tokens_counted"]:
+        raise _err(rid, "tokens_counted", f"is {r['tokens_counted']!r}; only a throughput has it")
+    system_cards = _int(r, "system_cards", minimum=1, optional=False)
+    cards = _int(r, "cards", minimum=1, optional=True)
+    if cards and cards > system_cards:
+        raise _err(rid, "cards", f"is {cards}, more than the system's {system_cards}")
+    derived = _derived(r["derived"])
+    if "" in derived:
+        raise _err(rid, "derived", f"has {derived['']!r}, not 'field: derivation'")
+    printed = r["precision"].strip().lower()
+    if r["weight_precision"] and printed and r["weight_precision"] != printed \
+            and "weight_precision" not in derived:
+        raise _err(rid, "weight_precision", f"is {r['weight_precision']!r} but the source "
+                   f"prints {r['precision']!r}; name the derivation in 'derived'")
+    return Measurement(
+        id=rid, group=r["group"], publisher=r["publisher"], source=r["source"], url=r["url"],
+        repo=r["repo"], commit=r["commit"], path=r["path"], table=r["table"], date=r["date"],
+        engine=r["engine"], engine_version=r["engine_version"],
+        model_as_printed=r["model_as_printed"], model=r["model"],
+        hardware_as_printed=r["hardware_as_printed"], accelerator=r["accelerator"],
+        vendor=r["vendor"], system_cards=system_cards, cards=cards, precision=r["precision"],
+        weight_precision=r["weight_precision"], math_precision=r["math_precision"],
+        kv_precision=r["kv_precision"], batch=_int(r, "batch", minimum=1, optional=True),
+        prompt_tokens=_int(r, "prompt_tokens", minimum=0, optional=True),
+        output_tokens=_int(r, "output_tokens", minimum=0, optional=True),
+        scenario=r["scenario"], metric=metric, value=value, unit=unit,
+        tokens_counted=r["tokens_counted"], derived=r["derived"], exclude=r["exclude"],
+        dup_of=r["dup_of"], sets=r["sets"], note=r["note"])
+
+
+def parse(text: str) -> tuple[Measurement, ...]:
+    """Rows of a ``measurements.csv`` text, checked, in file order.
+
+    Parameters
+    ----------
+    text : str
+        The CSV text, header first (the columns of :data:`COLUMNS`).
+
+    Returns
+    -------
+    tuple of Measurement
+
+    Raises
+    ------
+    MeasurementError
+        For a malformed row, naming the row id and the field; for a missing column; for a
+        repeated id; for a ``dup_of`` that names no row of the same group and metric.
+    """
+    reader = csv.DictReader(text.splitlines())
+    missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
+    if missing:
+        raise MeasurementError(f"measurements.csv: columns missing: {', '.join(missing)}")
+    rows = [_row(r) for r in reader]
+    by_id: dict[str, Measurement] = {}
+    for m in rows:
+        if m.id in by_id:
+            raise _err(m.id, "id", "is repeated")
+        by_id[m.id] = m
+    for m in rows:
+        if m.dup_of:
+            d = by_id.get(m.dup_of)
+            if d is None or d.group != m.group or d.metric != m.metric or d.dup_of:
+                raise _err(m.id, "dup_of", f"is {m.dup_of!r}; it needs a primary row of the "
+                                           "same group and metric")
+    return tuple(rows)
+
+
+@functools.lru_cache(maxsize=1)
+def load() -> tuple[Measurement, ...]:
+    """All rows of the packaged ``infra_calc/data/measurements.csv``, checked, in file order.
+
+    Returns
+    -------
+    tuple of Measurement
+        Every row, excluded ones and near-duplicates included (see :func:`independent`).
+
+    Raises
+    ------
+    MeasurementError
+        As :func:`parse`, for a malformed packaged row.
+    """
+    pkg = __name__.rpartition(".")[0] or "infra_calc"
+    return parse(resources.files(pkg).joinpath("data", "measurements.csv").read_text("utf-8"))
+
+
+def independent(rows=None) -> tuple[Measurement, ...]:
+    """The rows that are evidence: not excluded and not a near-duplicate of another row.
+
+    Parameters
+    ----------
+    rows : sequence of Measurement, optional
+        Rows to filter (default: :func:`load`).
+
+    Returns
+    -------
+    tuple of Measurement
+        The rows with an empty ``exclude`` and an empty ``dup_of``, in their order.
+    """
+    return tuple(m for m in (load() if rows is None else rows) if not m.excluded and not m.dup_of)

@@ -1,0 +1,217 @@
+"""The measurements table (infra_calc/data/measurements.csv) and its loader."""
+import csv
+import io
+import pathlib
+import re
+
+import pytest
+
+from infra_calc import measurements as M
+from infra_calc import reality
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CSV = ROOT / "infra_calc" / "data" / "measurements.csv"
+
+#: the goals of issue 24 §1, counted over the rows that are evidence (not excluded, not reruns)
+GOALS = {"rows": 80, "groups": 25, "publishers": 5, "vendors": 3, "engines": 3}
+
+
+def counts(rows):
+    return {"rows": len(rows), "groups": len({m.group for m in rows}),
+            "publishers": len({m.publisher for m in rows}),
+            "vendors": len({m.vendor for m in rows}), "engines": len({m.engine for m in rows})}
+
+
+def raw_rows():
+    with CSV.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def to_text(rows):
+    out = io.StringIO()
+    w = csv.DictWriter(out, M.COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return out.getvalue()
+
+
+def template(**changes):
+    """A valid row (a copy of a packaged one) with some fields changed."""
+    row = dict(next(r for r in raw_rows() if r["id"] == "trtllm-70b-throughput"))
+    row.update({"id": "x", "group": "test group", "sets": "", "dup_of": ""}, **changes)
+    return row
+
+
+# ---------------------------------------------------------------- the goals, counted from the file
+def test_counts_meet_the_goals():
+    got = counts(M.independent())
+    assert all(got[k] >= GOALS[k] for k in GOALS), got
+    assert {"NVIDIA", "AMD", "Intel"} <= {m.vendor for m in M.independent()}
+    assert {"TensorRT-LLM", "vLLM"} <= {m.engine for m in M.independent()}
+
+
+def test_the_file_is_what_the_loader_reads():
+    assert [m.id for m in M.load()] == [r["id"] for r in raw_rows()]
+    assert list(raw_rows()[0]) == list(M.COLUMNS)
+
+
+def test_every_row_has_provenance():
+    for m in M.load():
+        assert m.url.startswith("https://") and m.publisher and m.source and m.group, m.id
+        if m.repo:
+            assert re.fullmatch(r"[0-9a-f]{40}", m.commit) and m.path, m.id
+            assert m.commit in m.url and m.repo in m.url, m.id
+        else:
+            assert m.table, m.id
+        assert m.date == "" or re.fullmatch(r"\d{4}-\d{2}-\d{2}", m.date), m.id
+
+
+def test_values_are_copied_as_printed():
+    raw = {r["id"]: r for r in raw_rows()}
+    # MLPerf: the log's ns integers and tokens/s with its decimals, not SI-converted
+    r = raw["mlperf5.1-0001-llama2-70b-interactive-ttft"]
+    assert (r["value"], r["unit"]) == ("201330486", "ns")
+    assert raw["mlperf5.1-0001-llama2-70b-interactive-tput"]["value"] == "8840.42"
+    assert raw["gptfast-7b-base-a100-tp1-gbs"]["value"] == "1397.31"
+    m = next(x for x in M.load() if x.id == "mlperf5.1-0001-llama2-70b-interactive-ttft")
+    assert m.value_si == pytest.approx(0.201330486)
+
+
+def test_derived_fields_name_their_derivation():
+    for m in M.load():
+        for field, how in m.derived_fields.items():
+            assert field in M.COLUMNS and how, m.id
+        if m.id.startswith("mlperf") and m.batch and m.scenario != "Offline":
+            assert "Little's law" in m.derived_fields["batch"], m.id
+
+
+def test_littles_law_batch_matches_its_derivation():
+    by_id = {m.id: m for m in M.load()}
+    checked = 0
+    for m in by_id.values():
+        if m.metric == "tpot" and "Little's law" in m.derived_fields.get("batch", ""):
+            tput = by_id[m.id[:-len("tpot")] + "tput"]
+            copies = m.system_cards / m.cards
+            assert m.batch == max(1, round(tput.value_si * m.value_si / copies)), m.id
+            checked += 1
+    assert checked >= 20
+
+
+def test_the_reality_check_reads_its_own_rows_through_the_loader():
+    rows = reality.measurements()
+    assert all(isinstance(m, M.Measurement) and "reality" in m.sets.split() for m in rows)
+    assert len(rows) == 18 and len(M.load()) > len(rows)
+
+
+# ---------------------------------------------------------------------------------- the traps
+def test_trap_mlperf41_labels_fp8_weights_fp16():
+    rows = [m for m in M.load() if m.source.startswith("MLPerf Inference v4.1")
+            and "configs" in m.table]
+    assert len(rows) >= 20
+    for m in rows:
+        assert m.precision == "fp16" and m.weight_precision == "fp8", m.id
+        assert "labels the weights fp16" in m.derived_fields["weight_precision"], m.id
+        assert m.bytes_per_param == 1.0 and m.math_precision == "fp8"
+    # a row that changes the printed precision without saying so is refused
+    bad = template(precision="fp16", weight_precision="fp8", derived="")
+    with pytest.raises(M.MeasurementError, match=r"row 'x': field 'weight_precision'"):
+        M.parse(to_text([bad]))
+
+
+def test_trap_throughput_unit_per_gpu_per_tp_group_per_system():
+    per_gpu = template(id="g", unit="out tok/s/GPU", value="500", cards="2", system_cards="2")
+    per_tp = template(id="t", unit="out tok/s/TP group", value="1000", cards="2", system_cards="2")
+    system = template(id="s", metric="output_throughput", unit="Tokens/s", value="4000",
+                      cards="2", system_cards="8")
+    g, t, s = M.parse(to_text([per_gpu, per_tp, system]))
+    assert g.output_rate_per_card == t.output_rate_per_card == s.output_rate_per_card == 500
+    # TensorRT-LLM's own tables: v0.5 per TP group, v0.6.1 per GPU, 0.19.0 per TP group again
+    basis = {}
+    for m in M.load():
+        if m.engine == "TensorRT-LLM" and not m.source.startswith("MLPerf"):
+            basis.setdefault(m.engine_version, set()).add(m.unit)
+    assert basis["v0.5"] == {"out tok/s/TP group", "ms"}
+    assert basis["v0.6.1"] == {"out tok/s/GPU"}
+    assert basis["0.19.0"] == {"out tok/s/TP group"}
+    for m in M.load():
+        if m.unit == "out tok/s/TP group":
+            assert m.output_rate_per_card == pytest.approx(m.value / m.cards)
+            assert "unit" in m.derived_fields, m.id
+    # the packaged TensorRT-LLM v0.6.1 rows are per GPU as printed
+    m = next(x for x in M.load() if x.id == "trtllm-70b-throughput")
+    assert m.unit == "out tok/s/GPU" and m.output_rate_per_card == m.value
+    # an MLPerf system rate is divided over the system's cards
+    m = next(x for x in M.load() if x.id == "mlperf5.1-0001-llama2-70b-interactive-tput")
+    assert m.output_rate_per_card == pytest.approx(8840.42 / 8)
+    with pytest.raises(M.MeasurementError, match=r"row 'x': field 'unit'"):
+        M.parse(to_text([template(unit="ms")]))
+
+
+def test_trap_input_and_output_tokens_counted_in_a_throughput():
+    both = template(id="b", tokens_counted="input+output", value="400", prompt_tokens="100",
+                    output_tokens="300", cards="1", system_cards="1")
+    (b,) = M.parse(to_text([both]))
+    assert b.output_rate_per_card == pytest.approx(300)
+    (nolen,) = M.parse(to_text([template(tokens_counted="input+output", prompt_tokens="")]))
+    with pytest.raises(M.MeasurementError, match=r"row 'x': field 'prompt_tokens'"):
+        _ = nolen.output_rate_per_card
+    with pytest.raises(M.MeasurementError, match=r"row 'x': field 'tokens_counted'"):
+        M.parse(to_text([template(tokens_counted="")]))
+    assert all(m.tokens_counted for m in M.load() if M.METRICS[m.metric] == "rate")
+
+
+def test_trap_mlperf_reruns_are_one_group():
+    rows = M.load()
+    by_id = {m.id: m for m in rows}
+    dups = [m for m in rows if m.dup_of]
+    assert len(dups) >= 50
+    for m in dups:
+        p = by_id[m.dup_of]
+        assert (p.group, p.metric, p.model, p.hardware_as_printed, p.system_cards,
+                p.engine_version, p.scenario) == (m.group, m.metric, m.model,
+                                                  m.hardware_as_printed, m.system_cards,
+                                                  m.engine_version, m.scenario), m.id
+    # NVIDIA's B200 recipe rerun by partners: one group, one primary per metric
+    b200 = [m for m in rows if m.group.startswith("mlperf5.1/TensorRT 10.11/NVIDIA B200-SXM-180GBx8/"
+                                                  "llama2-70b-99/Server")]
+    assert len({m.publisher for m in b200}) >= 3
+    assert {by_id[m.dup_of].publisher for m in b200 if m.dup_of} == {"NVIDIA"}
+    keys = [(m.group, m.metric) for m in M.independent() if m.id.startswith("mlperf")]
+    assert len(keys) == len(set(keys))
+    with pytest.raises(M.MeasurementError, match=r"row 'x': field 'dup_of'"):
+        M.parse(to_text([template(dup_of="nowhere")]))
+
+
+def test_trap_mixed_and_preview_systems_are_excluded_with_a_reason():
+    rows = M.load()
+    mixed = [m for m in rows if "(x" in m.hardware_as_printed]
+    preview = [m for m in rows if m.id.startswith("mlperf4.1-0074-")]
+    assert mixed and preview
+    assert all("mixed" in m.exclude for m in mixed)
+    assert all("preview" in m.exclude for m in preview)
+    assert not set(mixed + preview) & set(M.independent())
+    assert all(re.search(r"(mixed|preview) system: ", m.exclude) for m in rows if m.excluded)
+
+
+# --------------------------------------------------------------------------- malformed rows
+@pytest.mark.parametrize("field, value", [
+    ("batch", "eight"), ("batch", "0"), ("cards", "1.5"), ("system_cards", ""),
+    ("value", "fast"), ("value", "-3"), ("metric", "speed"), ("unit", "tok/min"),
+    ("url", "github.com/x"), ("commit", "138f96d"), ("date", "May 2024"),
+    ("vendor", "Acme"), ("math_precision", "fp9"), ("model", ""),
+    ("derived", "a note without a field"), ("prompt_tokens", "many")])
+def test_a_malformed_row_is_refused_naming_row_and_field(field, value):
+    with pytest.raises(M.MeasurementError, match=rf"measurements.csv row 'x': field '{field}'"):
+        M.parse(to_text([template(**{field: value})]))
+
+
+def test_a_web_row_needs_its_table_and_ids_are_unique():
+    web = template(repo="", commit="", path="", table="")
+    with pytest.raises(M.MeasurementError, match=r"row 'x': field 'table'"):
+        M.parse(to_text([web]))
+    with pytest.raises(M.MeasurementError, match=r"row 'x': field 'id' is repeated"):
+        M.parse(to_text([template(), template()]))
+    with pytest.raises(M.MeasurementError, match=r"row 'x': field 'cards'"):
+        M.parse(to_text([template(cards="16", system_cards="8")]))
+    with pytest.raises(M.MeasurementError, match="columns missing: note"):
+        M.parse("\n".join(to_text([template()]).splitlines()[0:1]).replace(",note", ""))
