@@ -9,7 +9,7 @@ import pytest
 from infra_calc import measurements as M
 from infra_calc import reality
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CSV = ROOT / "infra_calc" / "data" / "measurements.csv"
 
 #: the goals of issue 24 §1, counted over the rows that are evidence (not excluded, not reruns)
