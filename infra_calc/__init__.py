@@ -14,7 +14,9 @@ modules are imported on first use.  Every bound is computed once, in
 >>> round(ic.read_time(70e9, "H100 SXM") * 1e3, 3)
 20.896
 """
+# ruff: noqa: F401  (the imports below are the package's names; __all__ lists them)
 import importlib
+from types import ModuleType as _ModuleType
 
 from . import source, units
 from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
@@ -87,26 +89,14 @@ _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measur
                "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
                "prefill", "parallel", "generation", "display", "pagecheck")
 
-__all__ = [
-    "Accelerator", "CATALOG", "accelerator", "accelerator_names",
-    "ModelSpec", "MODELS", "model", "model_names", "resolve_model",
-    "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit", "ridge_point",
-    "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline",
-    "read_time", "compute_time", "step_time", "DecodeStep", "decode_step", "batch_turning_point",
-    "fix_scenarios",
-    "CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes",
-    "READINGS", "capacity_reading", "decimal_reading", "PlannerState", "planner_state",
-    "shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
-    "PaddedGemm", "padded_gemm",
-    "amdahl_speedup", "amdahl_time", "amdahl_limit",
-    "Bounds", "bounds", "Workload", "DEFAULT_WORKSPACE",
-    "critical_context", "turning_batch", "kv_weight_batch", "decode_region", "ModelDecodeStep",
-    "model_decode_step", "PrefillStep", "prefill_step", "GenerationTime", "generation_time",
-    "TensorParallelStep", "tensor_parallel_step", "ring_allreduce_time",
-    "in_switch_allreduce_time", "allreduce_time", "CardShare", "card_share",
-    "Estimate", "estimate", "source", "units", "__version__",
-    "shown", "Shown", "PageValues", "check_page_values",
-]
+#: Submodules that are part of the public names themselves.
+_PUBLIC_MODULES = ("source", "units")
+
+#: Every public name, from one list each: the names imported above (less the
+#: submodules their imports bind), the lazy ones, and the public modules.
+__all__ = sorted(
+    {n for n, v in globals().items() if not n.startswith("_") and not isinstance(v, _ModuleType)}
+    - {"importlib"} | set(_LAZY) | set(_PUBLIC_MODULES) | {"__version__"})
 
 
 def __getattr__(name):
