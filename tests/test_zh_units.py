@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from infra_calc.display import (UNIT_SCALES, ZH_UNITS, ZH_WORDS, shown, zh_glue_after,
-                                zh_glue_before, zh_text)
+from infra_calc.display import UNIT_SCALES, ZH_UNITS, ZH_WORDS, shown, zh_glue_after, zh_glue_before, zh_text
 
 # units of UNIT_SCALES written as words (the rest are symbols: ms, GB, TFLOP/s, ×, %)
 WORD_UNITS = sorted(u for u in UNIT_SCALES if re.match(r"[a-z]{3}", u) or " " in u)
@@ -108,9 +107,9 @@ def test_glue_before():
 def _paragraph(*parts):
     """A docutils paragraph of text and stored values (("value", text) for a value)."""
     from docutils import nodes
-    from docutils.utils import new_document
     from docutils.frontend import get_default_settings
     from docutils.parsers.rst import Parser
+    from docutils.utils import new_document
 
     doc = new_document("test", get_default_settings(Parser))
     para = nodes.paragraph()

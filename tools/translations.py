@@ -302,7 +302,7 @@ def terms(path: pathlib.Path = TERMS) -> tuple[Term, ...]:
         try:
             re.compile(avoid)
         except re.error as exc:
-            raise ValueError(f"{path}:{n}: the avoid column is not a regular expression: {exc}")
+            raise ValueError(f"{path}:{n}: the avoid column is not a regular expression: {exc}") from None
         rows.append(Term(english, cells[1].strip(), cells[2].strip(), cells[3].strip(), avoid))
     return tuple(rows)
 
@@ -436,7 +436,7 @@ def render(msgstr: str, values: dict[str, str]) -> tuple[str, list[tuple[int, in
         texts[i] = zh_glue_before(texts[i], value)
         texts[i + 1] = zh_glue_after(value, texts[i + 1])
     out, spans = texts[0], []
-    for value, text in zip(shown, texts[1:]):
+    for value, text in zip(shown, texts[1:], strict=True):
         spans.append((len(out), len(out) + len(value)))
         out += value + text
     return out, spans
