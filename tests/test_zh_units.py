@@ -64,7 +64,7 @@ def test_phrases_come_before_their_words():
     assert zh_text("twice the bandwidth") == "带宽翻倍"
     assert zh_text("4-bit weights") == "4 比特权重"
     assert zh_text("bandwidth and weights") == "bandwidth 和 weights"
-    assert zh_text("beyond both") == "超出两者"
+    assert zh_text("beyond both") == "比两者都晚"
     assert zh_text("Exercise 1.1, Exercise 2.3") == "练习 1.1、练习 2.3"
     assert zh_text("six") == "6" and zh_text("none") == "none"
 
