@@ -35,7 +35,18 @@ those pages (all pages without PAGE):
 * **quotes**: a marked quotation that does share such a run names its source
   (S23-J07, S23-J13, clxstart or 原文) in the same message;
 * **titles**: a ``{doc}`` link whose English text is the target page's title shows the
-  target page's Chinese title.
+  target page's Chinese title;
+* **values**: the message rendered with the page's stored ``{eval}`` values, as the
+  Chinese edition shows them (:func:`render`), repeats no value's unit word ("32 个请求
+  这样的请求", "{eval}`v.n` 个请求" where the value already reads "32 个请求") and puts no
+  name after a value's measure word and noun ("8 张卡 RTX 4090": write 8 张 RTX 4090);
+* **spacing**: in that rendering, no space between two Chinese characters or next to
+  full-width punctuation, and no ASCII comma in Chinese prose (a stored list reads
+  "RTX 4090、L40S": ``infra_calc.display.zh_text``; the space after a value that ends in
+  a Chinese character is dropped by ``infra_calc.display.zh_glue_after``, the rule the
+  build applies, so the catalogs keep writing a space after every ``{eval}``);
+* **avoid** (part of **terms**): where the English uses a term, the Chinese uses none of the
+  variants the term list's ``avoid`` column names (位 for bits, 下限 for a lower bound).
 
 All read the templates that ``make book`` or ``make translations`` last built.
 """
@@ -61,6 +72,7 @@ LANGUAGE = "zh_CN"
 LOCALE = ROOT / "locale"
 PO_DIR = LOCALE / LANGUAGE / "LC_MESSAGES"
 TERMS = LOCALE / LANGUAGE / "terms.tsv"
+TERM_COLUMNS = ["english", "chinese", "from", "note", "avoid"]
 ALLOWED_ENGLISH = LOCALE / LANGUAGE / "english_allowed.txt"
 # The edition's own versions of the theme's and extensions' catalogs (not pages).
 CHROME_CATALOGS = ("sphinx", "booktheme")
@@ -248,9 +260,12 @@ def _word_allowed(word: str, allowed: frozenset[str]) -> bool:
 
 
 def english_words(msgstr: str, allowed: frozenset[str] | None = None) -> list[str]:
-    """English words of a translation that the allow-list does not name."""
+    """English words of a translation that the allow-list does not name (an entry of
+    several words, "LM head", passes only as that phrase)."""
     allowed = allowed_english() if allowed is None else allowed
     text = MENTION.sub(" ", prose(msgstr))
+    for phrase in sorted((a for a in allowed if " " in a), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", " ", text)
     words = [w.strip("'’-") for w in WORD.findall(text)]
     return sorted({w for w in words if w and not _word_allowed(w, allowed)})
 
@@ -261,23 +276,34 @@ class Term:
     chinese: str
     origin: str
     note: str
+    avoid: str = ""   # a regular expression: the variants the Chinese must not use
+
+    @property
+    def avoid_pattern(self) -> re.Pattern | None:
+        return re.compile(self.avoid) if self.avoid else None
 
 
 @functools.cache
 def terms(path: pathlib.Path = TERMS) -> tuple[Term, ...]:
     lines = path.read_text(encoding="utf-8").splitlines()
     header = lines[0].split("\t")
-    if header != ["english", "chinese", "from", "note"]:
-        raise ValueError(f"{path}: the header must be english, chinese, from, note; got {header}")
+    if header != TERM_COLUMNS:
+        raise ValueError(f"{path}: the header must be {', '.join(TERM_COLUMNS)}; got {header}")
     rows = []
     for n, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         cells = line.split("\t")
-        if len(cells) != 4:
-            raise ValueError(f"{path}:{n}: 4 tab-separated cells expected, got {len(cells)}")
+        if len(cells) != len(TERM_COLUMNS):
+            raise ValueError(f"{path}:{n}: {len(TERM_COLUMNS)} tab-separated cells expected, "
+                             f"got {len(cells)}")
         english = tuple(e.strip() for e in cells[0].split("|") if e.strip())
-        rows.append(Term(english, cells[1].strip(), cells[2].strip(), cells[3].strip()))
+        avoid = cells[4].strip()
+        try:
+            re.compile(avoid)
+        except re.error as exc:
+            raise ValueError(f"{path}:{n}: the avoid column is not a regular expression: {exc}") from None
+        rows.append(Term(english, cells[1].strip(), cells[2].strip(), cells[3].strip(), avoid))
     return tuple(rows)
 
 
@@ -314,6 +340,17 @@ def missing_terms(msgid: str, msgstr: str) -> list[str]:
         if term.chinese in text or any(alt.lower() in mentions for alt in term.english):
             continue
         out.append(f"{word} → {term.chinese}")
+    return out
+
+
+def avoided_variants(msgid: str, msgstr: str) -> list[str]:
+    """Variants the term list's ``avoid`` column names, used where the English uses the term."""
+    text = MENTION.sub(" ", prose(msgstr))
+    out = []
+    for word, term in terms_used(msgid):
+        pattern = term.avoid_pattern
+        if pattern is not None and (m := pattern.search(text)):
+            out.append(f"{word}: {m.group(0)!r} → {term.chinese}")
     return out
 
 
@@ -354,6 +391,111 @@ def unattributed_quotes(msgstr: str) -> list[str]:
     if any(a in msgstr for a in ATTRIBUTIONS):
         return []
     return [q for q in QUOTED.findall(msgstr) if shared_runs(q)]
+
+
+# -- a message as the Chinese edition renders it ------------------------------------------
+EVAL = re.compile(r"\{eval\}`([^`]*)`")
+EMPHASIS = re.compile(r"\*{1,3}|(?<![\w\\])_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
+
+
+@functools.cache
+def stored_values(docname: str) -> dict[str, str]:
+    """``{expression: stored text}`` of a page's notebook (none for a Markdown page)."""
+    import stored_eval
+
+    path = ROOT / f"{docname}.ipynb"
+    return stored_eval.stored_values(path) if path.is_file() else {}
+
+
+def _reader_text(piece: str) -> str:
+    """Markup of a piece of a message (no ``{eval}`` in it) reduced to what a reader sees;
+    code, math and roles without a title of their own become a Latin placeholder, so the
+    spacing around them stays as the message writes it."""
+    piece = ROLE.sub(lambda m: _role_text(*m.groups()).strip() or "R", piece)
+    piece = CODE.sub("C", piece)
+    piece = MATH.sub("M", piece)
+    piece = LINK.sub(lambda m: m.group(1), piece)
+    piece = AUTOLINK.sub("U", piece)
+    piece = BARE_URL.sub("U", piece)
+    piece = HTML_TAG.sub("", piece)
+    return EMPHASIS.sub("", piece)
+
+
+def render(msgstr: str, values: dict[str, str]) -> tuple[str, list[tuple[int, int]]]:
+    """A translated message as its reader sees it in the Chinese edition: every ``{eval}``
+    replaced by its stored value in Chinese (``zh_text``), the spacing rule of the build
+    applied around it (``zh_glue_after``/``zh_glue_before``, as ``tools/stored_eval.py``
+    does), markup removed.  Returns the text and the (start, end) of each value in it;
+    an expression without a stored value renders as ``?``."""
+    from infra_calc.display import zh_glue_after, zh_glue_before, zh_text
+
+    parts = EVAL.split(msgstr)       # text, expression, text, expression, ..., text
+    texts = [_reader_text(t) for t in parts[0::2]]
+    shown = [zh_text(values[e]) if e in values else "?" for e in parts[1::2]]
+    for i, value in enumerate(shown):
+        texts[i] = zh_glue_before(texts[i], value)
+        texts[i + 1] = zh_glue_after(value, texts[i + 1])
+    out, spans = texts[0], []
+    for value, text in zip(shown, texts[1:], strict=True):
+        spans.append((len(out), len(out) + len(value)))
+        out += value + text
+    return out, spans
+
+
+def _unit_nouns() -> list[tuple[str, str, str]]:
+    """(Chinese unit, measure word, noun) of every unit word of ``ZH_UNITS`` that ends in
+    a noun: "个请求" -> ("个请求", "个", "请求"); "亿参数" -> ("亿参数", "亿", "参数")."""
+    from infra_calc.display import ZH_UNITS
+
+    out = []
+    for chinese, _power in sorted(set(ZH_UNITS.values()), key=lambda u: -len(u[0])):
+        m = re.fullmatch(r"([个张亿万]?)\s?(.+)", chinese)
+        if chinese and "/" not in chinese and m and m.group(2) not in ("亿", "万"):
+            out.append((chinese, m.group(1), m.group(2)))
+    return out
+
+
+def unit_word_problems(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """A value's unit word repeated after it, or a name put after its measure word and noun."""
+    out = []
+    for start, end in spans:
+        value, after = text[start:end], text[end:]
+        for chinese, measure, noun in _unit_nouns():
+            if not value.endswith(chinese):
+                continue
+            rest = after.lstrip()
+            if re.match(rf"(?:这样的|这么多的?|{measure or '个'})?\s*{re.escape(noun)}", rest):
+                out.append(f"{value!r} is followed by its own unit word again: "
+                           f"{(value + after)[:len(value) + 12]!r}")
+            elif measure and HAN.search(noun) and re.match(r"[A-Za-z]", rest) and after[:1] == " ":
+                name = re.match(r"[A-Za-z][\w.\-]*(?: [A-Za-z0-9][\w.\-]*)?", rest).group(0)
+                out.append(f"{value!r} puts {name!r} after its noun: write {measure} {name}, "
+                           f"not {value} {name}")
+            break
+    return out
+
+
+_ZH = r"[\u3400-\u4dbf\u4e00-\u9fff]"
+_FW = "，。、：；！？（）“”《》「」"
+SPACING = (
+    (re.compile(rf"{_ZH} +{_ZH}"), "a space between two Chinese characters"),
+    (re.compile(rf"[{_FW}] +(?:{_ZH}|[{_FW}])|{_ZH} +[{_FW}]"),
+     "a space next to full-width punctuation"),
+    (re.compile(rf"{_ZH}[ ]?, ?|, ?{_ZH}|(?<=\S), (?=[A-Z0-9])"),
+     "an ASCII comma in Chinese prose (、 between the items of a list, ， between clauses)"),
+)
+
+
+def spacing_problems(text: str) -> list[str]:
+    """Spaces and commas of a rendered Chinese message that Chinese typesetting does not use."""
+    if not HAN.search(text):
+        return []
+    out = []
+    for pattern, what in SPACING:
+        for m in pattern.finditer(text):
+            a, b = max(m.start() - 8, 0), min(m.end() + 8, len(text))
+            out.append(f"{what}: {text[a:b]!r}")
+    return out
 
 
 def page_title(docname: str) -> str | None:
@@ -429,12 +571,15 @@ def translated_entries(docname: str) -> list[tuple[str, str]]:
     return out
 
 
+CHECKS = ("parity", "terms", "english", "source", "quotes", "titles", "values", "spacing")
+
+
 def problems(docname: str) -> dict[str, list[str]]:
     """What each check finds wrong in a page's translated messages."""
-    found: dict[str, list[str]] = {k: [] for k in
-                                   ("parity", "terms", "english", "source", "quotes", "titles")}
+    found: dict[str, list[str]] = {k: [] for k in CHECKS}
     entries = translated_entries(docname)
     bilingual = docname in BILINGUAL_PAGES
+    values = stored_values(docname)
     joined = []
     for msgid, msgstr in entries:
         short = msgid if len(msgid) < 70 else msgid[:67] + "..."
@@ -443,8 +588,12 @@ def problems(docname: str) -> dict[str, list[str]]:
         math_block = (msgstr == msgid and "$" not in msgid and not HAN.search(msgid)
                       and LATEX_COMMAND.search(msgid))
         verbatim = (bilingual and msgstr == msgid) or bool(math_block)
-        if not verbatim and (miss := missing_terms(msgid, msgstr)):
+        if not verbatim and (miss := missing_terms(msgid, msgstr) + avoided_variants(msgid, msgstr)):
             found["terms"].append(f"{short!r}: {', '.join(miss)}")
+        if not verbatim:
+            text, spans = render(msgstr, values)
+            found["values"].extend(f"{short!r}: {p}" for p in unit_word_problems(text, spans))
+            found["spacing"].extend(f"{short!r}: {p}" for p in spacing_problems(text))
         if not verbatim and (words := english_words(msgstr)):
             found["english"].append(f"{short!r}: {words}")
         for quote in unattributed_quotes(msgstr):

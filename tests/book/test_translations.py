@@ -24,7 +24,7 @@ import bilingual  # noqa: E402
 import translations as T  # noqa: E402
 
 PAGES = e2e.toc_pages()
-CHECKS = ("parity", "terms", "english", "source", "quotes", "titles")
+CHECKS = T.CHECKS
 
 
 @functools.cache
@@ -234,3 +234,90 @@ def test_titles_check_compares_with_the_target_page(monkeypatch):
     en = "see {doc}`Formula sheet <../appendix/formulas>`"
     assert T.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式表 <../appendix/formulas>`") == []
     assert T.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式清单 <../appendix/formulas>`")
+
+
+# -- a message as the Chinese edition renders it: unit words and spacing ---------------------
+VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 billion",
+          "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6"}
+
+
+def test_render_fills_in_the_chinese_values():
+    text, spans = T.render("把 {eval}`v.b` 放在一起，耗时 **{eval}`v.t`**。", VALUES)
+    assert text == "把 32 个请求放在一起，耗时 20.90 ms。"
+    assert [text[a:b] for a, b in spans] == ["32 个请求", "20.90 ms"]
+    assert T.render("共 {eval}`v.n` 个参数", VALUES)[0] == "共 700 亿个参数"
+    assert T.render("{eval}`v.missing`", VALUES)[0] == "?"
+
+
+@pytest.mark.parametrize("msgstr, found", [
+    ("把 {eval}`v.b` 这样的请求放在一起", "followed by its own unit word"),   # 32 个请求 这样的请求
+    ("共 {eval}`v.b` 个请求", "followed by its own unit word"),               # 32 个请求 个请求
+    ("用 {eval}`v.c` 卡", "followed by its own unit word"),
+    ("{eval}`v.c` RTX 4090 解码", "puts 'RTX 4090' after its noun"),          # 8 张卡 RTX 4090
+    ("把 {eval}`v.b` 放在一起", None),
+    ("用 RTX 4090，{eval}`v.c` 一起解码", None),
+    ("共 {eval}`v.six` 个请求", None),                                         # a bare count needs it
+    ("8 张卡的卡间带宽 {eval}`v.t`", None),
+])
+def test_unit_word_check(msgstr, found):
+    problems = T.unit_word_problems(*T.render(msgstr, VALUES))
+    if found is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and found in problems[0], problems
+
+
+@pytest.mark.parametrize("msgstr, found", [
+    ("批大小为 {eval}`v.b` 时", None),                 # the build drops the space after 个请求
+    ("读取要 {eval}`v.t` 时", None),                   # ms keeps its space
+    ("在 {eval}`v.list` 上", None),                    # the list reads RTX 4090、L40S、TPU v5e
+    ("批大小 为 {eval}`v.b`", "two Chinese characters"),
+    ("**语言。** 笔记本是英文的", "full-width punctuation"),
+    ("**语言**。笔记本是英文的", None),
+    ("见练习 1.1, 练习 1.3", "ASCII comma"),
+    ("见 H100, H200 两张卡", "ASCII comma"),
+    ("`make book`，然后 `make test`", None),
+    ("$M = 1, 2, 4$ 行", None),                         # math keeps its commas
+])
+def test_spacing_check(msgstr, found):
+    problems = T.spacing_problems(T.render(msgstr, VALUES)[0])
+    if found is None:
+        assert problems == []
+    else:
+        assert problems and found in problems[0], problems
+
+
+# -- one term per concept (issue 25) ----------------------------------------------------------
+ONE_TERM = {   # concept (its English in the term list) -> the chosen Chinese, a variant to avoid
+    "bits": ("比特", "8 位"), "profiler": ("性能分析工具", "性能剖析工具"),
+    "per-output read time": ("每输出分摊读取时间", "每输出分摊时间"), "hit": ("命中", "碰到"),
+    "LM head": ("LM head", "输出层"), "lower bound": ("下界", "下限"),
+    "batching": ("组批", "加批"), "bandwidth utilisation": ("带宽利用率", "显存带宽利用率"),
+    "printout": ("打印输出", "计算器输出"), "bars": ("柱形", "柱子"), "cell": ("单元格", "隐藏单元"),
+    "In-Datacenter Performance Analysis of a Tensor Processing Unit":
+        ("《数据中心内张量处理单元的性能分析》", "《数据中心内张量处理器的性能分析》"),
+}
+
+
+@pytest.mark.parametrize("english", ONE_TERM)
+def test_one_term_per_concept(english):
+    """Each concept has one listed Chinese term, and the term check finds its variants."""
+    chinese, variant = ONE_TERM[english]
+    term = next((t for t in T.terms() if english in t.english), None)
+    assert term is not None and term.chinese == chinese, (english, term)
+    msgid = f"The {english} here."
+    assert T.avoided_variants(msgid, f"这里的{chinese}。") == []
+    assert T.avoided_variants(msgid, f"这里的{variant}。"), (english, variant)
+
+
+def test_avoid_column_spares_other_words():
+    """位 is a bit only after a number; 单元 is a cell only where the English says cell."""
+    assert T.avoided_variants("4-bit weights, two decimal places", "4 比特权重，两位小数") == []
+    assert T.avoided_variants("the multiply-accumulate cells", "乘累加单元") == []
+    assert T.avoided_variants("the compute units", "计算单元") == []
+
+
+def test_abbreviations_need_no_quotation_marks():
+    assert T.english_words("首 token 延迟（TTFT）与每输出 token 时间（TPOT）") == []
+    assert T.english_words("全归约（all-reduce）与 LM head，算力利用率（MFU）") == []
+    assert T.english_words("这个 head 很大") == ["head"]     # LM head passes only as the phrase
