@@ -46,19 +46,19 @@ install: $(STAMP)
 # EDITION=en or EDITION=zh builds one edition only (no message templates)
 EDITION ?= all
 book: $(STAMP)
-	$(BIN)/python tools/build_book.py $(if $(OFFLINE),--offline,) --edition $(EDITION)
+	$(BIN)/python -m tools.build_book $(if $(OFFLINE),--offline,) --edition $(EDITION)
 
 # The Chinese edition: regenerate the message templates from the English pages and
 # update the catalogs (sphinx-intl); a changed English message becomes fuzzy.
 translations: $(STAMP)
-	$(BIN)/python tools/translations.py update
+	$(BIN)/python -m tools.translations update
 
 translation-status: $(STAMP)
-	$(BIN)/python tools/translations.py status
+	$(BIN)/python -m tools.translations status
 
 # what tests/book/test_translations.py would find in the translated messages (PAGES=book/intro ...)
 translation-check: $(STAMP)
-	$(BIN)/python tools/translations.py check $(PAGES)
+	$(BIN)/python -m tools.translations check $(PAGES)
 
 # pytest's exit status 5 means "no tests collected" (a PYTEST_ARGS selection that matches
 # nothing): reported, not a failure.
@@ -104,13 +104,13 @@ figures: $(STAMP)
 	$(BIN)/python -m infra_calc figures --out book/figures
 
 execute: $(STAMP)
-	$(BIN)/python tools/execute.py $(NOTEBOOKS)
+	$(BIN)/python -m tools.execute $(NOTEBOOKS)
 
 bench: $(STAMP)
-	PYTEST_JOBS=$(PYTEST_JOBS) $(BIN)/python benchmarks/run.py
+	PYTEST_JOBS=$(PYTEST_JOBS) $(BIN)/python -m benchmarks.run
 
 pdf: $(STAMP)
-	$(BIN)/python tools/build_pdf.py
+	$(BIN)/python -m tools.build_pdf
 
 clean:
 	rm -rf _build

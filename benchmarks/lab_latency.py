@@ -19,12 +19,9 @@ import json
 import os
 import pathlib
 import statistics
-import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
 
 #: explorer -> (the call, which slider to move: a step of it always changes the figure)
 EXPLORERS = {
@@ -55,7 +52,7 @@ def _notebook(call: str) -> dict:
 
 
 def measure(names=tuple(EXPLORERS), moves: int = 30) -> dict:
-    from lab_server import browser, lab_server, open_notebook, run_all
+    from tests.lab_server import browser, lab_server, open_notebook, run_all
 
     results = {}
     with tempfile.TemporaryDirectory(prefix="lab-latency-") as tmp:

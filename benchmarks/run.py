@@ -36,7 +36,6 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 BIN = pathlib.Path(sys.executable).parent
 RESULTS: dict[str, dict] = {}
 # nbval runs as `make test` runs it: notebooks spread over PYTEST_JOBS workers (pytest-xdist)
@@ -76,7 +75,7 @@ def notebooks() -> list[pathlib.Path]:
 
 # -- 1, 2: the book build -------------------------------------------------------------
 def bench_build() -> None:
-    import build_book
+    from tools import build_book
 
     with tempfile.TemporaryDirectory(prefix="bench-book-") as out:
         cold_cmd = build_book.build_command(offline=False, path_output=out, strict=False)
@@ -235,7 +234,7 @@ def main(argv=None) -> int:
          "import": lambda: bench_import(args.repeat),
          "slider": lambda: bench_slider(args.repeat),
          "generation": lambda: bench_generation(args.repeat),
-         "lab": lambda: subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lab_latency.py")]),
+         "lab": lambda: subprocess.run([sys.executable, "-m", "benchmarks.lab_latency"], cwd=ROOT),
          }[name]()
     print(f"total {time.perf_counter() - t0:.0f} s")
     if args.json:

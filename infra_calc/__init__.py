@@ -82,12 +82,11 @@ _LAZY = {
     "allreduce_time": "comm", "CardShare": "sharding", "card_share": "sharding",
     # the book's pages: numbers as the prose shows them
     "shown": "display", "Shown": "display", "PageValues": "display",
-    "check_page_values": "pagecheck",
 }
 #: Submodules imported on first use.
 _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
                "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
-               "prefill", "parallel", "generation", "display", "pagecheck")
+               "prefill", "parallel", "generation", "display")
 
 #: Submodules that are part of the public names themselves.
 _PUBLIC_MODULES = ("source", "units")

@@ -25,6 +25,8 @@ import sys
 import pytest
 from hypothesis import HealthCheck, settings
 
+from bookkit import eval_expressions, plain_result, stored_expressions  # noqa: F401  (re-exported)
+
 # No test times itself: hypothesis's default 200 ms deadline per example and its
 # too_slow health check are timing assertions.  derandomize=True: a failure is reproducible.
 settings.register_profile("book", deadline=None, derandomize=True,
@@ -97,41 +99,7 @@ def parse(cell: dict) -> ast.Module:
     return ast.parse(python_source(cell))
 
 
-# -- {eval} roles and their stored results ----------------------------------------------
-EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
-
-
-def eval_expressions(markdown: str) -> list[str]:
-    return EVAL_ROLE.findall(markdown)
-
-
-def stored_expressions(cell: dict) -> dict[str, dict]:
-    """``metadata.user_expressions`` of a markdown cell (jupyterlab-myst format):
-    ``[{"expression": "v.x", "result": {"status": "ok", "data": {"text/plain": ...}}}]``."""
-    stored = cell.get("metadata", {}).get("user_expressions") or []
-    return {e.get("expression"): e.get("result") or {} for e in stored if isinstance(e, dict)}
-
-
-def plain_result(result: dict) -> str | None:
-    """The text a stored result renders as: its text/plain, a Python str repr unquoted."""
-    if result.get("status") != "ok":
-        return None
-    text = (result.get("data") or {}).get("text/plain")
-    if isinstance(text, list):
-        text = "".join(text)
-    if not isinstance(text, str):
-        return None
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            value = None
-        if isinstance(value, str):
-            return value
-    return text
-
-
+# -- {eval} roles and their stored results: bookkit's one parser and reader -------------
 def stored_results(path: pathlib.Path) -> list[tuple[str, str]]:
     """(expression, rendered text) of every {eval} role with a stored result in a notebook."""
     out = []

@@ -16,11 +16,9 @@ import dataclasses
 import fnmatch
 import functools
 import html.parser
-import importlib
 import os
 import pathlib
 import re
-import sys
 import urllib.parse
 
 ROOT = pathlib.Path(os.environ.get("BOOK_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[1])
@@ -209,11 +207,8 @@ def check_link(href: str, base: str, html_dir: pathlib.Path = HTML_DIR) -> str |
 
 
 # -- local server and Chromium flags: shared with tools/build_pdf.py ----------------------
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
-_build_pdf = importlib.import_module("build_pdf")
-CHROMIUM = _build_pdf.CHROMIUM              # the one Chromium path and flag list
-CHROMIUM_FLAGS = _build_pdf.CHROMIUM_FLAGS
-serve = importlib.import_module("localserve").serve
+from tools.build_pdf import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (the one Chromium path and flags)
+from tools.localserve import serve  # noqa: E402
 
 # -- the browser ------------------------------------------------------------------------
 SETTLE_JS = """async () => {

@@ -33,8 +33,8 @@ import sys
 import tempfile
 import time
 
-import build_book  # tools/ is on sys.path: this file runs as a script
-from localserve import serve
+from tools import build_book
+from tools.localserve import serve
 
 ROOT = build_book.ROOT
 SINGLEHTML = ROOT / "_build" / "singlehtml"

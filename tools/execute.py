@@ -18,64 +18,22 @@ does not mark it modified and *Run All* + *Save* leaves the file as it was:
 * ``user_expressions`` holds one entry per ``{eval}`` occurrence, in document
   order (code spans and code blocks excluded), as jupyterlab-myst stores them;
 * the kernelspec is the one JupyterLab writes for the ``python3`` kernel;
-* saved widget state and widget views are dropped (``tools/strip_widget_state.py``;
+* saved widget state and widget views are dropped (``bookkit/widget_state.py``;
   ``make lab`` drops them on every save too, ``tools/lab/jupyter_server_config.py``).
 
-Usage: ``python tools/execute.py [-j N] NOTEBOOK ...``
+Usage: ``python -m tools.execute [-j N] NOTEBOOK ...``
 """
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
-import re
-import sys
 from concurrent.futures import ProcessPoolExecutor
 
 import nbformat
 from nbclient import NotebookClient
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from strip_widget_state import main as strip_widget_state  # noqa: E402
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-# directives whose body is not MyST markdown (roles in it are not evaluated)
-CODE_DIRECTIVES = {"code", "code-block", "code-cell", "sourcecode", "literalinclude", "math",
-                   "raw", "eval-rst"}
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*(.*?)\s*$")
-_OPTION = re.compile(r"^:[\w-]+:(\s|$)")
-# a role, or a code span (which can hide a role): whichever starts first
-_INLINE = re.compile(r"\{eval\}`(?P<expr>[^`]+)`|(?P<ticks>`+)(?:.|\n)*?(?<!`)(?P=ticks)(?!`)")
-
-
-def inline_expressions(markdown: str) -> list[str]:
-    """Every ``{eval}`` expression of a markdown cell, one per occurrence, in document
-    order: what jupyterlab-myst finds in the cell's syntax tree (``inlineExpression``
-    nodes).  Roles in code spans, code blocks and non-markdown directives are no
-    expressions; a directive's title and body are markdown, its ``:option:`` lines not.
-    """
-    text, stack = [], []          # stack: (fence char, fence length, body is code)
-    for line in markdown.splitlines():
-        m = _FENCE.match(line)
-        if m:
-            fence, info = m.groups()
-            if stack and fence[0] == stack[-1][0] and len(fence) >= stack[-1][1] and not info:
-                stack.pop()
-                continue
-            if not (stack and stack[-1][2]):
-                name = re.match(r"\{([\w:-]+)\}\s*(.*)$", info)
-                if name or fence[0] != ":":
-                    code = not name or name.group(1) in CODE_DIRECTIVES
-                    stack.append((fence[0], len(fence), code))
-                    if name and not code:
-                        text.append(name.group(2))      # a directive's title is markdown
-                    continue
-        if stack and stack[-1][2]:
-            continue
-        if stack and _OPTION.match(line.strip()):
-            continue
-        text.append(line)
-    return [m.group("expr") for m in _INLINE.finditer("\n".join(text)) if m.group("expr")]
+from bookkit import eval_expressions
+from bookkit.widget_state import main as strip_widget_state
 
 
 def _evaluate(client: NotebookClient, exprs: list[str]) -> list[dict]:
@@ -129,10 +87,12 @@ def execute(path: str) -> str:
         nb.metadata["language_info"] = _language_info(client)
         for idx, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
+                if "check_page_values(" in cell.source:
+                    nbformat.write(nb, p)     # the page check reads what is stored so far
                 client.execute_cell(cell, idx)
                 cell.outputs = merge_streams(cell.outputs)
             elif cell.cell_type == "markdown":
-                exprs = inline_expressions(cell.source)
+                exprs = eval_expressions(cell.source)
                 if exprs:
                     cell.metadata["user_expressions"] = _evaluate(client, exprs)
                     n_expr += len(exprs)
@@ -147,9 +107,6 @@ def execute(path: str) -> str:
 
 
 def main(argv=None) -> int:
-    # the kernels inherit this: a page's check_page_values() cell then only
-    # evaluates its expressions, since the results are being stored right now
-    os.environ["INFRA_CALC_STORING"] = "1"
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("notebooks", nargs="+")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="notebooks run side by side")

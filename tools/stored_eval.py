@@ -13,42 +13,34 @@ translated text outside the original cell).
 A missing result is a build warning (and so an error under ``-W``).
 
 In the Chinese edition (``language: zh_CN``) every value goes through
-``infra_calc.display.zh_text``: the unit words that some values carry ("295.3
+``bookkit.zh_text``: the unit words that some values carry ("295.3
 requests", "8.03 billion") are written in Chinese ("295.3 个请求", "80.3 亿") from the
-one table ``infra_calc.display.ZH_UNITS``; symbols (ms, GB, ×, %) stay; a stored list
+one table ``bookkit.ZH_UNITS``; symbols (ms, GB, ×, %) stay; a stored list
 reads "RTX 4090、L40S".  After the translated messages are in place, ``ZhValueSpacing``
 drops the space a translator wrote between a value that ends in a Chinese character
 and the Chinese text that follows it ("8 个请求 时" reads "8 个请求时"), and before a
-value that starts with one: ``infra_calc.display.zh_glue_after`` / ``zh_glue_before``,
+value that starts with one: ``bookkit.zh_glue_after`` / ``zh_glue_before``,
 the same rule ``tools/translations.py`` checks the catalogs with.
 """
 from __future__ import annotations
 
-import json
 import pathlib
 
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
+import bookkit
+
 _CACHE: dict[str, tuple[float, dict[str, str]]] = {}
 
 
 def stored_values(path: pathlib.Path) -> dict[str, str]:
-    """``{expression: text}`` for every stored ``{eval}`` result of a notebook."""
+    """``{expression: text}`` for every stored ``{eval}`` result of a notebook (cached by mtime)."""
     key, mtime = str(path), path.stat().st_mtime
     hit = _CACHE.get(key)
     if hit and hit[0] == mtime:
         return hit[1]
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    values: dict[str, str] = {}
-    for cell in nb.get("cells", []):
-        for item in cell.get("metadata", {}).get("user_expressions", []):
-            res = item.get("result", {})
-            if res.get("status") == "ok" and "text/plain" in res.get("data", {}):
-                text = res["data"]["text/plain"]
-                if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-                    text = text[1:-1]
-                values[item["expression"]] = text
+    values = bookkit.stored_values(path)
     _CACHE[key] = (mtime, values)
     return values
 
@@ -65,7 +57,7 @@ def stored_eval_role(name, rawtext, text, lineno, inliner, options=None, content
         return [prb], [msg]
     shown = values[text]
     if (env.config.language or "en").startswith("zh"):
-        from infra_calc.display import zh_text
+        from bookkit import zh_text
 
         shown = zh_text(shown)
     return [nodes.inline(rawtext, shown, classes=["stored-eval"])], []
@@ -81,7 +73,7 @@ def _block(node):
 def glue_values(document) -> int:
     """Apply the Chinese spacing rule around every filled-in value of ``document``;
     returns how many spaces it dropped."""
-    from infra_calc.display import zh_glue_after, zh_glue_before
+    from bookkit import zh_glue_after, zh_glue_before
 
     texts = list(document.findall(nodes.Text))
     index = {id(t): i for i, t in enumerate(texts)}

@@ -42,8 +42,8 @@ those pages (all pages without PAGE):
   name after a value's measure word and noun ("8 张卡 RTX 4090": write 8 张 RTX 4090);
 * **spacing**: in that rendering, no space between two Chinese characters or next to
   full-width punctuation, and no ASCII comma in Chinese prose (a stored list reads
-  "RTX 4090、L40S": ``infra_calc.display.zh_text``; the space after a value that ends in
-  a Chinese character is dropped by ``infra_calc.display.zh_glue_after``, the rule the
+  "RTX 4090、L40S": ``bookkit.zh_text``; the space after a value that ends in
+  a Chinese character is dropped by ``bookkit.zh_glue_after``, the rule the
   build applies, so the catalogs keep writing a space after every ``{eval}``);
 * **avoid** (part of **terms**): where the English uses a term, the Chinese uses none of the
   variants the term list's ``avoid`` column names (位 for bits, 下限 for a lower bound).
@@ -63,8 +63,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import build_book  # noqa: E402  (tools/ is on sys.path)
+from tools import build_book
 
 ROOT = build_book.ROOT
 POT_DIR = build_book.POT_DIR
@@ -401,10 +400,10 @@ EMPHASIS = re.compile(r"\*{1,3}|(?<![\w\\])_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
 @functools.cache
 def stored_values(docname: str) -> dict[str, str]:
     """``{expression: stored text}`` of a page's notebook (none for a Markdown page)."""
-    import stored_eval
+    from bookkit import stored_values as stored
 
     path = ROOT / f"{docname}.ipynb"
-    return stored_eval.stored_values(path) if path.is_file() else {}
+    return stored(path) if path.is_file() else {}
 
 
 def _reader_text(piece: str) -> str:
@@ -427,7 +426,7 @@ def render(msgstr: str, values: dict[str, str]) -> tuple[str, list[tuple[int, in
     applied around it (``zh_glue_after``/``zh_glue_before``, as ``tools/stored_eval.py``
     does), markup removed.  Returns the text and the (start, end) of each value in it;
     an expression without a stored value renders as ``?``."""
-    from infra_calc.display import zh_glue_after, zh_glue_before, zh_text
+    from bookkit import zh_glue_after, zh_glue_before, zh_text
 
     parts = EVAL.split(msgstr)       # text, expression, text, expression, ..., text
     texts = [_reader_text(t) for t in parts[0::2]]
@@ -445,7 +444,7 @@ def render(msgstr: str, values: dict[str, str]) -> tuple[str, list[tuple[int, in
 def _unit_nouns() -> list[tuple[str, str, str]]:
     """(Chinese unit, measure word, noun) of every unit word of ``ZH_UNITS`` that ends in
     a noun: "个请求" -> ("个请求", "个", "请求"); "亿参数" -> ("亿参数", "亿", "参数")."""
-    from infra_calc.display import ZH_UNITS
+    from bookkit import ZH_UNITS
 
     out = []
     for chinese, _power in sorted(set(ZH_UNITS.values()), key=lambda u: -len(u[0])):

@@ -13,7 +13,7 @@ from matplotlib.patches import Rectangle
 
 import infra_calc as ic
 from infra_calc import exercises
-from infra_calc.display import eval_expressions
+from bookkit import eval_expressions
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j13_memory as figs
 from infra_calc.units import GB, GiB

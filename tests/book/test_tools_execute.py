@@ -1,4 +1,4 @@
-"""tools/execute.py, tools/strip_widget_state.py and tools/lab/: a page is stored as
+"""tools/execute.py, bookkit/widget_state.py and tools/lab/: a page is stored as
 JupyterLab writes it back (issue 18 §4), so opening it marks nothing modified and
 *Run All* + *Save* leaves the file as it was (tests/e2e/test_lab_e2e.py checks both in a
 real JupyterLab)."""
@@ -12,9 +12,9 @@ import nbformat
 import pytest
 from conftest import NOTEBOOKS, ROOT, cells, load, source
 
-sys.path.insert(0, str(ROOT / "tools"))
-from execute import execute, inline_expressions, merge_streams  # noqa: E402
-from strip_widget_state import WIDGET_VIEW, strip  # noqa: E402
+from bookkit import eval_expressions
+from bookkit.widget_state import WIDGET_VIEW, strip
+from tools.execute import execute, merge_streams
 
 #: the keys of the kernel's language_info that JupyterLab writes into a notebook
 LANGUAGE_INFO_KEYS = {"codemirror_mode", "file_extension", "mimetype", "name",
@@ -31,8 +31,8 @@ LANGUAGE_INFO_KEYS = {"codemirror_mode", "file_extension", "mimetype", "name",
     (":::{note}\n{eval}`n`\n:::\n", ["n"]),
     ("", []),
 ])
-def test_inline_expressions_as_jupyterlab_myst_finds_them(markdown, exprs):
-    assert inline_expressions(markdown) == exprs
+def test_eval_expressions_as_jupyterlab_myst_finds_them(markdown, exprs):
+    assert eval_expressions(markdown) == exprs
 
 
 # ------------------------------------------------------------------ execute a page
@@ -119,7 +119,7 @@ def test_pages_are_stored_as_jupyterlab_writes_them(path):
     for i, c in enumerate(cells(path)):
         if c["cell_type"] != "markdown":
             continue
-        want = inline_expressions(source(c))
+        want = eval_expressions(source(c))
         got = [e["expression"] for e in c.get("metadata", {}).get("user_expressions", [])]
         if got != want:
             bad.append(f"cell {i}: stored {got}, jupyterlab-myst writes {want}")

@@ -19,9 +19,8 @@ import e2e_helpers as e2e
 import pytest
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-import bilingual  # noqa: E402
-import translations as T  # noqa: E402
+from tools import bilingual
+from tools import translations as T
 
 PAGES = e2e.toc_pages()
 CHECKS = T.CHECKS

@@ -1,4 +1,4 @@
-"""infra_calc.display.zh_text: the one table that makes stored values read as Chinese."""
+"""bookkit.zh_text: the one table that makes stored values read as Chinese."""
 from __future__ import annotations
 
 import re
@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from infra_calc.display import UNIT_SCALES, ZH_UNITS, ZH_WORDS, shown, zh_glue_after, zh_glue_before, zh_text
+from bookkit import ZH_UNITS, ZH_WORDS, zh_glue_after, zh_glue_before, zh_text
+from infra_calc.display import UNIT_SCALES, shown
 
 # units of UNIT_SCALES written as words (the rest are symbols: ms, GB, TFLOP/s, ×, %)
 WORD_UNITS = sorted(u for u in UNIT_SCALES if re.match(r"[a-z]{3}", u) or " " in u)
@@ -128,11 +129,7 @@ def _paragraph(*parts):
 
 def test_the_build_drops_the_space_after_a_chinese_value():
     """tools/stored_eval.py applies the rule to the built page's nodes, inside bold too."""
-    sys_path = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "tools")
-    import sys
-    if sys_path not in sys.path:
-        sys.path.insert(0, sys_path)
-    import stored_eval
+    from tools import stored_eval
 
     doc = _paragraph("批大小为 ", ("value", "8 个请求"), " 时，读取为 ", ("value", "20.90 ms"),
                      " 时；", ("strong", "700 亿"), " 个参数，见 ", ("value", "练习 1.1"), "。")

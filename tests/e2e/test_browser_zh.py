@@ -16,16 +16,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 import urllib.parse
 
 import e2e_helpers as e2e
 import pytest
 import test_browser as en
-from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
-import translations as T  # noqa: E402
+from tools import translations as T
 
 PAGES = [e2e.ZH + p for p in en.PAGES]
 SEARCH_TERMS = ("算术强度", "转折点")

@@ -57,6 +57,8 @@ from lab_server import (
     save,
 )
 
+from bookkit import eval_expressions, plain_result, stored_expressions
+
 pytestmark = [
     pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(),
                        reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium, or set "
@@ -96,10 +98,9 @@ def _eval_values(relpath) -> list[list[tuple[str, str | None]]]:
     for c in _cells(relpath):
         if c["cell_type"] != "markdown":
             continue
-        stored = {e["expression"]: e.get("result", {}).get("data", {}).get("text/plain")
-                  for e in c.get("metadata", {}).get("user_expressions", [])}
-        exprs = re.findall(r"\{eval\}`([^`]+)`", "".join(c["source"]))
-        out.append([(e, stored.get(e)) for e in exprs])
+        stored = stored_expressions(c)
+        out.append([(e, plain_result(stored[e]) if e in stored else None)
+                    for e in eval_expressions("".join(c["source"]))])
     return out
 
 

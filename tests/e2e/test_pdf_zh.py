@@ -7,17 +7,14 @@ from __future__ import annotations
 import collections
 import os
 import pathlib
-import sys
 import unicodedata
 
 import pytest
 import test_pdf as en
 from conftest import ROOT
 
-from infra_calc.display import zh_text
-
-sys.path.insert(0, str(ROOT / "tools"))
-import translations as T  # noqa: E402
+from bookkit import zh_text
+from tools import translations as T
 
 PDF_ZH = pathlib.Path(os.environ.get("BOOK_PDF_ZH") or ROOT / "_build" / "pdf" / "book-zh.pdf")
 

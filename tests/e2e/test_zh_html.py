@@ -8,18 +8,15 @@ from __future__ import annotations
 import functools
 import json
 import re
-import sys
 import urllib.parse
 
 import e2e_helpers as e2e
 import pytest
 from bs4 import BeautifulSoup
-from conftest import HTML_DIR, NOTEBOOKS, ROOT, docname, is_distinctive, nb_id, stored_results
+from conftest import HTML_DIR, NOTEBOOKS, docname, is_distinctive, nb_id, stored_results
 
-from infra_calc.display import zh_text
-
-sys.path.insert(0, str(ROOT / "tools"))
-import translations as T  # noqa: E402
+from bookkit import zh_text
+from tools import translations as T
 
 ZH_DIR = HTML_DIR / "zh"
 PAGES = e2e.toc_pages()

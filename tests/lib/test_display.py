@@ -1,10 +1,8 @@
-"""infra_calc.display: numbers as the prose shows them, and the stored-value check."""
-import json
+"""infra_calc.display: numbers as the prose shows them."""
 
 import pytest
 
 import infra_calc as ic
-from infra_calc.display import eval_expressions
 
 
 @pytest.mark.parametrize("value, unit, digits, text", [
@@ -48,36 +46,6 @@ def test_page_values_refuse_rebinding():
     v.a = ic.shown(1.0)
     with pytest.raises(AttributeError, match="already set"):
         v.a = ic.shown(2.0)
-
-
-def test_eval_expressions_in_order_without_repeats():
-    assert eval_expressions("{eval}`v.a` and {eval}`v.b`, again {eval}`v.a`") == ["v.a", "v.b"]
-
-
-def _notebook(tmp_path, stored):
-    cell = {"cell_type": "markdown", "source": "T = {eval}`v.t`", "metadata": {}}
-    if stored is not None:
-        cell["metadata"]["user_expressions"] = [
-            {"expression": "v.t", "result": {"status": "ok", "data": {"text/plain": stored}}}]
-    path = tmp_path / "page.ipynb"
-    path.write_text(json.dumps({"cells": [cell]}))
-    return str(path)
-
-
-def test_check_page_values_passes_when_stored_matches(tmp_path, monkeypatch):
-    monkeypatch.delenv("INFRA_CALC_STORING", raising=False)
-    v = ic.PageValues()
-    v.t = ic.shown(0.0209, "ms", 2)
-    assert ic.check_page_values({"v": v}, _notebook(tmp_path, "20.90 ms")) == 1
-
-
-@pytest.mark.parametrize("stored", ["20.91 ms", None])
-def test_check_page_values_fails_on_stale_or_missing(tmp_path, monkeypatch, stored):
-    monkeypatch.delenv("INFRA_CALC_STORING", raising=False)
-    v = ic.PageValues()
-    v.t = ic.shown(0.0209, "ms", 2)
-    with pytest.raises(AssertionError, match="out of date"):
-        ic.check_page_values({"v": v}, _notebook(tmp_path, stored))
 
 
 def test_page_values_show_plain_text_without_quotes():

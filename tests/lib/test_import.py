@@ -125,7 +125,7 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_library_modules_import_no_matplotlib():
     mods = ["infra_calc.estimate", "infra_calc.generation", "infra_calc.kv", "infra_calc.reality",
-            "infra_calc.cli", "infra_calc.reproduce", "infra_calc.pagecheck", "infra_calc.display"]
+            "infra_calc.cli", "infra_calc.reproduce", "infra_calc.display", "bookkit"]
     code = ("import sys, importlib\n"
             f"for m in {mods!r}: importlib.import_module(m)\n"
             "print('matplotlib' in sys.modules)")

@@ -17,11 +17,9 @@ widget: model not found" on the next opening), and their state would grow the
 file.  The cell keeps its ``text/plain`` ("... run this cell to ...").
 """
 import pathlib
-import sys
 import warnings
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from strip_widget_state import strip  # noqa: E402
+from bookkit.widget_state import strip
 
 
 def keep_live_widgets_out(model, **kwargs):

@@ -1,0 +1,15 @@
+"""bookkit: the book's machinery, apart from the numeric library.
+
+How a computed number reaches a page and is held there: the ``{eval}`` roles of a
+page and their stored results (:mod:`bookkit.roles`), the check each page runs last
+(:mod:`bookkit.pagecheck`), and the Chinese edition's value forms (:mod:`bookkit.zh`).
+Used by the pages' hidden cells, ``tools/`` and ``tests/``; :mod:`infra_calc` never
+imports it.
+"""
+from .pagecheck import check_page_values
+from .roles import eval_expressions, plain_result, stored_expressions, stored_values
+from .zh import ZH_LIST_SEP, ZH_UNITS, ZH_WORDS, zh_glue_after, zh_glue_before, zh_text
+
+__all__ = ["check_page_values", "eval_expressions", "plain_result", "stored_expressions",
+           "stored_values", "ZH_LIST_SEP", "ZH_UNITS", "ZH_WORDS", "zh_glue_after",
+           "zh_glue_before", "zh_text"]

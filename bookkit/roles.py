@@ -1,0 +1,107 @@
+"""``{eval}`` roles in a page and the results stored for them: one parser, one reader.
+
+A markdown cell's ``{eval}`expr``` roles are found as jupyterlab-myst finds them
+(``inlineExpression`` nodes of the cell's syntax tree): roles in code spans, code
+blocks and directives whose body is not markdown are not expressions; a directive's
+title and body are markdown, its ``:option:`` lines are not.  ``tools/execute.py``
+stores one result per occurrence, in document order, in the cell's
+``user_expressions`` metadata (jupyterlab-myst's format); the web build, the page
+check and the tests read them back with :func:`plain_result`.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import pathlib
+import re
+
+__all__ = ["CODE_DIRECTIVES", "eval_expressions", "stored_expressions", "plain_result",
+           "stored_values"]
+
+#: directives whose body is not MyST markdown (roles in it are not evaluated)
+CODE_DIRECTIVES = {"code", "code-block", "code-cell", "sourcecode", "literalinclude", "math",
+                   "raw", "eval-rst"}
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*(.*?)\s*$")
+_OPTION = re.compile(r"^:[\w-]+:(\s|$)")
+# a role, or a code span (which can hide a role): whichever starts first
+_INLINE = re.compile(r"\{eval\}`(?P<expr>[^`]+)`|(?P<ticks>`+)(?:.|\n)*?(?<!`)(?P=ticks)(?!`)")
+
+
+def eval_expressions(markdown: str) -> list[str]:
+    """Every ``{eval}`` expression of a markdown cell, one per occurrence, in document order.
+
+    >>> eval_expressions("{eval}`v.a` and ``{eval}`v.code` `` and {eval}`v.a`")
+    ['v.a', 'v.a']
+    """
+    text, stack = [], []          # stack: (fence char, fence length, body is code)
+    for line in markdown.splitlines():
+        m = _FENCE.match(line)
+        if m:
+            fence, info = m.groups()
+            if stack and fence[0] == stack[-1][0] and len(fence) >= stack[-1][1] and not info:
+                stack.pop()
+                continue
+            if not (stack and stack[-1][2]):
+                name = re.match(r"\{([\w:-]+)\}\s*(.*)$", info)
+                if name or fence[0] != ":":
+                    code = not name or name.group(1) in CODE_DIRECTIVES
+                    stack.append((fence[0], len(fence), code))
+                    if name and not code:
+                        text.append(name.group(2))      # a directive's title is markdown
+                    continue
+        if stack and stack[-1][2]:
+            continue
+        if stack and _OPTION.match(line.strip()):
+            continue
+        text.append(line)
+    return [m.group("expr") for m in _INLINE.finditer("\n".join(text)) if m.group("expr")]
+
+
+def stored_expressions(cell: dict) -> dict[str, dict]:
+    """``{expression: result}`` of a markdown cell's ``metadata.user_expressions``.
+
+    jupyterlab-myst's format:
+    ``[{"expression": "v.x", "result": {"status": "ok", "data": {"text/plain": ...}}}]``.
+    """
+    stored = cell.get("metadata", {}).get("user_expressions") or []
+    return {e.get("expression"): e.get("result") or {} for e in stored if isinstance(e, dict)}
+
+
+def plain_result(result: dict) -> str | None:
+    """The text a stored result renders as: its ``text/plain``, a Python str repr unquoted.
+
+    None for a failed or missing result.
+
+    >>> plain_result({"status": "ok", "data": {"text/plain": "20.90 ms"}})
+    '20.90 ms'
+    >>> plain_result({"status": "ok", "data": {"text/plain": "'H100 SXM'"}})
+    'H100 SXM'
+    """
+    if not result or result.get("status") != "ok":
+        return None
+    text = (result.get("data") or {}).get("text/plain")
+    if isinstance(text, list):
+        text = "".join(text)
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = None
+        if isinstance(value, str):
+            return value
+    return text
+
+
+def stored_values(path: pathlib.Path | str) -> dict[str, str]:
+    """``{expression: text}`` of every stored ``{eval}`` result of a notebook."""
+    nb = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    values: dict[str, str] = {}
+    for cell in nb.get("cells", []):
+        for expr, result in stored_expressions(cell).items():
+            text = plain_result(result)
+            if expr is not None and text is not None:
+                values[expr] = text
+    return values
