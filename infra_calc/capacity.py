@@ -4,7 +4,7 @@ Resident weights, every request's KV cache and a workspace must fit in memory:
 
 .. math:: W + B\\,S\\,m_{KV} + M_{work} \\le C
 
-so the largest batch is the floor
+so the largest batch is the inequality solved for ``B`` and rounded down,
 :math:`B_{max} = \\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor`.
 
 A card's capacity can be read two ways (:data:`READINGS`): the physical

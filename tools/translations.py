@@ -1,6 +1,6 @@
 """The Chinese edition's catalogs: update them after English changes, and count what is left.
 
-``python tools/translations.py update`` (``make translations``):
+``python -m tools.translations update`` (``make translations``):
 
 1. builds the message templates from the current pages, one ``.pot`` per page
    (``jupyter-book build --builder gettext`` into ``_build/i18n/_build/gettext``, with
@@ -12,11 +12,11 @@
    ``tests/book/test_translations.py`` fails on each one;
 3. writes every string of every catalog on one line (:func:`join_po_strings`).
 
-``python tools/translations.py status`` (``make translation-status``) prints, per page,
+``python -m tools.translations status`` (``make translation-status``) prints, per page,
 how many messages its template has, how many carry ``{eval}``, and how many are
 translated, fuzzy or untranslated; ``--check`` exits 1 unless all are translated.
 
-``python tools/translations.py check [PAGE ...]`` (``make translation-check``) prints
+``python -m tools.translations check [PAGE ...]`` (``make translation-check``) prints
 what ``tests/book/test_translations.py`` would find wrong in the translated messages of
 those pages (all pages without PAGE):
 

@@ -176,8 +176,9 @@ register(Exercise(
 
 # --- 3.6 -------------------------------------------------------------------------
 def n6():
-    """Weight bytes one N6_MODEL decode step of N6_BATCH requests reads, GB."""
-    return model(N6_MODEL).decode_weight_bytes(N6_BYTES, N6_BATCH) / GB
+    """Weight bytes one N6_MODEL decode step of N6_BATCH requests reads under uniform routing
+    (the model's expectation, not the floor), GB."""
+    return model(N6_MODEL).decode_weight_bytes(N6_BYTES, N6_BATCH, routing="uniform") / GB
 
 
 register(Exercise(
@@ -187,7 +188,8 @@ register(Exercise(
     f"weights does one decode step of {N6_BATCH} requests read on average?",
     "GB", n6,
     lambda: (f"Experts hit per layer E(1 − (1 − k/E)^B) = "
-             f"{model(N6_MODEL).experts_hit(N6_BATCH):.2f}; the step reads those experts, the "
+             f"{model(N6_MODEL).experts_hit(N6_BATCH, 'uniform'):.2f}; the step reads those "
+             f"experts, the "
              f"shared weights and the {N6_BATCH} gathered embedding rows: {n6():.2f} GB."),
     hints=("An expert is read if at least one of the batch's tokens picks it: E times the "
            "chance that not every token misses it.",),
@@ -284,7 +286,7 @@ def selftest_values():
     v.n6_k = shown(mx.experts_per_token, digits=0)
     v.n6_e = shown(mx.num_experts, digits=0)
     v.n6_batch = shown(N6_BATCH, "requests", 0)
-    v.n6_hit = shown(mx.experts_hit(N6_BATCH), digits=2)
+    v.n6_hit = shown(mx.experts_hit(N6_BATCH, "uniform"), digits=2)
     v.n6_one = shown(mx.decode_weight_bytes(N6_BYTES, 1), "GB", 2)
     v.n6_all = shown(mx.weight_bytes(N6_BYTES), "GB", 2)
     v.n6 = shown(n6() * GB, "GB", 2)

@@ -9,7 +9,7 @@ id         idea                                                       book's num
 j13-1      intensity of one GEMM, ``I = F/V``                         Exercise 2.1
 j13-2      ridge point of a card, ``I* = Π/β``                        Exercise 2.2
 j13-3      rows executed after padding to tiles                       Exercise 2.3
-j13-4      capacity inequality, floored for ``B``                     Exercise 2.4
+j13-4      capacity inequality, rounded down for ``B``                Exercise 2.4
 j13-n1     the inverse: rows ``M*`` that reach the ridge (MI300X)     Exercise 2.5
 j13-n2     the ceiling ``M → ∞``: widths that can never reach it      Exercise 2.6
 j13-n3     capacity inequality solved for the context ``S``           Exercise 2.7
