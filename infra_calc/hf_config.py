@@ -310,6 +310,7 @@ def count_parameters(cfg: dict, label: str = "config.json") -> dict:
         tie_word_embeddings=tied, architecture=architecture,
         max_position_embeddings=c.get_int("max_position_embeddings", default=0, minimum=0),
         vector_params=layers * vec + mlp_bias + hidden,  # + the final norm
+        moe_layers=moe_layers if num_experts else 0,
     )
 
 

@@ -52,17 +52,6 @@ class ParameterLedger:
         """Parameters of one routed expert (gate, up and down): ``3 d f``; 0 if dense."""
         return 3 * self.hidden * self.intermediate if self.is_moe else 0
 
-    @property
-    def moe_layers(self) -> int:
-        """Decoder layers that hold routed experts (0 for a dense model).
-
-        Recovered from ``params - active_params = L_moe (E - k) P_expert``.
-        """
-        if not self.is_moe or self.num_experts == self.experts_per_token:
-            return self.layers if self.is_moe else 0
-        idle = (self.num_experts - self.experts_per_token) * self.expert_params
-        return int(round((self.params - self.active_params) / idle))
-
     # ------------------------------------------------------ the parameter ledger
     @property
     def embedding_params(self) -> int:

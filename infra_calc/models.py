@@ -3,8 +3,7 @@
 Six real configs ship with the package (``infra_calc/data/models/*.json``)
 and are reachable through :func:`model` and :data:`MODELS`; they are parsed
 on first use, so importing this module is cheap.  The shape maths lives in
-:mod:`infra_calc.modelspec`, the config parsing in :mod:`infra_calc.hf_config`;
-both names are re-exported here for older imports.
+:mod:`infra_calc.modelspec`, the config parsing in :mod:`infra_calc.hf_config`.
 
 >>> model("qwen3 8b").name
 'Qwen3-8B'
@@ -19,13 +18,10 @@ from dataclasses import dataclass
 from importlib import resources
 
 from ._names import NameIndex
-from .hf_config import SUPPORTED_MODEL_TYPES
 from .modelspec import ModelSpec
 
 __all__ = [
-    "ModelSpec",
     "MODELS",
-    "SUPPORTED_MODEL_TYPES",
     "UnknownModelError",
     "model",
     "model_names",

@@ -106,6 +106,11 @@ class ModelSpec(ParameterLedger):
         RMSNorm scales and biases (``from_hf_config`` counts them exactly).
         None (the default) takes the two norms per layer and the final norm,
         ``2 L d + d``.
+    moe_layers : int, optional
+        Decoder layers that hold routed experts, as the config says
+        (``from_hf_config`` counts ``mlp_only_layers`` and
+        ``decoder_sparse_step``).  None (the default) takes every layer of a
+        mixture of experts and 0 for a dense model.
 
     Raises
     ------
@@ -132,6 +137,7 @@ class ModelSpec(ParameterLedger):
     source: str = ""
     max_position_embeddings: int = 0
     vector_params: int | None = None
+    moe_layers: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -157,6 +163,16 @@ class ModelSpec(ParameterLedger):
             raise TypeError("vector_params (parameters) must be a single whole number, not an array")
         object.__setattr__(self, "vector_params",
                            check_int(self.vector_params, "vector_params", "parameters", minimum=0))
+        if self.moe_layers is None:
+            object.__setattr__(self, "moe_layers", self.layers if self.num_experts else 0)
+        if np.ndim(self.moe_layers) != 0:
+            raise TypeError("moe_layers (layers) must be a single whole number, not an array")
+        object.__setattr__(self, "moe_layers", check_int(self.moe_layers, "moe_layers", "layers", minimum=0))
+        if self.moe_layers > self.layers or (self.num_experts == 0) != (self.moe_layers == 0):
+            raise ValueError(
+                f"moe_layers (layers) must be between 1 and layers={self.layers} for a mixture of "
+                f"experts and 0 for a dense model, got {self.moe_layers} with "
+                f"num_experts={self.num_experts}")
         if self.kv_heads > self.heads or self.heads % self.kv_heads:
             raise ValueError(
                 f"kv_heads (heads) must divide heads: got kv_heads={self.kv_heads}, heads={self.heads}"

@@ -15,7 +15,8 @@ from model_reference import (
     reference_count,
 )
 
-from infra_calc.models import SUPPORTED_MODEL_TYPES, ModelSpec
+from infra_calc.hf_config import SUPPORTED_MODEL_TYPES
+from infra_calc.modelspec import ModelSpec
 
 
 @pytest.mark.parametrize("label, cfg, total", PUBLIC_TOTALS, ids=[p[0] for p in PUBLIC_TOTALS])

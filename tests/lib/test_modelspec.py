@@ -18,7 +18,9 @@ from model_reference import (
     reference_vector,
 )
 
-from infra_calc.models import ModelSpec, model
+import infra_calc as ic
+from infra_calc.models import model
+from infra_calc.modelspec import ModelSpec
 
 KiB = 1024
 
@@ -249,3 +251,27 @@ def test_decode_weight_bytes_bad_batch_is_clear(bad, match):
     with pytest.raises(ValueError, match=rf"batch \(tokens\) must .*{match}") as info:
         model("Mixtral-8x7B").decode_weight_bytes(batch=bad)
     assert "-9223372036854775808" not in str(info.value)
+
+
+def test_moe_layers_are_what_the_config_says():
+    """A qwen3_moe config with a dense (mlp_only) layer: the spec keeps the config's count of
+    expert layers, so the shared weights are the dense layer's MLP and the attention, not a
+    count guessed back from params - active (which is 0 when every expert is active)."""
+    cfg = {"model_type": "qwen3_moe", "vocab_size": 1000, "hidden_size": 256,
+           "intermediate_size": 4096, "moe_intermediate_size": 128, "num_hidden_layers": 4,
+           "num_attention_heads": 4, "num_key_value_heads": 2, "num_experts": 8,
+           "num_experts_per_tok": 8, "mlp_only_layers": [0], "max_position_embeddings": 4096}
+    m = ic.ModelSpec.from_hf_config(cfg)
+    assert m.moe_layers == 3
+    expert = 3 * 256 * 128
+    assert m.routed_expert_params == 3 * 8 * expert
+    assert m.shared_params == m.params - 3 * 8 * expert - 1000 * 256
+    assert m.shared_params > 3 * 256 * 4096          # the dense layer's MLP is shared
+
+
+def test_moe_layers_checked():
+    base = ic.model("Mixtral-8x7B")
+    with pytest.raises(ValueError, match="moe_layers"):
+        dataclasses.replace(base, moe_layers=base.layers + 1)
+    with pytest.raises(ValueError, match="moe_layers"):
+        dataclasses.replace(ic.model("Llama-3.1-8B"), moe_layers=2)
