@@ -9,8 +9,10 @@
    new catalog, a new English message an empty entry, and a *changed* English message
    a fuzzy entry that keeps the old translation as a suggestion.  The build never
    uses a fuzzy or empty entry (the page then shows the English sentence) and
-   ``tests/book/test_translations.py`` fails on each one;
-3. writes every string of every catalog on one line (:func:`join_po_strings`).
+   ``tests/book/test_translations.py`` fails on each one.  Obsolete entries (``#~``)
+   are dropped (``--no-obsolete``).  Every reader of a catalog is babel's
+   (:func:`load`): a message holding a newline is written over several quoted lines,
+   as the PO format allows.
 
 ``python -m tools.translations status`` (``make translation-status``) prints, per page,
 how many messages its template has, how many carry ``{eval}``, and how many are
@@ -612,55 +614,13 @@ def update() -> int:
         print(f"translations: the template build failed (exit {rc})", file=sys.stderr)
         return rc
     intl = pathlib.Path(sys.executable).with_name("sphinx-intl")
-    # one line per message (-w 0): a translation reads as one string in the file, and a
-    # wrapped msgstr never looks like an empty one to a line-based check
+    # no wrapping (-w 0), and no obsolete (#~) entries: a message the pages no longer hold
+    # is history, which git keeps
     rc = subprocess.call([str(intl), "update", "-p", str(POT_DIR), "-d", str(LOCALE),
-                          "-l", LANGUAGE, "-j", "1", "-w", "0"], cwd=ROOT)
+                          "-l", LANGUAGE, "-j", "1", "-w", "0", "--no-obsolete"], cwd=ROOT)
     if rc == 0:
-        for po in catalogs().values():
-            one_line_per_string(po)
         print_status(status())
     return rc
-
-
-_KEYWORD = re.compile(r'^(msgctxt|msgid|msgid_plural|msgstr(?:\[\d+\])?) ""$')
-
-
-def join_po_strings(text: str) -> str:
-    r"""Write each string of a catalog on its keyword's line.
-
-    ``-w 0`` stops wrapping, but a message holding a newline (display math) is
-    still written as ``msgid ""`` followed by one quoted line per line of the
-    message; a line-based reader then sees ``msgstr ""`` and takes the
-    translation for an empty one.  Adjacent quoted strings are concatenated
-    (PO syntax), so joining their contents keeps every message the same.  The
-    header (the entry whose msgid is empty) is left as it is.
-
-    >>> join_po_strings('msgid ""\n"\\n"\n"x\\n"\nmsgstr ""\n"\\n"\n"y\\n"\n')
-    'msgid "\\nx\\n"\nmsgstr "\\ny\\n"\n'
-    """
-    lines, out, i = text.split("\n"), [], 0
-    while i < len(lines):
-        line = lines[i]
-        m = _KEYWORD.match(line)
-        j = i + 1
-        while m and j < len(lines) and lines[j].startswith('"'):
-            j += 1
-        header = m and m.group(1) == "msgstr" and out and out[-1] == 'msgid ""'
-        if m and j > i + 1 and not header:
-            out.append(f'{m.group(1)} "' + "".join(x[1:-1] for x in lines[i + 1:j]) + '"')
-        else:
-            out.extend(lines[i:j])
-        i = j
-    return "\n".join(out)
-
-
-def one_line_per_string(po: pathlib.Path) -> None:
-    """:func:`join_po_strings` on one catalog file, in place."""
-    text = po.read_text(encoding="utf-8")
-    joined = join_po_strings(text)
-    if joined != text:
-        po.write_text(joined, encoding="utf-8")
 
 
 def main(argv=None) -> int:

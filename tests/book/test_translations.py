@@ -67,29 +67,11 @@ def test_page_fully_translated(page):
                     f"{st.messages} messages (`make translation-status`), e.g. {left[:3]}")
 
 
-def test_catalogs_write_each_string_on_one_line():
-    """`make translations` joins the quoted lines sphinx-intl writes for a message that holds
-    a newline, so no msgstr reads as empty to a line-based check."""
-    split = sorted(str(po.relative_to(ROOT)) for po in T.catalogs().values()
-                   if T.join_po_strings(po.read_text(encoding="utf-8"))
-                   != po.read_text(encoding="utf-8"))
-    assert not split, f"catalogs with a string split over lines (run `make translations`): {split}"
-
-
-def test_joining_a_catalog_keeps_every_message():
-    from babel.messages.pofile import read_po
-
-    text = ('msgid ""\nmsgstr ""\n"Language: zh_CN\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-            'msgid ""\n"\\n"\n"F = 2MKN\\n"\nmsgstr ""\n"\\n"\n"F = 2MKN\\n"\n\n'
-            'msgid "one line"\nmsgstr "一行"\n')
-    joined = T.join_po_strings(text)
-    assert 'msgid "\\nF = 2MKN\\n"' in joined and 'msgstr "\\nF = 2MKN\\n"' in joined
-    assert '"Language: zh_CN\\n"' in joined.splitlines()      # the header stays as it was
-    assert T.join_po_strings(joined) == joined
-
-    def messages(po):
-        return [(m.id, m.string) for m in read_po(io.BytesIO(po.encode()), charset="utf-8")]
-    assert messages(joined) == messages(text)
+def test_catalogs_hold_no_obsolete_entries():
+    """`make translations` drops the #~ entries of messages the pages no longer hold."""
+    stale = {str(po.relative_to(ROOT)): len(T.load(po).obsolete) for po in T.catalogs().values()}
+    stale = {k: n for k, n in stale.items() if n}
+    assert not stale, f"obsolete entries left (run `make translations`): {stale}"
 
 
 @pytest.mark.parametrize("catalog", T.CHROME_CATALOGS)
