@@ -6,6 +6,7 @@ import json
 import re
 import sys
 
+from ._parser import Parser
 from ._validate import check_int, check_number
 from .units import GiB
 
@@ -75,20 +76,10 @@ def _flag_names(message: str) -> str:
     return re.sub(rf"(?<![\w-])({'|'.join(flags)})\b", lambda m: flags[m[1]], message)
 
 
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # -1e-5 and -inf are values to check, not unknown options
-        self._negative_number_matcher = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
-
-    def error(self, message):  # one clear line, exit status 2
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def _build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m infra_calc",
+    p = Parser(prog="python -m infra_calc",
                 description="LLM inference performance estimates (the book's calculator).")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     r = sub.add_parser("reproduce", help="print a source chapter's calculator printout (§7)")
     r.add_argument("chapter", choices=["j07", "j13", "all"])

@@ -94,6 +94,9 @@ E = ["estimate", "--model", "qwen3-8b", "--hw", "H100"]
     (["estimate", "--model", "/nonexistent/config.json", "--hw", "H100"], "config.json"),
     (["reproduce", "j99"], "invalid choice"),
     (["nope"], "invalid choice"),
+    (["figures", "--format", "gif"], "argument --format: invalid choice: 'gif'"),
+    (["measure", "--device", "tpu"], "argument --device: invalid choice: 'tpu'"),
+    (["measure", "--json", "/nonexistent/m.json"], "--json /nonexistent/m.json: there is no folder"),
 ])
 def test_bad_input_one_line_exit_2(args, needle):
     r = run(*args)
