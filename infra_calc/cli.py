@@ -78,7 +78,7 @@ def _flag_names(message: str) -> str:
 
 def _build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="python -m infra_calc",
-                description="LLM inference performance estimates (the book's calculator).")
+               description="LLM inference performance estimates (the book's calculator).")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     r = sub.add_parser("reproduce", help="print a source chapter's calculator printout (§7)")
