@@ -7,15 +7,21 @@ from __future__ import annotations
 
 import math
 
-from .display import shown
+from .display import UNIT_SCALES, shown
 
 __all__ = ["table"]
+
+
+#: A time of 10,000 or more of its unit is shown in the next one (no 19-digit milliseconds).
+_TIME_UNITS = ("ms", "s", "h", "years")
 
 
 def _n(x, unit=None, digits=1) -> str:
     """A number for the table; infinity as a word."""
     if isinstance(x, float) and math.isinf(x):
         return "none (infinite)"
+    while unit in _TIME_UNITS[:-1] and x >= 1e4 * UNIT_SCALES[unit]:
+        unit = _TIME_UNITS[_TIME_UNITS.index(unit) + 1]
     return str(shown(x, unit, digits))
 
 
@@ -76,8 +82,8 @@ def table(e) -> str:
             ("  TTFT, time to first token (prefill)",
              f"{_n(g.ttft, 'ms', 2)}  [{g.prefill.bound}-bound]"),
             ("  TPOT, time per output token (mean)",
-             _n(g.tpot_mean, "ms", 3) + (f" over contexts {g.prompt_tokens + 1:,}..{g.max_context:,}"
-                                          if g.output_tokens > 1 else "")),
+             _n(g.tpot_mean, "ms", 3) + f" over contexts {g.prompt_tokens + 1:,}..{g.max_context:,}"
+             if g.output_tokens > 1 else "none (one output token: no decode step)"),
             ("  total", _n(g.total, "s", 3)),
             ("  tokens/s per request / in total",
              f"{_n(g.tokens_per_s_request, None, 1)} / {_n(g.tokens_per_s_total, None, 1)}"),
@@ -85,7 +91,9 @@ def table(e) -> str:
             ("  fits", "yes" if g.fits else "NO: the times above assume it did"),
         ]
     if not e.fits:
-        rows += [("", ""), ("DOES NOT FIT", f"{e.model.name} at this batch and context needs more "
-                                             f"than {e.cards} x {e.hw.name} hold")]
+        ctx = max(s for s, ok in ((e.context, e.decode_fits),
+                                  (g and g.max_context, g is None or g.fits)) if not ok)
+        rows += [("", ""), ("DOES NOT FIT", f"{e.model.name}, {e.batch:,} requests x {ctx:,} tokens of "
+                                             f"context, needs more than {e.cards} x {e.hw.name} hold")]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)

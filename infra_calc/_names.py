@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["name_key", "NameIndex"]
+__all__ = ["name_key", "NameIndex", "listed"]
 
 
 def name_key(name: str) -> str:
@@ -19,6 +19,23 @@ def name_key(name: str) -> str:
     'h100sxm5'
     """
     return re.sub(r"[\s\-_.]+", "", name).lower()
+
+
+def listed(entry) -> str:
+    """``entry``'s name with the aliases that differ from it in more than spelling, and its note.
+
+    >>> from types import SimpleNamespace as E
+    >>> listed(E(name="Qwen3-8B", aliases=("qwen-3-8b", "Qwen/Qwen3-8B", "q8")))
+    'Qwen3-8B (also: Qwen/Qwen3-8B, q8)'
+    """
+    keys, shown = {name_key(entry.name)}, []
+    for alias in entry.aliases:
+        if name_key(alias) not in keys:
+            keys.add(name_key(alias))
+            shown.append(alias)
+    note = getattr(entry, "note", "")
+    return (entry.name + (f" (also: {', '.join(shown)})" if shown else "")
+            + (f"; {note}" if note else ""))
 
 
 class NameIndex:

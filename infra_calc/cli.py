@@ -3,7 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+
+from ._parser import Parser
+from ._validate import check_int, check_number
+from .units import GiB
 
 __all__ = ["main"]
 
@@ -34,16 +39,52 @@ says so; --json carries a top-level "fits".
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one clear line, exit status 2
-        self.exit(2, f"{self.prog}: error: {message}\n")
+#: The number flags of ``estimate``: flag -> (the parameter of :func:`infra_calc.estimate` it
+#: sets, the unit the user types, a whole number?, check keywords).  The one table behind every
+#: message about a number: a value is checked as typed, in its unit, by the library's checks,
+#: and a later error of the library names the flag instead of its parameter.
+_WIDEST = 8  # bytes: FP64, the widest number a card stores a weight or a cached element in
+_FLAGS = {
+    "--bytes-per-param": ("bytes_per_param", "bytes/parameter", False, dict(maximum=_WIDEST)),
+    "--kv-bytes": ("kv_bytes_per_element", "bytes/element", False, dict(maximum=_WIDEST)),
+    "--batch": ("batch", "requests", True, {}),
+    "--context": ("context", "tokens", True, {}),
+    "--prompt": ("prompt_tokens", "tokens", True, {}),
+    "--output-tokens": ("output_tokens", "tokens", True, {}),
+    "--cards": ("cards", "", True, {}),
+    # at most what a float holds in bytes
+    "--workspace-gib": ("workspace", "GiB", False, dict(allow_zero=True,
+                                                        maximum=sys.float_info.max / GiB)),
+}
+
+
+def _typed(flag):
+    """argparse ``type`` for ``flag``: the number as typed, or one line naming flag, unit, text."""
+    _, unit, whole, limits = _FLAGS[flag]
+
+    def convert(text):
+        try:
+            value = int(text) if whole and re.fullmatch(r"\s*[+-]?\d+\s*", text) else float(text)
+        except ValueError:
+            kind = "a whole number" if whole else "a number"
+            raise argparse.ArgumentError(None, f"{flag} ({unit}) must be {kind}, got {text!r}") from None
+        try:
+            return check_int(value, flag, unit) if whole else check_number(value, flag, unit, **limits)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentError(None, re.sub(r"got .*$", f"got {text}", str(exc))) from None
+    return convert
+
+
+def _flag_names(message: str) -> str:
+    """A library message with each parameter of :data:`_FLAGS` replaced by its flag."""
+    flags = {param: flag for flag, (param, *_) in _FLAGS.items()}
+    return re.sub(rf"(?<![\w-])({'|'.join(flags)})\b", lambda m: flags[m[1]], message)
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m infra_calc",
-                description="LLM inference performance estimates (the book's calculator).")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
+    p = Parser(prog="python -m infra_calc",
+               description="LLM inference performance estimates (the book's calculator).")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     r = sub.add_parser("reproduce", help="print a source chapter's calculator printout (§7)")
     r.add_argument("chapter", choices=["j07", "j13", "all"])
@@ -56,22 +97,22 @@ def _build_parser() -> argparse.ArgumentParser:
                         "(`python -m infra_calc list` shows the catalog)")
     e.add_argument("--hw", required=True,
                    help="catalog accelerator name (`python -m infra_calc list` shows them)")
-    e.add_argument("--bytes-per-param", type=float, default=2.0,
+    e.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"), default=2.0,
                    help="stored bytes per weight: 2 = BF16 (default), 1 = 8-bit, 0.5 = 4-bit")
-    e.add_argument("--kv-bytes", type=float, default=2.0,
+    e.add_argument("--kv-bytes", type=_typed("--kv-bytes"), default=2.0,
                    help="bytes per cached K/V element: 2 = BF16 (default), 1 = FP8")
-    e.add_argument("--batch", type=int, default=1, help="concurrent requests (default 1)")
-    e.add_argument("--context", type=int, default=None,
+    e.add_argument("--batch", type=_typed("--batch"), default=1, help="concurrent requests (default 1)")
+    e.add_argument("--context", type=_typed("--context"), default=None,
                    help="tokens of KV cache per request in the decode step "
                         "(default: P + O - 1 with --prompt, else 8192 capped by the model)")
-    e.add_argument("--prompt", type=int, default=None,
+    e.add_argument("--prompt", type=_typed("--prompt"), default=None,
                    help="prompt tokens P: adds the prefill (TTFT) and the whole request")
-    e.add_argument("--output-tokens", type=int, default=None,
+    e.add_argument("--output-tokens", type=_typed("--output-tokens"), default=None,
                    help="output tokens O of the request (needs --prompt; default 256, "
                         "capped by the model)")
-    e.add_argument("--cards", type=int, default=1,
+    e.add_argument("--cards", type=_typed("--cards"), default=1,
                    help="tensor-parallel cards (default 1); applies to every number printed")
-    e.add_argument("--workspace-gib", type=float, default=2.0,
+    e.add_argument("--workspace-gib", type=_typed("--workspace-gib"), default=2.0,
                    help="workspace per card in GiB (default 2)")
     e.add_argument("--json", action="store_true",
                    help="print strict JSON instead of a table (null, with a reason, "
@@ -87,7 +128,6 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _estimate(args) -> str:
     from .estimate import estimate
-    from .units import GiB
 
     est = estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param, batch=args.batch,
                    context=args.context, workspace=args.workspace_gib * GiB,
@@ -111,24 +151,30 @@ def main(argv=None) -> int:
         except (ValueError, TypeError, OSError) as exc:
             print(f"python -m infra_calc {argv[0]}: error: {exc}", file=sys.stderr)
             return 2
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
     try:
         if args.command == "reproduce":
             from .reproduce import reproduce
             print("\n".join(reproduce(args.chapter)))
         elif args.command == "list":
+            from ._names import listed
             from .hardware import CATALOG
-            from .models import model_names
+            from .models import _SHIPPED
             print("accelerators:")
             for acc in CATALOG.values():
-                print(f"  {acc}")
+                print(f"  {acc}" + listed(acc).removeprefix(acc.name))
             print("models:")
-            for name in model_names():
-                print(f"  {name}")
+            for entry in _SHIPPED:
+                print(f"  {listed(entry)}")
         elif args.command == "estimate":
             print(_estimate(args))
     except (ValueError, TypeError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        msg = _flag_names(str(msg)) if args.command == "estimate" else msg
         print(f"python -m infra_calc {args.command}: error: {msg}", file=sys.stderr)
         return 2
     return 0

@@ -212,7 +212,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
 
     Every parameter after ``hw`` is keyword-only, as in the other chapter-3 functions.
     """
-    from .generation import generation_time
+    from .generation import check_request, generation_time
     from .kv import critical_context, turning_batch
     from .parallel import tensor_parallel_step
     from .workload import Workload
@@ -228,19 +228,13 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     spec = w.model
     if prompt is None and output_tokens is not None:
-        raise ValueError("output_tokens (tokens) needs prompt (tokens)")
+        raise ValueError("output_tokens (tokens) needs prompt_tokens (tokens)")
     if prompt is not None:
-        p = check_int(prompt, "prompt_tokens", "tokens", minimum=1, scalar=True)
-        if output_tokens is None:
-            room = spec.max_position_embeddings - p if spec.max_position_embeddings else None
-            output_tokens = DEFAULT_OUTPUT_TOKENS if room is None else min(DEFAULT_OUTPUT_TOKENS, room)
-            if output_tokens < 1:
-                raise ValueError(f"prompt_tokens (tokens) must be < {spec.max_position_embeddings:,}, "
-                                 f"the max_position_embeddings of {spec.name}, to leave room for "
-                                 f"one output token; got {p:,}")
-        o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
-        spec.check_context(p + o, "prompt_tokens + output_tokens")
-        prompt, output_tokens = p, o
+        if output_tokens is None:  # the default fits when the prompt does: P + O - 1 <= limit
+            p = check_int(prompt, "prompt_tokens", "tokens", minimum=1, scalar=True)
+            limit = spec.max_position_embeddings or p + DEFAULT_OUTPUT_TOKENS
+            output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, limit - p + 1))
+        prompt, output_tokens = check_request(spec, prompt, output_tokens)
     if context is None:
         context, context_from = default_context(spec, prompt, output_tokens)
     else:

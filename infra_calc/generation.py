@@ -11,7 +11,7 @@ from .parallel import step_parts
 from .prefill import PrefillStep, prefill_step
 from .workload import ModelOnCard, Workload
 
-__all__ = ["GenerationTime", "generation_time"]
+__all__ = ["GenerationTime", "generation_time", "check_request"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,20 @@ class GenerationTime(ModelOnCard):
     comm_time: float
 
 
+def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
+    """``(P, O)`` checked: whole numbers >= 1 whose longest context fits the model.
+
+    The longest context is ``P + O - 1``, the last decode step's: the last
+    output token is never read back, so a prompt of the model's whole
+    ``max_position_embeddings`` with one output token (no decode step) fits.
+    """
+    p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
+    o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
+    spec.check_context(p, "prompt_tokens")
+    spec.check_context(p + o - 1, "prompt_tokens + output_tokens - 1")
+    return p, o
+
+
 def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
                     bytes_per_param=None, batch=None, kv_bytes_per_element=None, cards=None,
                     weights="touched", overlap_comm=False, comm="ring",
@@ -91,8 +105,8 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
     prompt_tokens : int
         ``P`` (>= 1).
     output_tokens : int
-        ``O`` (>= 1).  ``P + O`` must not exceed the model's
-        ``max_position_embeddings`` (refused with ``ValueError``).
+        ``O`` (>= 1).  ``P + O - 1`` must not exceed the model's
+        ``max_position_embeddings`` (:func:`check_request`).
     bytes_per_param, kv_bytes_per_element : float
         Default 2 each.
     batch : int
@@ -115,21 +129,19 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
     """
     if prompt_tokens is None or output_tokens is None:
         raise TypeError("prompt_tokens and output_tokens (tokens) are required")
-    p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
-    o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
                     kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace,
                     routing=routing)
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
-    w.model.check_context(p + o, "prompt_tokens + output_tokens")
+    p, o = check_request(w.model, prompt_tokens, output_tokens)
     if not isinstance(overlap_comm, (bool, np.bool_)):
         raise TypeError(f"overlap_comm must be True or False, got {overlap_comm!r}")
     if comm not in COMM_MODELS:
         raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
     pre = prefill_step(w, prompt_tokens=p, weights=weights, comm=comm)
     if o > 1:
-        # the steps' contexts P+1 ... P+O-1 are valid: P + O was checked above
+        # the steps' contexts P+1 ... P+O-1 are valid: check_request checked the last
         steps = step_parts(w, weights, comm, context=np.arange(p + 1, p + o, dtype=float),
                            overlap_comm=overlap_comm)
         floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)

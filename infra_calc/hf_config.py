@@ -41,6 +41,8 @@ def spec_fields(path_or_dict, name=None, source=None) -> dict:
     elif isinstance(path_or_dict, (str, os.PathLike)):
         path = Path(path_or_dict)
         if path.is_dir():
+            if not (path / "config.json").is_file():
+                raise ValueError(f"model directory {str(path)!r} has no config.json")
             path = path / "config.json"
         cfg = _read_json(path)
         label = str(path)
@@ -205,7 +207,8 @@ def count_parameters(cfg: dict, label: str = "config.json") -> dict:
     supported = ", ".join(SUPPORTED_MODEL_TYPES)
     mt = cfg.get("model_type")
     if mt is None:
-        raise ValueError(f"{label} has no 'model_type' key; supported model types: {supported}")
+        why = "has no 'model_type' key" if "model_type" not in cfg else "has null for 'model_type'"
+        raise ValueError(f"{label} {why}; supported model types: {supported}")
     if not isinstance(mt, str) or mt not in SUPPORTED_MODEL_TYPES:
         raise ValueError(f"{label}: unsupported model_type {mt!r}; supported model types: {supported}")
     c = _Config(cfg, label, mt)

@@ -35,36 +35,36 @@ class _Shipped:
     filename: str
     source: str
     aliases: tuple[str, ...] = ()
+    #: What ``python -m infra_calc list`` says beside the aliases.
+    note: str = ""
 
 
 _SHIPPED = (
     _Shipped(
         "Qwen3-8B", "qwen3-8b.json", "Hugging Face Qwen/Qwen3-8B config.json",
-        aliases=("qwen3-8b", "qwen-3-8b", "Qwen3 8B"),
     ),
     _Shipped(
         "DeepSeek-R1-Distill-Llama-70B", "deepseek-r1-distill-llama-70b.json",
         "Hugging Face deepseek-ai/DeepSeek-R1-Distill-Llama-70B config.json",
-        # same tensors as Llama-3.3-70B (the distillation's base model)
-        aliases=("deepseek-r1-distill-llama-70b", "r1-distill-llama-70b", "deepseek-r1-70b",
-                 "r1-70b", "llama-70b", "llama-3.3-70b"),
+        aliases=("r1-distill-llama-70b", "deepseek-r1-70b", "r1-70b", "llama-70b", "llama-3.3-70b"),
+        note="llama-70b and llama-3.3-70b name its base model, Llama-3.3-70B, which has the "
+             "same tensors (Llama-2-70B is its own entry)",
     ),
     _Shipped(
         "Llama-3.1-8B", "llama-3.1-8b.json", "Hugging Face meta-llama/Llama-3.1-8B config.json",
-        aliases=("llama-3.1-8b", "llama3.1-8b", "llama-3-8b", "llama-8b", "Llama-3.1-8B-Instruct"),
+        aliases=("llama-3-8b", "llama-8b", "Llama-3.1-8B-Instruct"),
     ),
     _Shipped(
         "Llama-2-7B", "llama-2-7b.json", "Hugging Face meta-llama/Llama-2-7b-hf config.json",
-        aliases=("llama-2-7b", "llama2-7b", "llama-7b"),
+        aliases=("llama-7b",),
     ),
     _Shipped(
         "Llama-2-70B", "llama-2-70b.json", "Hugging Face meta-llama/Llama-2-70b-hf config.json",
-        aliases=("llama-2-70b", "llama2-70b"),
     ),
     _Shipped(
         "Mixtral-8x7B", "mixtral-8x7b.json",
         "Hugging Face mistralai/Mixtral-8x7B-v0.1 config.json",
-        aliases=("mixtral-8x7b", "mixtral", "Mixtral-8x7B-Instruct", "mixtral-8x7b-v0.1"),
+        aliases=("mixtral", "Mixtral-8x7B-Instruct", "mixtral-8x7b-v0.1"),
     ),
 )
 
@@ -184,8 +184,9 @@ def resolve_model(x) -> ModelSpec:
     ----------
     x : ModelSpec, str, os.PathLike or Mapping
         A spec (returned unchanged); a path to a Hugging Face
-        ``config.json`` (any string naming an existing file, an existing
-        directory holding ``config.json``, or ending in ``.json``); a
+        ``config.json`` (any string naming an existing file, ending in
+        ``.json``, or naming a directory, which must hold ``config.json``,
+        unless it is also a catalog name); a
         config dictionary; otherwise a catalog name for :func:`model`.
 
     Returns
@@ -205,7 +206,7 @@ def resolve_model(x) -> ModelSpec:
         return ModelSpec.from_hf_config(x)
     if isinstance(x, str):
         if x.strip() and (os.path.isfile(x) or x.strip().lower().endswith(".json")
-                          or (os.path.isdir(x) and os.path.isfile(os.path.join(x, "config.json")))):
+                          or (os.path.isdir(x) and x not in MODELS)):
             return ModelSpec.from_hf_config(x)
         return model(x)
     raise TypeError(

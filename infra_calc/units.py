@@ -39,7 +39,7 @@ BYTE_UNITS = {"B": 1, "KB": KB, "MB": MB, "GB": GB, "TB": TB,
 #: table of scales, used by the ``fmt_*`` helpers here and by :func:`infra_calc.display.shown`.
 UNIT_SCALES: dict[str, float] = {
     # time
-    "s": 1.0, "ms": MS, "µs": US, "μs": US, "us": US, "ns": 1e-9,
+    "years": 365.25 * 86400.0, "h": 3600.0, "s": 1.0, "ms": MS, "µs": US, "μs": US, "us": US, "ns": 1e-9,
     # bytes, decimal and binary
     **{unit: float(scale) for unit, scale in BYTE_UNITS.items()}, "bytes": 1.0,
     # work

@@ -138,9 +138,9 @@ def render_all(out_dir, formats=("png", "svg"), progress=True) -> list[pathlib.P
 
 def main(argv=None) -> int:
     """``python -m infra_calc figures [--out DIR] [--format png svg pdf] [--only ID ...]``."""
-    import argparse
+    from .._parser import Parser
 
-    p = argparse.ArgumentParser(prog="python -m infra_calc figures",
+    p = Parser(prog="python -m infra_calc figures",
                                 description="Regenerate every published figure.")
     p.add_argument("--out", default="book/figures", help="output folder (default book/figures)")
     p.add_argument("--format", nargs="+", default=["png", "svg"], choices=["png", "svg", "pdf"])

@@ -1,9 +1,10 @@
 """``python -m infra_calc measure [--json FILE] [--quick] [--device {cpu,cuda}] [--no-progress]``."""
 from __future__ import annotations
 
-import argparse
+import os
 import time
 
+from .._parser import Parser
 from .backends import check_device, gpu_note
 from .bench import DEFAULT_M, run, step_count
 from .progress import ProgressBar
@@ -13,7 +14,7 @@ __all__ = ["main"]
 
 def main(argv=None) -> int:
     """Measure, print the report, optionally write the JSON; returns the exit status."""
-    p = argparse.ArgumentParser(prog="python -m infra_calc measure",
+    p = Parser(prog="python -m infra_calc measure",
                                 description="Measure this machine's roofline (STREAM-style triad, "
                                             "matmul peak) and the J13 Q-projection GEMM for M = 1..1024.")
     p.add_argument("--json", metavar="FILE", help="write the measurement to FILE (JSON)")
@@ -22,6 +23,9 @@ def main(argv=None) -> int:
                    help="cpu (float32, NumPy) or cuda (BF16, PyTorch); default cpu")
     p.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
     args = p.parse_args(argv)
+    folder = os.path.dirname(os.path.abspath(args.json or "."))
+    if args.json and not os.path.isdir(folder):  # before the minutes of measuring, not after
+        p.error(f"--json {args.json}: there is no folder {folder!r} to write it in")
     device = check_device(args.device)
     bar = None if args.no_progress else ProgressBar(step_count(args.quick, device, DEFAULT_M))
     t0 = time.perf_counter()

@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -84,30 +85,18 @@ def test_help_explains_ttft_tpot_context_and_names_only_real_options():
     assert "see --list" not in text
 
 
+E = ["estimate", "--model", "qwen3-8b", "--hw", "H100"]
+
+
 @pytest.mark.parametrize("args, needle", [
     (["estimate", "--model", "gpt-9", "--hw", "H100"], "unknown model 'gpt-9'"),
     (["estimate", "--model", "qwen3-8b", "--hw", "V100"], "unknown accelerator 'V100'"),
-    (["estimate", "--model", "qwen3-8b", "--hw", "H100", "--batch", "0"], "batch (requests)"),
-    (["estimate", "--model", "qwen3-8b", "--hw", "H100", "--batch", str(10**30)],
-     "batch (requests) must be at most"),
-    (["estimate", "--model", "qwen3-8b", "--hw", "H100", "--kv-bytes", "nan"],
-     "kv_bytes_per_element (bytes/element) must not be NaN"),
-    (["estimate", "--model", "qwen3-8b", "--hw", "H100", "--bytes-per-param", "-1"],
-     "bytes_per_param (bytes/parameter)"),
-    (["estimate", "--model", "qwen3-8b", "--hw", "H100", "--batch", "many"], "invalid int value"),
     (["estimate", "--model", "/nonexistent/config.json", "--hw", "H100"], "config.json"),
-    (["estimate", "--model", "Llama-3.1-8B", "--hw", "H100", "--cards", "0"], "cards must be >= 1"),
-    (["estimate", "--model", "Llama-3.1-8B", "--hw", "H100", "--cards", "3"], "cards must divide"),
-    (["estimate", "--model", "Llama-3.1-8B", "--hw", "H100", "--prompt", "-5"],
-     "prompt_tokens (tokens)"),
-    (["estimate", "--model", "Llama-3.1-8B", "--hw", "H100", "--prompt", "100",
-      "--output-tokens", "0"], "output_tokens (tokens)"),
-    (["estimate", "--model", "Llama-3.1-8B", "--hw", "H100", "--output-tokens", "10"],
-     "needs prompt"),
-    (["estimate", "--model", "Llama-3.1-8B", "--hw", "H100", "--prompt", "200000"],
-     "max_position_embeddings"),
     (["reproduce", "j99"], "invalid choice"),
     (["nope"], "invalid choice"),
+    (["figures", "--format", "gif"], "argument --format: invalid choice: 'gif'"),
+    (["measure", "--device", "tpu"], "argument --device: invalid choice: 'tpu'"),
+    (["measure", "--json", "/nonexistent/m.json"], "--json /nonexistent/m.json: there is no folder"),
 ])
 def test_bad_input_one_line_exit_2(args, needle):
     r = run(*args)
@@ -117,6 +106,97 @@ def test_bad_input_one_line_exit_2(args, needle):
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
-def test_list():
+# every flag's bad values: the flag as typed, its unit, the value as typed (never a parameter
+# of the Python function, never a value converted to bytes)
+@pytest.mark.parametrize("flags, message", [
+    (["--workspace-gib", "-1"], "--workspace-gib (GiB) must be >= 0, got -1"),
+    (["--workspace-gib", "-1e-5"], "--workspace-gib (GiB) must be >= 0, got -1e-5"),
+    (["--workspace-gib", "nan"], "--workspace-gib (GiB) must not be NaN"),
+    (["--workspace-gib", "lots"], "--workspace-gib (GiB) must be a number, got 'lots'"),
+    (["--workspace-gib", "1e300"], "--workspace-gib (GiB) must be <= "),
+    (["--kv-bytes", "0"], "--kv-bytes (bytes/element) must be > 0, got 0"),
+    (["--kv-bytes", "nan"], "--kv-bytes (bytes/element) must not be NaN"),
+    (["--kv-bytes", "-inf"], "--kv-bytes (bytes/element) must not be -inf"),
+    (["--kv-bytes", "1e300"], "--kv-bytes (bytes/element) must be <= 8, got 1e300"),
+    (["--bytes-per-param", "-1"], "--bytes-per-param (bytes/parameter) must be > 0, got -1"),
+    (["--bytes-per-param", "inf"], "--bytes-per-param (bytes/parameter) must be finite, got inf"),
+    (["--bytes-per-param", "1e300"], "--bytes-per-param (bytes/parameter) must be <= 8, got 1e300"),
+    (["--batch", "0"], "--batch (requests) must be >= 1, got 0"),
+    (["--batch", "1.5"], "--batch (requests) must be a whole number, got 1.5"),
+    (["--batch", "many"], "--batch (requests) must be a whole number, got 'many'"),
+    (["--batch", str(10**30)], f"--batch (requests) must be at most 9,223,372,036,854,775,807 "
+                               f"(a 64-bit whole number), got {10**30}"),
+    (["--context", "0"], "--context (tokens) must be >= 1, got 0"),
+    (["--context", "100000"], "--context (tokens) must be <= 40,960, the max_position_embeddings "
+                              "of Qwen3-8B; got 100,000"),
+    (["--cards", "0"], "--cards must be >= 1, got 0"),
+    (["--cards", "3"], "--cards must divide the 32 query heads of Qwen3-8B, got 3"),
+    (["--prompt", "-5"], "--prompt (tokens) must be >= 1, got -5"),
+    (["--prompt", "40961"], "--prompt (tokens) must be <= 40,960, the max_position_embeddings "
+                            "of Qwen3-8B; got 40,961"),
+    (["--prompt", "100", "--output-tokens", "0"], "--output-tokens (tokens) must be >= 1, got 0"),
+    (["--prompt", "40960", "--output-tokens", "2"],
+     "--prompt + --output-tokens - 1 (tokens) must be <= 40,960"),
+    (["--output-tokens", "10"], "--output-tokens (tokens) needs --prompt (tokens)"),
+])
+def test_every_bad_flag_value_names_the_flag_its_unit_and_the_value_typed(flags, message):
+    r = run(*E, *flags)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"python -m infra_calc estimate: error: {message}"), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_whole_number_may_be_typed_as_a_float_or_with_underscores():
+    r = run(*E, "--batch", "1e1", "--context", "1_000", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["batch"] == 10 and json.loads(r.stdout)["context"] == 1000
+
+
+def test_a_prompt_of_the_whole_context_with_one_output_token_fits():
+    """P + O - 1 is the longest context: one output token needs no decode step."""
+    r = run(*E, "--prompt", "40960", "--output-tokens", "1")
+    assert r.returncode == 0, r.stderr
+    assert "none (one output token: no decode step)" in r.stdout
+    g = ic.generation_time("qwen3-8b", "H100", 40960, 1)
+    assert g.max_context == 40960 and g.tpot_mean == 0
+    assert ic.estimate("qwen3-8b", "H100", prompt=40960).request.output_tokens == 1
+    with pytest.raises(ValueError, match="prompt_tokens \\+ output_tokens - 1"):
+        ic.generation_time("qwen3-8b", "H100", 40960, 2)
+
+
+def test_does_not_fit_names_the_context_that_does_not_fit():
+    r = run(*E, "--batch", "40", "--prompt", "30000", "--output-tokens", "10000")
+    assert "DOES NOT FIT" in r.stdout
+    assert "Qwen3-8B, 40 requests x 39,999 tokens of context, needs more" in r.stdout
+    r = run(*E, "--batch", "100", "--context", "20000")
+    assert "Qwen3-8B, 100 requests x 20,000 tokens of context, needs more" in r.stdout
+
+
+def test_huge_times_are_scaled():
+    r = run(*E, "--batch", str(10**11), "--prompt", "30000", "--output-tokens", "10000")
+    assert r.returncode == 0, r.stderr
+    assert "years" in r.stdout
+    numbers = re.findall(r"([\d,]+\.\d+) (?:ms|s|h)\b", r.stdout)
+    assert numbers and all(float(x.replace(",", "")) < 1e4 for x in numbers), numbers
+
+
+def test_bare_command_prints_its_usage():
+    r = run()
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("usage: python -m infra_calc") and "estimate" in r.stderr
+
+
+def test_a_directory_without_config_json_is_not_an_unknown_model(tmp_path):
+    r = run("estimate", "--model", str(tmp_path), "--hw", "H100")
+    assert r.returncode == 2
+    assert f"model directory '{tmp_path}' has no config.json" in r.stderr
+    assert "unknown model" not in r.stderr
+
+
+def test_list_shows_aliases_and_what_llama_70b_names():
     r = run("list")
     assert r.returncode == 0 and "H100 SXM" in r.stdout and "Qwen3-8B" in r.stdout
+    line = next(x for x in r.stdout.splitlines() if "DeepSeek-R1-Distill-Llama-70B" in x)
+    assert "llama-70b" in line and "Llama-3.3-70B" in line
+    assert "(also: H100, H100 SXM5)" in r.stdout
+    assert "(also: qwen3-8b" not in r.stdout      # spellings the lookup forgives are not listed

@@ -45,7 +45,7 @@ def test_a_request_fixes_the_default_context():
     assert est.context == 2048 + 256 - 1 and est.context_from == "the request's last step"
     assert est.t_step == pytest.approx(est.request.tpot_last)
     short = ic.estimate("Llama-2-7B", "H100 SXM", prompt=4000)     # 256 would pass 4,096
-    assert short.request.output_tokens == 96
+    assert short.request.output_tokens == 97 and short.request.max_context == 4096
 
 
 def test_strict_json_says_why_a_number_is_null():
@@ -66,7 +66,7 @@ def test_table_says_when_it_does_not_fit():
     (lambda: ic.estimate("qwen3-8b", "H100", batch=0), r"batch \(requests\) must be >= 1"),
     (lambda: ic.estimate("gpt-9", "H100"), "unknown model"),
     (lambda: ic.estimate("qwen3-8b", "H100", output_tokens=10), "needs prompt"),
-    (lambda: ic.estimate("Llama-2-7B", "H100", prompt=4096), "leave room"),
+    (lambda: ic.estimate("Llama-2-7B", "H100", prompt=4097), r"prompt_tokens \(tokens\) must be <= 4,096"),
     (lambda: ic.estimate("Llama-2-7B", "H100", context=5000), r"context \(tokens\) must be <= 4,096"),
 ])
 def test_errors(call, match):

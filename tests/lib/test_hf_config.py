@@ -16,6 +16,7 @@ from model_reference import (
 )
 
 from infra_calc.hf_config import SUPPORTED_MODEL_TYPES
+from infra_calc.models import resolve_model
 from infra_calc.modelspec import ModelSpec
 
 
@@ -293,3 +294,17 @@ def test_inconsistent_configs():
         ModelSpec.from_hf_config(dict(TINY["qwen3_moe"], mlp_only_layers="all"))
     with pytest.raises(ValueError, match="head_dim"):
         ModelSpec.from_hf_config(dict(TINY["llama"], hidden_size=25))
+
+
+def test_null_model_type_is_not_a_missing_key():
+    cfg = dict(TINY["llama"], model_type=None)
+    with pytest.raises(ValueError, match="has null for 'model_type'") as info:
+        ModelSpec.from_hf_config(cfg)
+    assert "has no" not in str(info.value)
+
+
+def test_a_directory_without_config_json_says_so(tmp_path):
+    with pytest.raises(ValueError, match="has no config.json"):
+        ModelSpec.from_hf_config(tmp_path)
+    with pytest.raises(ValueError, match="has no config.json"):
+        resolve_model(str(tmp_path))
