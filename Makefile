@@ -14,7 +14,7 @@ OFFLINE ?=
 # (tests/conftest.py forces it too).  PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k cli".
 PYTEST_JOBS ?= 2
 PYTEST_ARGS ?=
-PYTEST = $(BIN)/python -m pytest --mpl -n $(PYTEST_JOBS) --dist loadgroup
+PYTEST = $(BIN)/python -m pytest --mpl -n $(PYTEST_JOBS) --dist loadfile
 
 .PHONY: all install book test check lint lab figures execute bench pdf clean help \
 	translations translation-status translation-check

@@ -6,7 +6,7 @@ ratio that matters.  Run on a quiet machine for stable numbers; see README.md.
 1. cold book build: ``jupyter-book build . --all`` into an empty temporary folder;
 2. no-change rebuild: the same command without ``--all`` into the same folder,
    as a fraction of the cold build;
-3. nbval over the notebooks (``pytest -n 2 --dist loadgroup <notebooks>`` as ``make test``
+3. nbval over the notebooks (``pytest -n 2 --dist loadfile <notebooks>`` as ``make test``
    runs it, with the repository's addopts: --nbval ...) vs a bare execution of the same
    notebooks
    (``jupyter nbconvert --to notebook --execute`` into a temporary folder);
@@ -39,7 +39,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 BIN = pathlib.Path(sys.executable).parent
 RESULTS: dict[str, dict] = {}
 # nbval runs as `make test` runs it: notebooks spread over PYTEST_JOBS workers (pytest-xdist)
-PYTEST_PARALLEL = ["-n", os.environ.get("PYTEST_JOBS", "2"), "--dist", "loadgroup"]
+PYTEST_PARALLEL = ["-n", os.environ.get("PYTEST_JOBS", "2"), "--dist", "loadfile"]
 
 
 def _run(cmd, **kw) -> tuple[float, int]:

@@ -133,27 +133,6 @@ def pytest_configure(config):
         config.option.mpl = True
 
 
-#: test files whose pages are shared out over the workers (the run is ``--dist loadgroup``):
-#: each worker opens its own share of the pages in its own JupyterLab, instead of one
-#: worker running every page while the other waits.  Every other file is one group, as
-#: under ``--dist loadfile``, so a module's fixtures start once.
-SPLIT_BY_PAGE = {"tests/e2e/test_lab_e2e.py": 2}
-
-
-def pytest_collection_modifyitems(config, items):
-    pages: dict[str, list] = {}
-    for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        group = path
-        relpath = getattr(item, "callspec", None) and item.callspec.params.get("relpath")
-        if path in SPLIT_BY_PAGE and relpath:
-            order = pages.setdefault(path, [])
-            if relpath not in order:
-                order.append(relpath)
-            group = f"{path}:{order.index(relpath) % SPLIT_BY_PAGE[path]}"
-        item.add_marker(pytest.mark.xdist_group(group))
-
-
 def pytest_runtest_setup(item):
     # a test module that draws has imported matplotlib by now: put it on Agg before it runs
     if "matplotlib" in sys.modules:

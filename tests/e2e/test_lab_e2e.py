@@ -23,7 +23,7 @@ The tests, one section per concern:
   single tries and bursts of :data:`BURST` clicks without waiting.  Each verdict
   must arrive (no retry: a click is made once) and be about the text typed for
   its own click.  The counts are printed and written to
-  ``artifacts/lab-e2e/checker_tries-<worker>.json`` (one per pytest worker: the pages are shared out);
+  ``artifacts/lab-e2e/checker_tries.json``;
 * **layout at 1280 px** (issue 18 §3 and §5, to come): :func:`box_of` and
   :func:`screenshot` measure and record what a reader sees; a new check takes
   ``lab.page(relpath).page`` (a page of :data:`KEEP_OPEN`) and asserts on them.
@@ -466,8 +466,7 @@ def _report_checker_tries():
             f"about another value")
     print("\n" + line)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")     # pages are shared out over workers
-    (ARTIFACTS / f"checker_tries-{worker}.json").write_text(json.dumps({**TRIES, "summary": line}, indent=1))
+    (ARTIFACTS / "checker_tries.json").write_text(json.dumps({**TRIES, "summary": line}, indent=1))
 
 
 def _typed_texts(eid: str, n: int) -> list[str]:
