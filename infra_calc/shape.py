@@ -34,26 +34,34 @@ def pad_to_tile(size, tile):
     return unwrap(out)
 
 
-def shape_efficiency(m, n, k, tile=(16, 16, 16)):
+def _tile(tile, check):
+    """``(m_t, k_t, n_t)`` of ``tile``, each checked by ``check(value, name, unit)``."""
+    try:
+        mt, kt, nt = tile
+    except (TypeError, ValueError):
+        raise TypeError(f"tile must be a tuple (m_t, k_t, n_t) of 3 sizes, got {tile!r}") from None
+    return (check(mt, "tile[0] (m_t)", "rows"), check(kt, "tile[1] (k_t)", "elements"),
+            check(nt, "tile[2] (n_t)", "columns"))
+
+
+def shape_efficiency(m, k, n, *, tile=(16, 16, 16)):
     """Fraction of executed multiply-adds that are useful, in (0, 1].
+
+    .. math:: \\eta = \\frac{M K N}{\\lceil M/m_t\\rceil m_t\\,\\lceil K/k_t\\rceil k_t\\,
+              \\lceil N/n_t\\rceil n_t}
 
     Parameters
     ----------
-    m, n, k : float or array_like
-        GEMM dimensions (rows, output columns, reduction), > 0.
-    tile : tuple of 3 numbers
-        Tile sizes ``(m_t, n_t, k_t)``, in the same order as ``m, n, k``.
+    m, k, n : float or array_like
+        GEMM dimensions of ``[m, k] @ [k, n]`` (rows, reduction, output columns), > 0:
+        the order of :func:`~infra_calc.roofline.gemm_flops`.
+    tile : tuple of 3 numbers, keyword-only
+        Tile sizes ``(m_t, k_t, n_t)``, in the same order as ``m, k, n``.
     """
-    try:
-        mt, nt, kt = tile
-    except (TypeError, ValueError):
-        raise TypeError(f"tile must be a tuple (m_t, n_t, k_t) of 3 sizes, got {tile!r}") from None
-    mt = check_number(mt, "tile[0] (m_t)", "rows")
-    nt = check_number(nt, "tile[1] (n_t)", "columns")
-    kt = check_number(kt, "tile[2] (k_t)", "elements")
+    mt, kt, nt = _tile(tile, check_number)
     m = check_number(m, "m", "rows")
-    n = check_number(n, "n", "columns")
     k = check_number(k, "k", "elements")
+    n = check_number(n, "n", "columns")
     out = (m * n * k) / (pad_to_tile(m, mt) * pad_to_tile(n, nt) * pad_to_tile(k, kt))
     return unwrap(out)
 
@@ -179,7 +187,7 @@ class PaddedGemm:
         return self.useful_flops / self.time
 
 
-def padded_gemm(rows, k, n, hw, bytes_per_element=2, tile=(16, 16, 16)) -> PaddedGemm:
+def padded_gemm(rows, k, n, hw, *, bytes_per_element=2, tile=(16, 16, 16)) -> PaddedGemm:
     """Lower bound on the time of GEMMs whose dimensions are padded to whole tiles.
 
     Each entry ``r_e`` of ``rows`` is one GEMM ``[r_e, k] @ [k, n]`` with its own
@@ -205,22 +213,16 @@ def padded_gemm(rows, k, n, hw, bytes_per_element=2, tile=(16, 16, 16)) -> Padde
         Reduction dimension and output columns of every weight (> 0).
     hw : Accelerator or str
         The accelerator (peak ``Π`` FLOP/s, bandwidth ``β`` bytes/s).
-    bytes_per_element : float
+    bytes_per_element : float, keyword-only
         ``b``, bytes per element of every operand (2 for BF16).
-    tile : tuple of 3 whole numbers
-        ``(m_t, n_t, k_t)``: rows, columns and reduction depth of the tile.
+    tile : tuple of 3 whole numbers, keyword-only
+        ``(m_t, k_t, n_t)``: rows, reduction depth and columns of the tile.
 
     Returns
     -------
     PaddedGemm
     """
-    try:
-        mt, nt, kt = tile
-    except (TypeError, ValueError):
-        raise TypeError(f"tile must be a tuple (m_t, n_t, k_t) of 3 sizes, got {tile!r}") from None
-    mt = check_int(mt, "tile[0] (m_t)", "rows", scalar=True)
-    nt = check_int(nt, "tile[1] (n_t)", "columns", scalar=True)
-    kt = check_int(kt, "tile[2] (k_t)", "elements", scalar=True)
+    mt, kt, nt = _tile(tile, lambda x, name, unit: check_int(x, name, unit, scalar=True))
     r = np.atleast_1d(check_int(rows, "rows", "rows per GEMM", minimum=0))
     if r.ndim != 1:
         raise ValueError(f"rows (rows per GEMM) must be a number or a flat sequence, got shape {r.shape}")

@@ -214,7 +214,7 @@ register(Exercise(
 
 
 def _n4_gemm(tile_rows=N4_TILE_ROWS):
-    return padded_gemm(N4_ROWS, S.J13_K, S.J13_N, S.j13_h100(), S.J13_BYTES_PER_ELEMENT,
+    return padded_gemm(N4_ROWS, S.J13_K, S.J13_N, S.j13_h100(), bytes_per_element=S.J13_BYTES_PER_ELEMENT,
                        tile=(tile_rows, 16, 16))
 
 

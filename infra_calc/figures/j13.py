@@ -417,7 +417,8 @@ def padding_time(hw=None, k=S.J13_K, n=S.J13_N, tiles=(16, 64, 128), m_max=1024,
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7.0, 6.2))
     styles = ("-", "--", "-.")
     for i, t in enumerate(tiles):
-        gs = [padded_gemm(int(r), k, n, acc, bytes_per_element, tile=(t, 16, 16)) for r in rows]
+        gs = [padded_gemm(int(r), k, n, acc, bytes_per_element=bytes_per_element, tile=(t, 16, 16))
+              for r in rows]
         kw = {"color": (PALETTE["blue"], PALETTE["vermillion"], PALETTE["green"])[i % 3],
               "ls": styles[i % 3], "lw": 1.6, "label": f"{t}-row tiles"}
         top.plot(rows, [g.executed_flops / g.useful_flops for g in gs], **kw)

@@ -133,7 +133,7 @@ def test_padding_time_panels():
                                             strict=False):
             rows = flops_line.get_xdata()
             for r in (1, 2, 100, 300, 1000):
-                g = ic.padded_gemm(r, K, N, H100, B, tile=(t, 16, 16))
+                g = ic.padded_gemm(r, K, N, H100, bytes_per_element=B, tile=(t, 16, 16))
                 assert np.isclose(flops_line.get_ydata()[r - 1], g.executed_flops / g.useful_flops)
                 assert np.isclose(time_line.get_ydata()[r - 1], g.padding_slowdown)
             assert rows[0] == 1

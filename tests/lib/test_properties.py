@@ -41,12 +41,12 @@ def test_attainable_below_both_roofs(i, peak, bandwidth):
     assert p == min(peak, i * bandwidth)
 
 
-@given(m=st.integers(1, 10_000), n=st.integers(1, 10_000), k=st.integers(1, 10_000),
+@given(m=st.integers(1, 10_000), k=st.integers(1, 10_000), n=st.integers(1, 10_000),
        tile=st.tuples(st.integers(1, 256), st.integers(1, 256), st.integers(1, 256)))
-def test_shape_efficiency_in_unit_interval(m, n, k, tile):
-    eta = ic.shape_efficiency(m, n, k, tile)
+def test_shape_efficiency_in_unit_interval(m, k, n, tile):
+    eta = ic.shape_efficiency(m, k, n, tile=tile)
     assert 0 < eta <= 1
-    if m % tile[0] == 0 and n % tile[1] == 0 and k % tile[2] == 0:
+    if m % tile[0] == 0 and k % tile[1] == 0 and n % tile[2] == 0:
         assert eta == 1.0
 
 

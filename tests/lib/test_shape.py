@@ -7,6 +7,8 @@ import infra_calc as ic
 def test_shape_efficiency():
     assert ic.shape_efficiency(16, 16, 16) == 1.0
     assert ic.shape_efficiency(2, 4096, 4096) == 2 / 16
+    # [m, k] @ [k, n], as gemm_flops: a short reduction pads k, not n
+    assert ic.shape_efficiency(16, 8, 16) == 0.5 and ic.shape_efficiency(16, 16, 8, tile=(16, 16, 8)) == 1.0
     assert ic.shape_efficiency(17, 16, 16, tile=(16, 16, 16)) == pytest.approx(17 / 32)
     with pytest.raises(TypeError, match="tile"):
         ic.shape_efficiency(1, 1, 1, tile=16)
@@ -34,7 +36,7 @@ H100 = ic.accelerator("H100 SXM")
 
 def test_padded_gemm_counts_by_hand():
     # two experts, 2 and 20 rows, 16-row tiles: executed rows 16 + 32
-    g = ic.padded_gemm([2, 0, 20], 64, 32, H100, 2, tile=(16, 16, 16))
+    g = ic.padded_gemm([2, 0, 20], 64, 32, H100, bytes_per_element=2, tile=(16, 16, 16))
     assert g.useful_flops == 2 * 22 * 64 * 32
     assert g.executed_flops == 2 * 48 * 64 * 32
     # the expert with no rows is not read: two weights, and only real rows
@@ -45,7 +47,7 @@ def test_padded_gemm_counts_by_hand():
     assert g.time == max(g.t_compute, g.t_read)
     assert g.efficiency == pytest.approx(22 / 48)
     # k and n short of a tile are padded too
-    h = ic.padded_gemm(1, 10, 20, H100, 2, tile=(16, 16, 16))
+    h = ic.padded_gemm(1, 10, 20, H100, bytes_per_element=2, tile=(16, 16, 16))
     assert h.executed_flops == 2 * 16 * 16 * 32
 
 
