@@ -6,7 +6,8 @@ needs its own idea:
 
 * ``j07-e1``: a worked example (the capacity check), solved on the page; the page
   shows how to check an answer with it.
-* ``j07-1`` … ``j07-4``: the source's four self-test questions (§10), in the book's words.
+* ``j07-1`` … ``j07-4``: the ground of the source's four self-test questions (§10), each posed
+  as the book's own question.
   1 and 3 keep the source's numbers and answers; 2 and 4 keep the source's idea with a
   twist, because the chapter pages already print the source's answers to them
   (2: the bytes per weight include the quantisation scales; 4: how short requests would
@@ -65,9 +66,10 @@ def _a100_read():
 _register(
     "Exercise 1.1",
     id="j07-1",
-    question=(f"Swap the H100 for an A100 80GB ({tbs('A100 80GB')} TB/s, "
-              f"{tflops('A100 80GB')} TFLOP/s). What is the read lower bound for the same "
-              "model, in ms? Is 10 ms per token reachable?"),
+    question=(f"A team owns A100 80GB cards ({tbs('A100 80GB')} TB/s, "
+              f"{tflops('A100 80GB')} TFLOP/s) and has a 10 ms target. What is the shortest "
+              "step an A100 could run for the same model: its read lower bound, in ms? "
+              "What does it tell the team?"),
     unit="ms", answer=_a100_read,
     solution=lambda: (
         f"T_read = b_W·N / β = {S.J07_PARAMS * S.J07_BYTES_PER_PARAM / GB:.0f} GB / "
@@ -122,8 +124,9 @@ def _b32():
 _register(
     "Exercise 1.3",
     id="j07-3",
-    question=("At batch 32, what is the read time per output token, in ms? Did "
-              "single-request latency change?"),
+    question=("A dashboard divides each step's weight-read time by the tokens the step "
+              "produced. What does it show with 32 requests in the batch, in ms? Is it "
+              "how long a user in that batch waits for each token?"),
     unit="ms", answer=lambda: _b32().read_time_per_output * 1e3,
     solution=lambda: (
         f"T_read / B = {_b32().t_read * 1e3:.2f} ms / 32 = "
@@ -150,9 +153,10 @@ def _bstar_context():
 _register(
     "Exercise 1.4",
     id="j07-4",
-    question=("B* ≈ 148 requests is usually out of reach. To see why: in the memory the H100 "
-              "has left after the weights (the source's 80e9-byte reading, workspace not "
-              "counted), how many tokens of context could each of 148 requests keep?"),
+    question=("A planner wants to run the H100 at its turning point, 148 requests per step. "
+              "Share the memory left after the weights (the source's 80e9-byte reading, "
+              "workspace not counted) equally among them: how many tokens of context could "
+              "each keep? What does that say about the plan?"),
     unit="tokens", answer=_bstar_context,
     solution=lambda: (
         f"Left: {(_h100().mem_capacity - S.J07_WEIGHTS_8BIT) / GB:.2f} GB; one token of context "

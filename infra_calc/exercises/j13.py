@@ -54,8 +54,9 @@ def _i64():
 
 register(Exercise(
     "j13-1",
-    "At M = 64, what is the arithmetic intensity of the 4096×4096 Q projection (FLOP/byte)? "
-    "Is it compute- or bandwidth-bound on an H100?",
+    "A batch of 64 requests decodes together, so the 4096×4096 BF16 Q projection multiplies "
+    "64 rows in one pass. How many FLOPs does it perform per byte it moves (FLOP/byte)? "
+    "On an H100, is it the compute or the bandwidth that sets its time?",
     "FLOP/byte", _i64,
     lambda: (f"I = 2·64·4096² / (2·(64·4096 + 4096² + 64·4096)) = {_i64():.1f} FLOP/byte, far below "
              f"I* = {S.j13_h100().ridge_point:.1f}: bandwidth-bound."),
@@ -79,7 +80,9 @@ def _i256():
 
 register(Exercise(
     "j13-2",
-    "What is the H100's ridge point I* (FLOP/byte)? Why is M = 256 still on the bandwidth side?",
+    "How many FLOPs must every byte fetched from an H100's memory feed before the arithmetic, "
+    "not the memory, limits a kernel (FLOP/byte)? What holds the source's batch of 256 rows "
+    "back?",
     "FLOP/byte", _ridge,
     lambda: (f"I* = {tflops(S.j13_h100())}e12 / {tbs(S.j13_h100())}e12 = {_ridge():.1f} FLOP/byte; "
              f"I(256) = {_i256():.1f} is still about {(1 - _i256() / _ridge()) * 100:.0f}% short of "
@@ -96,8 +99,9 @@ def _uniform():
 
 register(Exercise(
     "j13-3",
-    "64 tokens × 8 experts each, rows padded to 16, routing spread uniformly over 256 experts: "
-    "how many rows are executed? (How many are useful?)",
+    "A router spreads 64 tokens, 8 experts each, evenly over 256 experts, and the matrix unit "
+    "rounds every expert's rows up to a multiple of 16. How many rows does it multiply in all? "
+    "(What share of its multiply-adds have a zero as one factor?)",
     "rows", lambda: _uniform().executed,
     lambda: (f"{S.MOE_TOKENS}×{S.MOE_TOP_K} = {_uniform().useful} dispatches over "
              f"{_uniform().active_experts} experts = {_uniform().useful // _uniform().active_experts} rows "
@@ -119,8 +123,9 @@ def _b4090():
 
 register(Exercise(
     "j13-4",
-    "Qwen3-8B in BF16 on an RTX 4090 (source reading: 24 GB = 24e9 bytes), 2 GiB workspace, "
-    "8K context: how many concurrent requests at most?",
+    "A team serves Qwen3-8B in BF16 from one RTX 4090 (source reading: 24 GB = 24e9 bytes), "
+    "keeping a 2 GiB workspace; every conversation holds 8K tokens of cache. Up to how many "
+    "conversations can the card hold at once?",
     "requests", _b4090,
     lambda: (f"B_max = floor(({S.j13_rtx4090().mem_capacity / 1e9:g}e9 − weights − 2 GiB) / "
              f"({S.J13_CONTEXTS[0]} × 144 KiB)) = {_b4090()}."),
@@ -350,6 +355,7 @@ def selftest_values():
     v.per_expert = shown(pr.useful // pr.active_experts, digits=0)
     v.executed = shown(pr.executed, digits=0)
     v.waste = shown(pr.waste_ratio, "×", 0)
+    v.zero_share = shown(1 - pr.useful / pr.executed, "%", 1)
     # 2.4
     cap = S.j13_rtx4090().mem_capacity
     v.w = shown(w_bf16, "GB", 2)
