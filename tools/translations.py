@@ -619,8 +619,27 @@ def update() -> int:
     rc = subprocess.call([str(intl), "update", "-p", str(POT_DIR), "-d", str(LOCALE),
                           "-l", LANGUAGE, "-j", "1", "-w", "0", "--no-obsolete"], cwd=ROOT)
     if rc == 0:
+        drop_obsolete()
         print_status(status())
     return rc
+
+
+def drop_obsolete() -> int:
+    """Write every catalog that still holds ``#~`` entries again without them.
+
+    ``sphinx-intl update --no-obsolete`` leaves a catalog alone when none of its
+    messages changed, so an old obsolete entry would stay; this writes such a catalog
+    with sphinx-intl's own writer and settings.  Returns the entries dropped.
+    """
+    from sphinx_intl.catalog import dump_po
+
+    dropped = 0
+    for po in catalogs().values():
+        cat = load(po)
+        if cat.obsolete:
+            dropped += len(cat.obsolete)
+            dump_po(str(po), cat, width=0, ignore_obsolete=True)
+    return dropped
 
 
 def main(argv=None) -> int:
