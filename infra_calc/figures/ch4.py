@@ -14,7 +14,9 @@ from ..parallel import tensor_parallel_step
 from ..reality import accelerator_for, lower_bound
 from ._registry import MARKERS, PALETTE, figure
 
-__all__ = ["decode_fractions", "floor_fraction_figure"]
+__all__ = ["decode_fractions", "floor_fraction_figure", "share_range", "forecast_panel_state",
+           "draw_forecast_panel", "update_forecast_panel", "forecast_explorer_snapshot_figure",
+           "ENGINE_FAMILIES", "FORECAST_EXPLORER_SETTINGS"]
 
 #: the decode metrics a step floor bounds: a time per token, or a batch-1 rate
 _STEP_TIMES = ("tpot", "itl")
@@ -71,5 +73,87 @@ def floor_fraction_figure():
     ax.axvline(100, color=PALETTE["black"], lw=1)
     ax.set_xlim(0, 105)
     ax.set_xlabel("share of the floor reached (%); bar: the median of the line")
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------
+# the forecast explorer's panel (shared with the widget)
+# --------------------------------------------------------------------------
+#: engine families the explorer offers, and the rows each one's range comes from
+ENGINE_FAMILIES = ("any engine", "TensorRT-LLM", "vLLM", "gpt-fast")
+#: the explorer's default state, also drawn as its static snapshot
+FORECAST_EXPLORER_SETTINGS = dict(model="Llama-3.1-8B", hw="H100 SXM", engine="any engine",
+                                  batch=1, prompt_tokens=1000, output_tokens=200, cards=1)
+
+
+def share_range(engine="any engine", low=10, high=90):
+    """``(low, high)`` percentiles of the share of the floor that ``engine``'s published
+    decode rows reach (:func:`decode_fractions`; ``"any engine"``: every row).
+
+    A model, not a floor: dividing a floor by these shares gives the range of times that
+    engines of that family have been measured at, relative to their own floors.
+    """
+    if engine not in ENGINE_FAMILIES:
+        raise ValueError(f"engine: unknown engine family {engine!r}; known: "
+                         f"{', '.join(ENGINE_FAMILIES)}")
+    fr = [f for m, f in decode_fractions() if engine == "any engine" or m.engine == engine]
+    return float(np.percentile(fr, low)), float(np.percentile(fr, high))
+
+
+def forecast_panel_state(model, hw, engine, batch, prompt_tokens, output_tokens, cards):
+    """``(generation_time result, floor TPOT s, (fast, slow) TPOT s)`` of one setting."""
+    from ..generation import generation_time
+
+    g = generation_time(model, hw, prompt_tokens, output_tokens, batch=batch, cards=cards)
+    floor = float(g.floor_step_times.mean())
+    lo, hi = share_range(engine)
+    return g, floor, (floor / hi, floor / lo)
+
+
+def _forecast_title(g, engine):
+    return (f"{g.model.name} on {g.cards} × {g.hw.name}, batch {g.batch:,}, "
+            f"P = {g.prompt_tokens:,}, O = {g.output_tokens:,}\n"
+            f"floor and the range {engine} reaches (10th-90th percentile of published rows)")
+
+
+def draw_forecast_panel(ax, state, engine):
+    """Draw the floor bar and the published range; return the artists to update."""
+    g, floor, (fast, slow) = state
+    bar = ax.barh([1], [floor * 1e3], color=PALETTE["blue"], edgecolor="black",
+                  label="floor (no engine is faster)")[0]
+    band = ax.barh([0], [(slow - fast) * 1e3], left=[fast * 1e3], color=PALETTE["orange"],
+                   hatch="//", edgecolor="black",
+                   label="published range (a model)")[0]
+    ax.set_yticks([0, 1], ["range of\npublished engines", "floor"])
+    ax.set_xlabel("time per output token (ms)")
+    ax.set_ylim(-0.7, 1.9)
+    ax.set_xlim(0, slow * 1e3 * 1.15)
+    legend = ax.legend(loc="upper right", fontsize=8, framealpha=0.95)
+    title = ax.set_title(_forecast_title(g, engine), fontsize=9)
+    return {"ax": ax, "bar": bar, "band": band, "legend": legend, "title": title}
+
+
+def update_forecast_panel(artists, state, engine):
+    """Move the floor bar, the range and the title in place."""
+    g, floor, (fast, slow) = state
+    artists["bar"].set_width(floor * 1e3)
+    artists["band"].set_x(fast * 1e3)
+    artists["band"].set_width((slow - fast) * 1e3)
+    artists["title"].set_text(_forecast_title(g, engine))
+
+
+@figure("ch4-forecast-explorer",
+        "Static snapshot of the forecast explorer: one request of Llama-3.1-8B in BF16 on one "
+        "H100 SXM, a 1,000-token prompt and 200 output tokens: the floor of the time per "
+        "output token, and the range published engines reach relative to their floors.")
+def forecast_explorer_snapshot_figure(settings=None):
+    """The explorer's default state, drawn with the widget's own panel."""
+    cfg = dict(FORECAST_EXPLORER_SETTINGS, **(settings or {}))
+    state = forecast_panel_state(cfg["model"], cfg["hw"], cfg["engine"], cfg["batch"],
+                                 cfg["prompt_tokens"], cfg["output_tokens"], cfg["cards"])
+    fig = Figure(figsize=(7.0, 3.0))
+    ax = fig.add_subplot()
+    draw_forecast_panel(ax, state, cfg["engine"])
     fig.tight_layout()
     return fig
