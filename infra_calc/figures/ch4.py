@@ -16,7 +16,8 @@ from ._registry import MARKERS, PALETTE, figure
 
 __all__ = ["decode_fractions", "floor_fraction_figure", "share_range", "forecast_panel_state",
            "draw_forecast_panel", "update_forecast_panel", "forecast_explorer_snapshot_figure",
-           "ENGINE_FAMILIES", "FORECAST_EXPLORER_SETTINGS"]
+           "ENGINE_FAMILIES", "FORECAST_EXPLORER_SETTINGS", "measured_step_time",
+           "held_out_shares", "predicted_measured_figure"]
 
 #: the decode metrics a step floor bounds: a time per token, or a batch-1 rate
 _STEP_TIMES = ("tpot", "itl")
@@ -155,5 +156,73 @@ def forecast_explorer_snapshot_figure(settings=None):
     fig = Figure(figsize=(7.0, 3.0))
     ax = fig.add_subplot()
     draw_forecast_panel(ax, state, cfg["engine"])
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------
+# testing the simplest forecast: one share of the floor per engine family
+# --------------------------------------------------------------------------
+def measured_step_time(m):
+    """The measured time per output token of a :func:`decode_fractions` row, seconds.
+
+    A time per output token as printed; a batch-1 rate as one over the rate of the model copy.
+    """
+    if m.metric in _STEP_TIMES:
+        return m.value_si
+    return 1.0 / (m.output_rate_per_card * m.cards)
+
+
+def held_out_shares(by="group"):
+    """Each decode row's share of the floor predicted by rows it shares no ``by`` with.
+
+    The prediction is the median share reached by the other rows of the same engine (or,
+    where none is left, by all other rows): the baseline "one efficiency per engine",
+    a model.  ``by`` is ``"group"`` (grouped cross-validation: a row never sees its
+    near-duplicates) or ``"publisher"`` (leave one publisher out).
+
+    Returns
+    -------
+    list of (Measurement, measured share, predicted share)
+    """
+    if by not in ("group", "publisher"):
+        raise ValueError(f"by: 'group' or 'publisher', got {by!r}")
+    rows = decode_fractions()
+    out = []
+    for m, f in rows:
+        seen = [(o, g) for o, g in rows if getattr(o, by) != getattr(m, by)]
+        same = [g for o, g in seen if o.engine == m.engine]
+        out.append((m, f, float(np.median(same or [g for _, g in seen]))))
+    return out
+
+
+@figure("ch4-predicted-measured",
+        "Held-out predictions of the time per output token against the measurements, log-log: "
+        "the baseline that divides the floor by its engine's median share (grouped "
+        "cross-validation), and the floor itself. The diagonal is a perfect forecast; the "
+        "band is ±15%.")
+def predicted_measured_figure():
+    """Predicted against measured time per output token, with the 1:1 line and ±15% band."""
+    rows = held_out_shares("group")
+    meas = np.array([measured_step_time(m) for m, _, _ in rows]) * 1e3
+    floor = np.array([f for _, f, _ in rows]) * meas
+    pred = floor / np.array([p for _, _, p in rows])
+    fig = Figure(figsize=(6.4, 5.2))
+    ax = fig.add_subplot()
+    lim = np.array([min(floor.min(), meas.min()) / 1.5, max(pred.max(), meas.max()) * 1.5])
+    ax.fill_between(lim, lim / 1.15, lim * 1.15, color=PALETTE["sky"], alpha=0.35,
+                    label="±15% of the measurement")
+    ax.plot(lim, lim, color=PALETTE["black"], lw=1, label="prediction = measurement")
+    ax.plot(meas, pred, MARKERS[0], color=PALETTE["vermillion"], ls="none",
+            label="one share per engine (held out by group)")
+    ax.plot(meas, floor, MARKERS[1], mfc="white", mec=PALETTE["blue"], ls="none",
+            label="the floor (never above the diagonal)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(*lim)
+    ax.set_ylim(*lim)
+    ax.set_xlabel("measured time per output token (ms)")
+    ax.set_ylabel("predicted time per output token (ms)")
+    ax.legend(fontsize=8, loc="upper left", framealpha=0.95)
     fig.tight_layout()
     return fig
