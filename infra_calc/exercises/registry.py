@@ -16,7 +16,7 @@ __all__ = ["EXERCISES", "CHAPTERS", "register", "get", "expected", "exercise_ids
 #: id -> Exercise, in registration order
 EXERCISES: dict[str, Exercise] = {}
 #: the chapter modules of this package that register exercises, in book order
-CHAPTERS = ("j07", "j13", "ch3")
+CHAPTERS = ("j07", "j13", "ch3", "ch4")
 _loaded = False
 
 

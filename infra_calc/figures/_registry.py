@@ -14,7 +14,7 @@ __all__ = ["FigureSpec", "FIGURES", "figure", "STYLE", "PALETTE", "HATCHES", "MA
            "style", "render_all", "SAVE_KWARGS", "main", "load_all", "FIGURE_MODULES"]
 
 #: The modules of :mod:`infra_calc.figures` that register figures.
-FIGURE_MODULES = ("j07", "j13", "j13_memory", "catalog", "lab", "ch3")
+FIGURE_MODULES = ("j07", "j13", "j13_memory", "catalog", "lab", "ch3", "ch4")
 
 STYLE = str(pathlib.Path(__file__).with_name("infra_calc.mplstyle"))
 #: Okabe-Ito colours, safe for colour-blind readers; pair them with HATCHES /

@@ -10,7 +10,7 @@ from ._registry import MARKERS, PALETTE, figure
 __all__ = ["EXAMPLE_RUN", "lab_example_run"]
 
 #: The committed example measurement (repository root is two levels above this module's folder).
-EXAMPLE_RUN = pathlib.Path(__file__).resolve().parents[2] / "book" / "4_lab" / "example_run.json"
+EXAMPLE_RUN = pathlib.Path(__file__).resolve().parents[2] / "book" / "5_lab" / "example_run.json"
 
 
 @figure("lab-example-run",
@@ -23,7 +23,7 @@ def lab_example_run(path=None, run=None):
     ----------
     path : str or path-like, optional
         A JSON file written by ``python -m infra_calc measure --json``;
-        default: the committed ``book/4_lab/example_run.json``.
+        default: the committed ``book/5_lab/example_run.json``.
     run : infra_calc.measure.LabRun, optional
         A measurement already in memory (takes precedence over ``path``).
     """

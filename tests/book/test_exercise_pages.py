@@ -39,7 +39,8 @@ def _params():
 
 #: exercise-id chapter -> the book folder that holds its pages (folders are numbered in
 #: reading order so JupyterLab's file browser lists them that way)
-FOLDERS = {"j07": "1_decode_step", "j13": "2_full_speed", "ch3": "3_whole_request"}
+FOLDERS = {"j07": "1_decode_step", "j13": "2_full_speed", "ch3": "3_whole_request",
+           "ch4": "4_forecast"}
 
 
 def chapter_pages(chapter: str) -> list:

@@ -46,7 +46,7 @@ VIEWPORT = {"width": 1280, "height": 800}
 WAIT_MS = 240_000
 SHOTS = pathlib.Path(os.environ.get("E2E_EXPLORER_SHOTS") or ROOT / "artifacts" / "lab-e2e")
 CALLS = ("decode_step_explorer(", "roofline_explorer(", "moe_padding_explorer(",
-         "capacity_planner(", "kv_explorer(")
+         "capacity_planner(", "kv_explorer(", "forecast_explorer(")
 
 
 def _explorer_cells(path: pathlib.Path) -> list[int]:

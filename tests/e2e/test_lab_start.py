@@ -40,7 +40,8 @@ WAIT_MS = 240_000
 ARTIFACTS = ROOT / "artifacts" / "lab-start"
 FRONT_PAGE = "book/0_start/how_to_use.ipynb"
 #: book/'s folders as the book reads them (the file browser sorts by name)
-READING_ORDER = ["0_start", "1_decode_step", "2_full_speed", "3_whole_request", "4_lab", "appendix"]
+READING_ORDER = ["0_start", "1_decode_step", "2_full_speed", "3_whole_request", "4_forecast",
+                 "5_lab", "appendix"]
 #: the Markdown pages a student meets: the front page, each chapter's index, the glossary
 MARKDOWN_PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "book").rglob("*.md")
                         if not any(part.startswith((".", "_")) for part in p.parts))

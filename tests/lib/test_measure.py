@@ -19,8 +19,8 @@ from infra_calc import measure
 from infra_calc.measure import GemmSweep, LabRun, MachineRoofline
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "book" / "4_lab" / "example_run.json"
-NOTEBOOKS = sorted((ROOT / "book" / "4_lab").glob("[0-9]*.ipynb"))
+EXAMPLE = ROOT / "book" / "5_lab" / "example_run.json"
+NOTEBOOKS = sorted((ROOT / "book" / "5_lab").glob("[0-9]*.ipynb"))
 
 
 def _fake_run(peak=100e9, bw=20e9, m=(1, 2, 4, 8, 16, 32), k=256, n=256):

@@ -1,0 +1,122 @@
+"""Forecast explorer (chapter 4): the floor of a request's time per output token, and the
+range published engines reach above it.
+
+Menus for the model, the accelerator and the engine family; sliders for the batch, the
+prompt and output lengths and the card count.  One bar is the floor (mean of
+:func:`~infra_calc.generation.generation_time`'s ``floor_step_times``); the hatched span is
+the floor divided by the 10th and 90th percentiles of the share of the floor that the
+family's published rows reach (:func:`infra_calc.figures.ch4.share_range`): a model, not a
+floor.  The plot is drawn once and its artists are updated in place
+(:class:`~infra_calc.widgets._base.Explorer`).
+"""
+from __future__ import annotations
+
+import html
+
+import ipywidgets as w
+
+from ..figures.ch4 import (
+    ENGINE_FAMILIES,
+    FORECAST_EXPLORER_SETTINGS,
+    draw_forecast_panel,
+    forecast_panel_state,
+    update_forecast_panel,
+)
+from ..hardware import CATALOG, accelerator
+from ..models import MODELS, resolve_model
+from ._base import Explorer, object_options, sig, warning_html
+from .moe import nice_ceiling
+
+__all__ = ["ForecastExplorer", "forecast_explorer", "BATCH_OPTIONS", "LENGTH_OPTIONS",
+           "CARD_OPTIONS"]
+
+BATCH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+LENGTH_OPTIONS = (1, 128, 200, 500, 1000, 2000, 4000, 8000)
+CARD_OPTIONS = (1, 2, 4, 8)
+
+
+def _readout(state, engine) -> str:
+    g, floor, (fast, slow) = state
+    ms = lambda t: f"{sig(t * 1e3)} ms"  # noqa: E731
+    fits = bool(g.fits)
+    warn = ("" if fits else warning_html(
+        f"<b>Does not fit</b>: this setting needs {sig(g.memory_per_card / 1e9)} GB per card; "
+        f"the {html.escape(g.hw.name)} has {sig(g.hw.mem_capacity / 1e9)} GB."))
+    per_card = lambda t: f"{sig(g.batch / t / g.cards)} tokens/s per card"  # noqa: E731
+    return (f"{warn}floor TPOT <b>{ms(floor)}</b> (no engine is faster); "
+            f"{html.escape(engine)}'s published range {ms(fast)} to {ms(slow)} (a model)<br>"
+            f"output rate at most {per_card(floor)}; in the range {per_card(slow)} to "
+            f"{per_card(fast)}; TTFT floor {ms(g.prefill.t_floor)}")
+
+
+class ForecastExplorer(Explorer):
+    """The forecast explorer; ``controls``, ``readout``, ``fig``, ``artists`` stay the same."""
+
+    summary = ("Forecast explorer: menus for the model, the accelerator and the engine family, "
+               "sliders for batch, prompt and output tokens and cards; shows the floor of the "
+               "time per output token and the range published engines reach above it.")
+    width_px, height_px = 720, 300
+
+    def __init__(self, model_name, hw, engine, batch, prompt_tokens, output_tokens, cards):
+        self._start()
+        spec, acc = resolve_model(model_name), accelerator(hw)
+        slider = dict(continuous_update=False, style={"description_width": "initial"})
+        self.controls = {
+            "model": w.Dropdown(options=object_options(spec, MODELS.values()), value=spec,
+                                description="model", style={"description_width": "initial"},
+                                layout=w.Layout(width="max-content", min_width="25em")),
+            "hw": w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
+                             description="accelerator", style={"description_width": "initial"},
+                             layout=w.Layout(width="17em")),
+            "engine": w.Dropdown(options=list(ENGINE_FAMILIES), value=engine,
+                                 description="engine", style={"description_width": "initial"},
+                                 layout=w.Layout(width="17em")),
+            "batch": w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch),
+                                       description="batch (requests)", **slider),
+            "prompt": w.SelectionSlider(options=list(LENGTH_OPTIONS), value=int(prompt_tokens),
+                                        description="prompt (tokens)", **slider),
+            "output": w.SelectionSlider(options=list(LENGTH_OPTIONS), value=int(output_tokens),
+                                        description="output (tokens)", **slider),
+            "cards": w.SelectionSlider(options=list(CARD_OPTIONS), value=int(cards),
+                                       description="cards", **slider),
+        }
+        self.ax = self.fig.add_subplot()
+        self.artists = draw_forecast_panel(self.ax, self.state(), engine)
+        self._use_heading(self.artists["title"])
+        self.fig.tight_layout()
+        a = self.artists
+        self._animated = [a["bar"], a["band"], a["legend"], a["title"]]
+        c = self.controls
+        self._finish([(c["model"], c["hw"], c["engine"]),
+                      (c["batch"], c["cards"]), (c["prompt"], c["output"])])
+
+    def state(self):
+        """``(generation_time result, floor TPOT, (fast, slow))`` of the current setting."""
+        c = self.controls
+        return forecast_panel_state(c["model"].value, c["hw"].value, c["engine"].value,
+                                    c["batch"].value, c["prompt"].value, c["output"].value,
+                                    c["cards"].value)
+
+    def _update(self):
+        st = self.state()
+        engine = self.controls["engine"].value
+        update_forecast_panel(self.artists, st, engine)
+        self.ax.set_xlim(0, nice_ceiling(st[2][1] * 1e3 * 1.15))
+        self.readout.value = _readout(st, engine)
+        return st
+
+
+def forecast_explorer(model_name=FORECAST_EXPLORER_SETTINGS["model"],
+                      hw=FORECAST_EXPLORER_SETTINGS["hw"],
+                      engine=FORECAST_EXPLORER_SETTINGS["engine"],
+                      batch=FORECAST_EXPLORER_SETTINGS["batch"],
+                      prompt_tokens=FORECAST_EXPLORER_SETTINGS["prompt_tokens"],
+                      output_tokens=FORECAST_EXPLORER_SETTINGS["output_tokens"],
+                      cards=FORECAST_EXPLORER_SETTINGS["cards"]) -> ForecastExplorer:
+    """Build the explorer.
+
+    Returns a :class:`ForecastExplorer` (an ``ipywidgets.VBox``) exposing ``.controls``
+    (dict of widgets), ``.readout``, ``.fig``, ``.artists``, ``.image``, ``.state()`` and
+    ``.update()``.
+    """
+    return ForecastExplorer(model_name, hw, engine, batch, prompt_tokens, output_tokens, cards)
