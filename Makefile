@@ -58,7 +58,7 @@ translation-status: $(STAMP)
 
 # what tests/book/test_translations.py would find in the translated messages (PAGES=book/intro ...)
 translation-check: $(STAMP)
-	$(BIN)/python -m tools.translations check $(PAGES)
+	$(BIN)/python -m tools.zh_checks $(PAGES)
 
 # pytest's exit status 5 means "no tests collected" (a PYTEST_ARGS selection that matches
 # nothing): reported, not a failure.

@@ -21,9 +21,10 @@ from conftest import ROOT
 
 from tools import bilingual
 from tools import translations as T
+from tools import zh_checks as C
 
 PAGES = e2e.toc_pages()
-CHECKS = T.CHECKS
+CHECKS = C.CHECKS
 
 
 @functools.cache
@@ -34,7 +35,7 @@ def pots() -> dict:
 
 @functools.cache
 def problems(page: str) -> dict[str, list[str]]:
-    return T.problems(page)
+    return C.problems(page)
 
 
 # -- every page has a current, complete catalog ---------------------------------------------
@@ -92,8 +93,8 @@ def test_edition_settings_are_chinese():
     cfg = yaml.safe_load(T.build_book.ZH_SETTINGS.read_text(encoding="utf-8"))
     assert cfg["sphinx"]["config"]["language"] == "zh_CN"
     for key in ("title", "author", "copyright"):
-        assert T.HAN.search(cfg[key]), (key, cfg[key])
-        assert not T.english_words(cfg[key]), (key, T.english_words(cfg[key]))
+        assert C.HAN.search(cfg[key]), (key, cfg[key])
+        assert not C.english_words(cfg[key]), (key, C.english_words(cfg[key]))
 
 
 # -- the translated messages ---------------------------------------------------------------
@@ -108,7 +109,7 @@ def test_translated_messages(page, check):
 
 # -- the term list ---------------------------------------------------------------------------
 def test_term_list_well_formed():
-    rows = T.terms()
+    rows = C.terms()
     assert len(rows) >= 40
     seen: dict[str, str] = {}
     for t in rows:
@@ -120,14 +121,14 @@ def test_term_list_well_formed():
 
 
 def _seed_text() -> str:
-    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(T.SEEDS.glob("*.txt")))
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(C.SEEDS.glob("*.txt")))
 
 
 def test_source_terms_are_the_sources_words():
     """A term marked `source` is written so in a source chapter."""
     text = _seed_text()
-    assert text, f"no source chapters in {T.SEEDS}"
-    wrong = [(t.english[0], t.chinese) for t in T.terms() if t.origin == "source" and t.chinese not in text]
+    assert text, f"no source chapters in {C.SEEDS}"
+    wrong = [(t.english[0], t.chinese) for t in C.terms() if t.origin == "source" and t.chinese not in text]
     assert not wrong, f"terms marked 'source' that the source chapters do not use: {wrong}"
 
 
@@ -148,16 +149,16 @@ def test_term_list_covers_the_glossary():
     missing = []
     for english, chinese, origin in rows:
         for piece in re.split(r"[、/\s]+", chinese):
-            if not T.HAN.search(piece):
+            if not C.HAN.search(piece):
                 continue
             if not any((t.chinese in piece or piece in t.chinese) and t.origin == origin
-                       for t in T.terms()):
+                       for t in C.terms()):
                 missing.append((english, piece, origin))
-    assert not missing, f"glossary terms not in {T.TERMS.name} (or not marked alike): {missing}"
+    assert not missing, f"glossary terms not in {C.TERMS.name} (or not marked alike): {missing}"
 
 
 def test_search_dictionary_comes_from_the_term_list():
-    words = bilingual.search_words(T.TERMS)
+    words = bilingual.search_words(C.TERMS)
     for word in ("算术强度", "机器分水岭", "转折点", "补零", "统一数据缓冲"):
         assert word in words
 
@@ -168,53 +169,53 @@ def test_parity_finds_what_a_translation_drops():
           "{ref}`sec`, [text](https://a.b/c) and <https://d.e/>.")
     full = ("读 {eval}`v.t`，见{doc}`公式表 <../appendix/formulas>`、$x^2$、{numref}`fig-a`、"
             "{ref}`sec`、[文字](https://a.b/c) 和 <https://d.e/>。")
-    assert T.missing_parity(en, full) == []
-    assert T.missing_parity(en, full.replace("{eval}`v.t`", "20 ms")) == ["{eval}`v.t`"]
-    assert T.missing_parity(en, full.replace("$x^2$", "x 的平方")) == ["math x^2"]
-    assert T.missing_parity(en, full.replace("../appendix/formulas", "formulas")) == \
+    assert C.missing_parity(en, full) == []
+    assert C.missing_parity(en, full.replace("{eval}`v.t`", "20 ms")) == ["{eval}`v.t`"]
+    assert C.missing_parity(en, full.replace("$x^2$", "x 的平方")) == ["math x^2"]
+    assert C.missing_parity(en, full.replace("../appendix/formulas", "formulas")) == \
         ["{doc}<../appendix/formulas>"]
-    assert T.missing_parity(en, full.replace("(https://a.b/c)", "(https://a.b)")) == ["link https://a.b/c"]
-    assert T.missing_parity(en, full.replace("{numref}`fig-a`", "图 1")) == ["{numref}<fig-a>"]
+    assert C.missing_parity(en, full.replace("(https://a.b/c)", "(https://a.b)")) == ["link https://a.b/c"]
+    assert C.missing_parity(en, full.replace("{numref}`fig-a`", "图 1")) == ["{numref}<fig-a>"]
     # a number shown twice in English must be shown twice in Chinese
-    assert T.missing_parity("{eval}`v.a` and {eval}`v.a`", "{eval}`v.a`") == ["{eval}`v.a`"]
+    assert C.missing_parity("{eval}`v.a` and {eval}`v.a`", "{eval}`v.a`") == ["{eval}`v.a`"]
 
 
 def test_terms_check_wants_the_listed_chinese():
-    assert T.missing_terms("The ridge point of the card", "这张卡的机器分水岭") == []
-    assert T.missing_terms("The ridge point of the card", "这张卡的平衡点") == ["ridge point → 机器分水岭"]
+    assert C.missing_terms("The ridge point of the card", "这张卡的机器分水岭") == []
+    assert C.missing_terms("The ridge point of the card", "这张卡的平衡点") == ["ridge point → 机器分水岭"]
     # a longer term claims its words first; a quoted English word is a mention
-    assert T.missing_terms("the largest batch", "最大并发数") == []
-    assert T.missing_terms('The source writes "decode".', "原文写作“decode”。") == []
-    assert T.missing_terms("one decode step", "一个 decode 步") == ["decode step → 解码步"]
+    assert C.missing_terms("the largest batch", "最大并发数") == []
+    assert C.missing_terms('The source writes "decode".', "原文写作“decode”。") == []
+    assert C.missing_terms("one decode step", "一个 decode 步") == ["decode step → 解码步"]
 
 
 def test_english_check_allows_only_the_list():
-    assert T.english_words("在 H100 上读 `weights` 需 $T$，见 [说明](https://x.y/z)。") == []
-    assert T.english_words("这张卡是 memory-bound 的") == ["memory-bound"]
-    assert T.english_words("原文写作“roofline”，kernel 与 Qwen3-8B 照写") == []
-    assert T.english_words("the read time") == ["read", "the", "time"]
+    assert C.english_words("在 H100 上读 `weights` 需 $T$，见 [说明](https://x.y/z)。") == []
+    assert C.english_words("这张卡是 memory-bound 的") == ["memory-bound"]
+    assert C.english_words("原文写作“roofline”，kernel 与 Qwen3-8B 照写") == []
+    assert C.english_words("the read time") == ["read", "the", "time"]
 
 
 def test_source_check_finds_a_copied_sentence():
     copied = "换句话说，读权重比算矩阵慢约一百多倍，所以换更快的卡几乎没用，少读数据或分摊读取才有用。"
-    assert T.shared_runs(copied), "a sentence of S23-J07 copied, with its punctuation changed"
-    assert T.shared_runs("权重要读一遍，算力再高也得等它。") == []
+    assert C.shared_runs(copied), "a sentence of S23-J07 copied, with its punctuation changed"
+    assert C.shared_runs("权重要读一遍，算力再高也得等它。") == []
     # marked as a quotation it is no longer prose of ours
     quoted = f"原文（S23-J07）说：“{copied}”"
-    assert T.shared_runs(T.prose(quoted, keep_quotes=False)) == []
+    assert C.shared_runs(C.prose(quoted, keep_quotes=False)) == []
 
 
 def test_quotes_check_wants_an_attribution():
     quote = "“读权重比算矩阵慢约一百多倍，所以换更快的卡几乎没用，少读数据或分摊读取才有用”"
-    assert T.unattributed_quotes(f"有人说：{quote}。") == [quote]
-    assert T.unattributed_quotes(f"S23-J07 的结论是：{quote}。") == []
+    assert C.unattributed_quotes(f"有人说：{quote}。") == [quote]
+    assert C.unattributed_quotes(f"S23-J07 的结论是：{quote}。") == []
 
 
 def test_titles_check_compares_with_the_target_page(monkeypatch):
     monkeypatch.setattr(T, "translated_title", lambda doc: "公式表")
     en = "see {doc}`Formula sheet <../appendix/formulas>`"
-    assert T.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式表 <../appendix/formulas>`") == []
-    assert T.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式清单 <../appendix/formulas>`")
+    assert C.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式表 <../appendix/formulas>`") == []
+    assert C.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式清单 <../appendix/formulas>`")
 
 
 # -- a message as the Chinese edition renders it: unit words and spacing ---------------------
@@ -223,11 +224,11 @@ VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 
 
 
 def test_render_fills_in_the_chinese_values():
-    text, spans = T.render("把 {eval}`v.b` 放在一起，耗时 **{eval}`v.t`**。", VALUES)
+    text, spans = C.render("把 {eval}`v.b` 放在一起，耗时 **{eval}`v.t`**。", VALUES)
     assert text == "把 32 个请求放在一起，耗时 20.90 ms。"
     assert [text[a:b] for a, b in spans] == ["32 个请求", "20.90 ms"]
-    assert T.render("共 {eval}`v.n` 个参数", VALUES)[0] == "共 700 亿个参数"
-    assert T.render("{eval}`v.missing`", VALUES)[0] == "?"
+    assert C.render("共 {eval}`v.n` 个参数", VALUES)[0] == "共 700 亿个参数"
+    assert C.render("{eval}`v.missing`", VALUES)[0] == "?"
 
 
 @pytest.mark.parametrize("msgstr, found", [
@@ -241,7 +242,7 @@ def test_render_fills_in_the_chinese_values():
     ("8 张卡的卡间带宽 {eval}`v.t`", None),
 ])
 def test_unit_word_check(msgstr, found):
-    problems = T.unit_word_problems(*T.render(msgstr, VALUES))
+    problems = C.unit_word_problems(*C.render(msgstr, VALUES))
     if found is None:
         assert problems == []
     else:
@@ -261,7 +262,7 @@ def test_unit_word_check(msgstr, found):
     ("$M = 1, 2, 4$ 行", None),                         # math keeps its commas
 ])
 def test_spacing_check(msgstr, found):
-    problems = T.spacing_problems(T.render(msgstr, VALUES)[0])
+    problems = C.spacing_problems(C.render(msgstr, VALUES)[0])
     if found is None:
         assert problems == []
     else:
@@ -284,21 +285,21 @@ ONE_TERM = {   # concept (its English in the term list) -> the chosen Chinese, a
 def test_one_term_per_concept(english):
     """Each concept has one listed Chinese term, and the term check finds its variants."""
     chinese, variant = ONE_TERM[english]
-    term = next((t for t in T.terms() if english in t.english), None)
+    term = next((t for t in C.terms() if english in t.english), None)
     assert term is not None and term.chinese == chinese, (english, term)
     msgid = f"The {english} here."
-    assert T.avoided_variants(msgid, f"这里的{chinese}。") == []
-    assert T.avoided_variants(msgid, f"这里的{variant}。"), (english, variant)
+    assert C.avoided_variants(msgid, f"这里的{chinese}。") == []
+    assert C.avoided_variants(msgid, f"这里的{variant}。"), (english, variant)
 
 
 def test_avoid_column_spares_other_words():
     """位 is a bit only after a number; 单元 is a cell only where the English says cell."""
-    assert T.avoided_variants("4-bit weights, two decimal places", "4 比特权重，两位小数") == []
-    assert T.avoided_variants("the multiply-accumulate cells", "乘累加单元") == []
-    assert T.avoided_variants("the compute units", "计算单元") == []
+    assert C.avoided_variants("4-bit weights, two decimal places", "4 比特权重，两位小数") == []
+    assert C.avoided_variants("the multiply-accumulate cells", "乘累加单元") == []
+    assert C.avoided_variants("the compute units", "计算单元") == []
 
 
 def test_abbreviations_need_no_quotation_marks():
-    assert T.english_words("首 token 延迟（TTFT）与每输出 token 时间（TPOT）") == []
-    assert T.english_words("全归约（all-reduce）与 LM head，算力利用率（MFU）") == []
-    assert T.english_words("这个 head 很大") == ["head"]     # LM head passes only as the phrase
+    assert C.english_words("首 token 延迟（TTFT）与每输出 token 时间（TPOT）") == []
+    assert C.english_words("全归约（all-reduce）与 LM head，算力利用率（MFU）") == []
+    assert C.english_words("这个 head 很大") == ["head"]     # LM head passes only as the phrase

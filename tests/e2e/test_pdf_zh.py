@@ -14,7 +14,7 @@ import test_pdf as en
 from conftest import ROOT
 
 from bookkit import zh_text
-from tools import translations as T
+from tools import zh_checks as C
 
 PDF_ZH = pathlib.Path(os.environ.get("BOOK_PDF_ZH") or ROOT / "_build" / "pdf" / "book-zh.pdf")
 
@@ -41,7 +41,7 @@ def han_by_font(pdf_reader, pages: int = 12) -> collections.Counter:
     drawn: collections.Counter = collections.Counter()
 
     def visit(text, cm, tm, font, size):
-        n = len(T.HAN.findall(unicodedata.normalize("NFKC", text)))
+        n = len(C.HAN.findall(unicodedata.normalize("NFKC", text)))
         if n:
             font = font or {}
             drawn[(str(font.get("/Subtype")), str(font.get("/BaseFont")))] += n
@@ -64,7 +64,7 @@ def test_pdf_draws_chinese_with_a_chinese_font(pdf_reader):
 def test_pdf_has_the_chinese_titles(pdf_text):
     """Chapter-level pages whose title is translated appear under their Chinese title."""
     flat = en._squash(pdf_text)
-    titles = {doc: t for doc in en.e2e.toc_chapters(ROOT) if (t := T.translated_title(doc))}
+    titles = {doc: t for doc in en.e2e.toc_chapters(ROOT) if (t := C.translated_title(doc))}
     assert titles, "no translated chapter title"
     missing = {doc: t for doc, t in titles.items() if en._squash(t) not in flat}
     assert not missing, f"Chinese titles not in the PDF text layer: {missing}"
