@@ -212,7 +212,7 @@ def test_quotes_check_wants_an_attribution():
 
 
 def test_titles_check_compares_with_the_target_page(monkeypatch):
-    monkeypatch.setattr(T, "translated_title", lambda doc: "公式表")
+    monkeypatch.setattr(C, "translated_title", lambda doc: "公式表")
     en = "see {doc}`Formula sheet <../appendix/formulas>`"
     assert C.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式表 <../appendix/formulas>`") == []
     assert C.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式清单 <../appendix/formulas>`")
