@@ -103,8 +103,9 @@ def build_singlehtml(path_output: pathlib.Path | None = None, lang: str = "en") 
     cmd = build_book.build_command(offline=True, builder="singlehtml", config=cfg, strict=False,
                                    path_output=path_output)
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(pathlib.Path(__file__).resolve().parent)] + [p for p in [env.get("PYTHONPATH")] if p])
+    # Sphinx loads this file as the extension ``build_pdf``; its imports of ``tools`` need
+    # the repository root on the path
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     print("pdf: " + " ".join(cmd[1:]), flush=True)
     rc = subprocess.call(cmd, cwd=ROOT, env=env)
     if rc != 0:
