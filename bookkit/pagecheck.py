@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import pathlib
 
-from .roles import eval_expressions, plain_result, stored_expressions
+from .roles import eval_expressions, stored_expressions
 
 __all__ = ["check_page_values"]
 

@@ -5,8 +5,9 @@ A markdown cell's ``{eval}`expr``` roles are found as jupyterlab-myst finds them
 blocks and directives whose body is not markdown are not expressions; a directive's
 title and body are markdown, its ``:option:`` lines are not.  ``tools/execute.py``
 stores one result per occurrence, in document order, in the cell's
-``user_expressions`` metadata (jupyterlab-myst's format); the web build, the page
-check and the tests read them back with :func:`plain_result`.
+``user_expressions`` metadata (jupyterlab-myst's format); the web build and the tests
+read them back with :func:`plain_result`, and the page check compares the stored
+``text/plain`` with what the kernel shows now.
 """
 from __future__ import annotations
 
