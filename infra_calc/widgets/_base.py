@@ -55,6 +55,27 @@ def object_options(given, catalog) -> list:
     return opts
 
 
+def model_and_card_menus(model, hw) -> dict:
+    """The ``"model"`` and ``"hw"`` menus of an explorer, holding the objects themselves.
+
+    ``model`` and ``hw`` are resolved here (a name or the object); a changed model or
+    card keeps its figures.  The model menu is wide enough for the catalog's longest
+    name ("DeepSeek-R1-Distill-Llama-70B", tests/e2e/test_lab_explorers.py).
+    """
+    from ..hardware import CATALOG, accelerator
+    from ..models import MODELS, resolve_model
+
+    spec, acc = resolve_model(model), accelerator(hw)
+    return {
+        "model": w.Dropdown(options=object_options(spec, MODELS.values()), value=spec,
+                            description="model", style={"description_width": "initial"},
+                            layout=w.Layout(width="max-content", min_width="25em")),
+        "hw": w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
+                         description="accelerator", style={"description_width": "initial"},
+                         layout=w.Layout(width="17em")),
+    }
+
+
 def table_html(rows, columns: int = 1) -> str:
     """A readout table from ``(label, value)`` pairs, ``columns`` pairs side by side.
 

@@ -22,9 +22,7 @@ from ..figures.ch4 import (
     forecast_panel_state,
     update_forecast_panel,
 )
-from ..hardware import CATALOG, accelerator
-from ..models import MODELS, resolve_model
-from ._base import Explorer, object_options, sig, warning_html
+from ._base import Explorer, model_and_card_menus, sig, warning_html
 from .moe import nice_ceiling
 
 __all__ = ["ForecastExplorer", "forecast_explorer", "BATCH_OPTIONS", "LENGTH_OPTIONS",
@@ -59,15 +57,9 @@ class ForecastExplorer(Explorer):
 
     def __init__(self, model_name, hw, engine, batch, prompt_tokens, output_tokens, cards):
         self._start()
-        spec, acc = resolve_model(model_name), accelerator(hw)
         slider = dict(continuous_update=False, style={"description_width": "initial"})
         self.controls = {
-            "model": w.Dropdown(options=object_options(spec, MODELS.values()), value=spec,
-                                description="model", style={"description_width": "initial"},
-                                layout=w.Layout(width="max-content", min_width="25em")),
-            "hw": w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
-                             description="accelerator", style={"description_width": "initial"},
-                             layout=w.Layout(width="17em")),
+            **model_and_card_menus(model_name, hw),
             "engine": w.Dropdown(options=list(ENGINE_FAMILIES), value=engine,
                                  description="engine", style={"description_width": "initial"},
                                  layout=w.Layout(width="17em")),

@@ -14,10 +14,8 @@ import ipywidgets as w
 
 from ..decode import model_decode_step
 from ..figures.ch3 import KV_EXPLORER_SETTINGS, draw_kv_panel, update_kv_panel
-from ..hardware import CATALOG, accelerator
 from ..kv import critical_context, turning_batch
-from ..models import MODELS, resolve_model
-from ._base import Explorer, object_options, sig, warning_html
+from ._base import Explorer, model_and_card_menus, sig, warning_html
 from .moe import nice_ceiling
 
 __all__ = ["KvExplorer", "kv_explorer", "BATCH_OPTIONS", "CONTEXT_OPTIONS", "KV_BYTES_OPTIONS"]
@@ -61,16 +59,9 @@ class KvExplorer(Explorer):
         self.bytes_per_param = bytes_per_param
         self.capped = None
         self._fitting = False
-        spec, acc = resolve_model(model_name), accelerator(hw)
         # the menus hold the objects themselves (a changed model or card keeps its figures)
         self.controls = {
-            # wide enough for "DeepSeek-R1-Distill-Llama-70B" (tests/e2e/test_lab_explorers.py)
-            "model": w.Dropdown(options=object_options(spec, MODELS.values()), value=spec,
-                                description="model", style={"description_width": "initial"},
-                                layout=w.Layout(width="max-content", min_width="25em")),
-            "hw": w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
-                             description="accelerator", style={"description_width": "initial"},
-                             layout=w.Layout(width="17em")),
+            **model_and_card_menus(model_name, hw),
             "kv_bytes": w.Dropdown(options=list(KV_BYTES_OPTIONS), value=float(kv_bytes_per_element),
                                    description="KV bytes per element",
                                    style={"description_width": "initial"},
