@@ -81,11 +81,15 @@ _LAZY = {
     # the book's pages: numbers as the prose shows them
     "shown": "display", "Shown": "display", "PageValues": "display",
     "check_page_values": "pagecheck",
+    # chapter 4: a forecast (a model resting on the floor)
+    "Forecast": "forecasting", "forecast": "forecasting", "Band": "forecasting",
+    "forecast_engines": "forecasting",
 }
 #: Submodules imported on first use.
 _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
                "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
-               "prefill", "parallel", "generation", "display", "pagecheck")
+               "prefill", "parallel", "generation", "display", "pagecheck",
+               "forecasting", "fit")
 
 __all__ = [
     "Accelerator", "CATALOG", "accelerator", "accelerator_names",
@@ -105,7 +109,7 @@ __all__ = [
     "TensorParallelStep", "tensor_parallel_step", "ring_allreduce_time",
     "in_switch_allreduce_time", "allreduce_time", "CardShare", "card_share",
     "Estimate", "estimate", "source", "units", "__version__",
-    "shown", "Shown", "PageValues", "check_page_values",
+    "shown", "Shown", "PageValues", "check_page_values", "Forecast", "forecast", "Band", "forecast_engines",
 ]
 
 
