@@ -89,7 +89,7 @@ _LAZY = {
 _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
                "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
                "prefill", "parallel", "generation", "display", "pagecheck",
-               "forecasting", "fit")
+               "forecasting", "fit", "crossval")
 
 __all__ = [
     "Accelerator", "CATALOG", "accelerator", "accelerator_names",
