@@ -29,6 +29,7 @@ from .fit import FAMILY_PRIOR, fit_knobs, load_data, pooled_efficiency, predict,
 from .forecasting import KNOB_COLUMNS, POOLED
 
 __all__ = ["Prediction", "Score", "Report", "cross_validate", "scores", "evaluate", "summary",
+           "rows_table",
            "knobs_csv", "METRIC_OF", "GOALS", "HOLDOUT_RULE", "BAND_MIN_ROWS"]
 
 #: row kind -> metric name of the report
@@ -239,3 +240,22 @@ def summary(report: Report | None = None) -> str:
     for p in rep.holdout:
         lines.append(f"  {p.row.m.id}: {METRIC_OF[p.row.kind]} error {p.error():+.1%}")
     return "\n".join(lines)
+
+
+def rows_table(report: Report | None = None, by: str = "group") -> list[dict]:
+    """One dict per cross-validated row (``by="group"`` or ``"publisher"``), in file order:
+    id, group, publisher, engine, vendor, card, metric, measured, forecast (family knobs),
+    pooled, efficiency and floor (the baselines), all in the metric's own SI terms
+    (seconds, or output tokens/s per card), and the model's relative error."""
+    rep = evaluate() if report is None else report
+    preds = rep.cv if by == "group" else rep.lopo
+    out = []
+    for p in preds:
+        r, m = p.row, p.row.m
+        out.append({"id": m.id, "group": m.group, "publisher": m.publisher, "engine": m.engine,
+                    "vendor": m.vendor, "accelerator": m.accelerator,
+                    "metric": METRIC_OF[r.kind], "measured": r.measured,
+                    **{w: float(r.figure(getattr(p, w)))
+                       for w in ("model", "pooled", "efficiency", "floor")},
+                    "error": p.error(), "lengths_stated": r.lengths_stated})
+    return out

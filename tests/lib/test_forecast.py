@@ -194,3 +194,15 @@ def test_cli_estimate_prints_the_forecast_beside_the_floor(capsys):
     assert main(["estimate", "--model", "llama-2-7b", "--hw", "A100", "--prompt", "16",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["forecast"]["kind"].startswith("a model")
+
+
+def test_the_rows_table_gives_each_prediction_in_its_metric_terms():
+    table = crossval.rows_table()
+    rep = crossval.evaluate()
+    assert [t["id"] for t in table] == [r.m.id for r in rep.data.rows]
+    for t in table:
+        assert t["error"] == pytest.approx(t["model"] / t["measured"] - 1)
+        if t["metric"] == "output_throughput_per_card":
+            assert t["floor"] >= t["model"]            # a rate: the floor's is the highest
+        else:
+            assert t["floor"] <= t["model"]
