@@ -118,7 +118,12 @@ class Row:
 
 
 class Skip(Exception):
-    """A row that cannot be fitted, with the reason."""
+    """A row that cannot be fitted, with the reason (and its :class:`Row` where one was built:
+    its floor still holds, so a measurement faster than it is still a fault)."""
+
+    def __init__(self, reason, row=None):
+        super().__init__(reason)
+        self.row = row
 
 
 def prepare(m) -> Row:
@@ -139,9 +144,6 @@ def prepare(m) -> Row:
     if kind != "ttft" and not m.batch:
         raise Skip("decode batch not stated")
     stated = bool(m.prompt_tokens) and (kind == "ttft" or bool(m.output_tokens))
-    if not stated and m.batch != 1:
-        raise Skip("prompt or output length not stated at a batch above 1 (the cache read "
-                   "it sets is not negligible)")
     p = m.prompt_tokens or 1
     o = 1 if kind == "ttft" else max(m.output_tokens or 2, 2)
     try:
@@ -169,11 +171,15 @@ def prepare(m) -> Row:
         fl = floor.floor_total
         y = m.value_si if kind == "total" else w.batch * o / (m.output_rate_per_card * w.cards)
     pre = mdl.prefill
-    return Row(m=m, family=m.engine, kind=kind, y=float(y), floor=float(fl),
-               layers=w.model.layers, cards=int(w.cards),
-               pre=(float(pre.t_read), float(pre.t_compute), float(pre.t_comm)), a=a,
-               steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,
-               lengths_stated=stated)
+    row = Row(m=m, family=m.engine, kind=kind, y=float(y), floor=float(fl),
+              layers=w.model.layers, cards=int(w.cards),
+              pre=(float(pre.t_read), float(pre.t_compute), float(pre.t_comm)), a=a,
+              steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,
+              lengths_stated=stated)
+    if not stated and m.batch != 1:
+        raise Skip("prompt or output length not stated at a batch above 1 (the cache read "
+                   "it sets is not negligible)", row)
+    return row
 
 
 @dataclass(frozen=True)
@@ -184,7 +190,8 @@ class Data:
     rows: tuple
     #: Held-out rows (``sets`` holds ``holdout``): never fitted, never used to choose anything.
     holdout: tuple
-    #: Rows faster than their own floor: ``(row, "faster than its floor by x %")``.
+    #: Rows faster than their own floor: ``(row, "faster than its floor by x %")``, among
+    #: every row whose floor could be computed (also those left out for their lengths).
     faults: tuple
     #: Measurements left out: ``(measurement, reason)``.
     skipped: tuple
@@ -197,12 +204,16 @@ def load_data(rows=None) -> Data:
     fit, hold, faults, skipped = [], [], [], []
     for m in independent(rows):
         try:
-            r = prepare(m)
+            r, usable = prepare(m), True
         except Skip as exc:
-            skipped.append((m, str(exc)))
-            continue
+            r, usable = exc.row, False
+            if r is None or r.y >= r.floor * (1 - 1e-9):
+                skipped.append((m, str(exc)))
+                continue
         if r.y < r.floor * (1 - 1e-9):
             faults.append((r, f"faster than its floor by {100 * (1 - r.y / r.floor):.1f} %"))
+        elif not usable:
+            continue
         elif "holdout" in m.sets.split():
             hold.append(r)
         else:
