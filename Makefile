@@ -16,7 +16,7 @@ PYTEST_JOBS ?= 2
 PYTEST_ARGS ?=
 PYTEST = $(BIN)/python -m pytest --mpl -n $(PYTEST_JOBS) --dist loadfile
 
-.PHONY: all install book test check lint lab figures execute bench pdf clean help \
+.PHONY: all install book test check lint lab figures fit execute bench pdf clean help \
 	translations translation-status translation-check
 
 all: book
@@ -28,6 +28,7 @@ help:
 	@echo "make check     the loop while working: library, stored pages, changed notebooks"
 	@echo "make lab       open the notebooks in JupyterLab"
 	@echo "make figures   regenerate book/figures (PNG + SVG + figures.json)"
+	@echo "make fit       refit the forecast's knobs (infra_calc/data/forecast_knobs.csv)"
 	@echo "make execute   re-execute every notebook in place (deterministic)"
 	@echo "make bench     print the speed benchmarks as ratios"
 	@echo "make pdf       build PDFs of the whole book (_build/pdf/book.pdf, book-zh.pdf; needs npm + chromium)"
@@ -102,6 +103,11 @@ lab: $(STAMP)
 
 figures: $(STAMP)
 	$(BIN)/python -m infra_calc figures --out book/figures
+
+# the forecast's knobs, fitted on infra_calc/data/measurements.csv (byte-stable; a test
+# checks that the stored file is what a fresh fit gives)
+fit: $(STAMP)
+	$(BIN)/python -m infra_calc fit
 
 execute: $(STAMP)
 	$(BIN)/python -m tools.execute $(NOTEBOOKS)

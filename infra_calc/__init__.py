@@ -82,11 +82,15 @@ _LAZY = {
     "allreduce_time": "comm", "CardShare": "sharding", "card_share": "sharding",
     # the book's pages: numbers as the prose shows them
     "shown": "display", "Shown": "display", "PageValues": "display",
+    # chapter 4: a forecast (a model resting on the floor)
+    "Forecast": "forecasting", "forecast": "forecasting", "Band": "forecasting",
+    "forecast_engines": "forecasting",
 }
 #: Submodules imported on first use.
 _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
                "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
-               "prefill", "parallel", "generation", "display")
+               "prefill", "parallel", "generation", "display",
+               "forecasting", "fit", "crossval")
 
 #: Submodules that are part of the public names themselves.
 _PUBLIC_MODULES = ("source", "units")

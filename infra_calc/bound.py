@@ -58,10 +58,11 @@ class Bounds:
     bound: str | np.ndarray
 
 
-def bounds(nbytes, flops, acc, *, t_comm=0.0, overlap=True, overlap_comm=False) -> Bounds:
+def bounds(nbytes, flops, acc, *, t_comm=0.0, overlap=True, overlap_comm=False,
+           math="bf16") -> Bounds:
     """The two floors of ``nbytes`` read and ``flops`` done on ``acc``, and the step time.
 
-    .. math:: T_{read} = R/\\beta,\\quad T_{compute} = F/\\Pi,\\quad
+    .. math:: T_{read} = R/\\beta,\\quad T_{compute} = F/\\Pi_m,\\quad
               T_{floor} = \\max(T_{read}, T_{compute})\\ \\text{(or the sum)},\\quad
               T_{step} = T_{floor} + T_{comm}\\ \\text{(or the max)}
 
@@ -70,13 +71,16 @@ def bounds(nbytes, flops, acc, *, t_comm=0.0, overlap=True, overlap_comm=False) 
     nbytes, flops : float or array_like
         Bytes read ``R`` and FLOPs ``F`` (already checked: >= 0).
     acc : Accelerator
-        Already resolved: bandwidth ``β`` (bytes/s) and dense peak ``Π`` (FLOP/s).
+        Already resolved: bandwidth ``β`` (bytes/s) and dense peaks (FLOP/s).
     t_comm : float or array_like, keyword-only
         Seconds of communication from a collective model (default 0).
     overlap : bool, keyword-only
         Reads and math overlap (``max``, default) or run one after the other (sum).
     overlap_comm : bool, keyword-only
         Communication overlaps the floor (``max``) instead of adding to it (default).
+    math : str, keyword-only
+        Math precision whose dense peak ``Π_m`` bounds the math (default ``"bf16"``:
+        ``acc.peak_flops``; see :meth:`~infra_calc.hardware.Accelerator.peak`).
 
     >>> from infra_calc.hardware import Accelerator
     >>> b = bounds(1e9, 2e12, Accelerator("tie", 2e12, 1e12, 1e12))
@@ -87,7 +91,7 @@ def bounds(nbytes, flops, acc, *, t_comm=0.0, overlap=True, overlap_comm=False) 
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
     tr, tc, tm = np.broadcast_arrays(np.asarray(nbytes, dtype=float) / acc.mem_bandwidth,
-                                     np.asarray(flops, dtype=float) / acc.peak_flops,
+                                     np.asarray(flops, dtype=float) / acc.peak(math),
                                      np.asarray(t_comm, dtype=float))
     floor = np.maximum(tr, tc) if overlap else tr + tc
     step = np.maximum(floor, tm) if overlap_comm else floor + tm

@@ -1,4 +1,4 @@
-"""Command line: ``python -m infra_calc {reproduce,estimate,list,figures,measure}``."""
+"""Command line: ``python -m infra_calc {reproduce,estimate,forecast,fit,list,figures,measure}``."""
 from __future__ import annotations
 
 import argparse
@@ -81,6 +81,18 @@ def _flag_names(message: str) -> str:
     return re.sub(rf"(?<![\w-])({'|'.join(flags)})\b", lambda m: flags[m[1]], message)
 
 
+_FORECAST_HELP = """\
+A forecast of one request: the floor of `estimate` made realistic by knobs fitted
+on published measurements (infra_calc/data/measurements.csv): the read at a
+fitted fraction of the bandwidth, the math at a fitted fraction of the math
+precision's dense peak, plus a fixed cost per layer and per all-reduce.  It is a
+MODEL, not a bound: every interval is the 10th-90th percentile of the engine
+family's cross-validated errors, so about 8 in 10 unseen measurements fall inside.
+The floor it rests on is printed beside it.
+"""
+
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = Parser(prog="python -m infra_calc",
                description="LLM inference performance estimates (the book's calculator).")
@@ -117,6 +129,33 @@ def _build_parser() -> argparse.ArgumentParser:
     e.add_argument("--json", action="store_true",
                    help="print strict JSON instead of a table (null, with a reason, "
                         "for an infinite number)")
+    e.add_argument("--engine", default=None,
+                   help="engine family of the forecast printed with --prompt (default: the "
+                        "pooled fit; `python -m infra_calc forecast --help` lists them)")
+
+    f = sub.add_parser("forecast", help="forecast TTFT, TPOT and tokens/s with intervals (a model)",
+                       description=_FORECAST_HELP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    f.add_argument("--model", required=True, help="catalog model name or path to a config.json")
+    f.add_argument("--hw", required=True, help="catalog accelerator name")
+    f.add_argument("--prompt", type=_typed("--prompt"), required=True, help="prompt tokens P per request")
+    f.add_argument("--output-tokens", type=_typed("--output-tokens"), required=True, help="output tokens O per request")
+    f.add_argument("--batch", type=_typed("--batch"), default=1, help="requests decoded together (default 1)")
+    f.add_argument("--cards", type=_typed("--cards"), default=1, help="tensor-parallel cards (default 1)")
+    f.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"), default=2.0,
+                   help="stored bytes per weight: 2 = BF16 (default), 1 = 8-bit, 0.5 = 4-bit")
+    f.add_argument("--kv-bytes", type=_typed("--kv-bytes"), default=2.0,
+                   help="bytes per cached K/V element: 2 = BF16 (default), 1 = FP8")
+    f.add_argument("--math", default="bf16",
+                   help="math precision whose dense peak bounds the math: bf16 (default), fp8, fp4")
+    f.add_argument("--engine", default=None,
+                   help="engine family whose fitted knobs to use (default: the pooled fit)")
+    f.add_argument("--json", action="store_true", help="print strict JSON instead of text")
+
+    ft = sub.add_parser("fit", help="refit the forecast's knobs from the measurements and "
+                                    "store them (infra_calc/data/forecast_knobs.csv)")
+    ft.add_argument("--out", default=None,
+                    help="where to write the knobs (default: the packaged forecast_knobs.csv)")
 
     sub.add_parser("list", help="list catalog accelerators and models")
     sub.add_parser("figures", help="regenerate every published figure (see figures --help)",
@@ -133,9 +172,76 @@ def _estimate(args) -> str:
                    context=args.context, workspace=args.workspace_gib * GiB,
                    kv_bytes_per_element=args.kv_bytes, cards=args.cards, prompt_tokens=args.prompt,
                    output_tokens=args.output_tokens)
+    fc = None
+    if args.prompt is not None:
+        from .forecasting import forecast
+        fc = forecast(est.model, est.hw, prompt_tokens=args.prompt,
+                      output_tokens=est.request.output_tokens, batch=args.batch, cards=args.cards,
+                      bytes_per_param=args.bytes_per_param, kv_bytes_per_element=args.kv_bytes,
+                      engine=args.engine)
     if args.json:
-        return json.dumps(est.to_dict(), indent=2, allow_nan=False)
-    return est.table()
+        d = est.to_dict()
+        if fc is not None:
+            d["forecast"] = _forecast_dict(fc)
+        return json.dumps(d, indent=2, allow_nan=False)
+    return est.table() + ("" if fc is None else "\n\n" + _forecast_text(fc))
+
+
+def _forecast_dict(fc) -> dict:
+    kn = fc.knobs
+    out = {"kind": "a model (floor made realistic by fitted knobs), not a bound",
+           "engine": fc.engine, "math": fc.math}
+    for name in ("ttft", "tpot", "total", "output_tokens_per_s"):
+        b = getattr(fc, name)
+        out[name] = {"value": b.value, "low": b.low, "high": b.high}
+    g = fc.floor
+    out["floor"] = {"ttft": g.prefill.t_floor, "tpot": float(g.floor_step_times.mean())
+                    if g.floor_step_times.size else 0.0, "total": g.floor_total,
+                    "output_tokens_per_s": g.batch * g.output_tokens / g.floor_total}
+    out["knobs"] = {"eta_mem": kn.eta_mem, "eta_flop": kn.eta_flop, "c_layer_s": kn.c_layer,
+                    "c_allreduce_s": kn.c_allreduce, "rows": kn.rows, "groups": kn.groups,
+                    "holdout_rows": kn.holdout_rows, "holdout_inside": kn.holdout_inside}
+    return out
+
+
+def _forecast_text(fc) -> str:
+    d = _forecast_dict(fc)
+    kn = fc.knobs
+    lines = [f"forecast (a MODEL, not a bound): engine {fc.engine}, math {fc.math}; knobs fitted on "
+             f"{kn.rows} rows in {kn.groups} groups: eta_mem {kn.eta_mem:.2f}, eta_flop "
+             f"{kn.eta_flop:.2f}, {kn.c_layer * 1e6:.1f} us per layer, {kn.c_allreduce * 1e6:.1f} "
+             "us per all-reduce",
+             f"{'':38}{'forecast':>12}  {'80% interval':^25}  {'floor':>12}"]
+    from ._estimate_table import _n  # the table's numbers: SI in, long times in a larger unit
+    for name, label, unit in (("ttft", "TTFT", "ms"), ("tpot", "TPOT (mean)", "ms"),
+                              ("total", "total", "s"), ("output_tokens_per_s",
+                                                        "tokens/s (whole batch)", None)):
+        b = d[name]
+        cells = [_n(x, unit, 3) for x in (b["value"], b["low"], b["high"], d["floor"][name])]
+        lines.append(f"  {label:<36}{cells[0]:>12}  [{cells[1]:>9} - {cells[2]:>9}]  {cells[3]:>12}")
+    lines.append(f"  held-out rows inside their interval: {kn.holdout_inside} of {kn.holdout_rows}")
+    return "\n".join(lines)
+
+
+def _forecast(args) -> str:
+    from .forecasting import forecast
+    fc = forecast(args.model, args.hw, prompt_tokens=args.prompt, output_tokens=args.output_tokens,
+                  batch=args.batch, cards=args.cards, bytes_per_param=args.bytes_per_param,
+                  kv_bytes_per_element=args.kv_bytes, math=args.math, engine=args.engine)
+    if args.json:
+        return json.dumps(_forecast_dict(fc), indent=2, allow_nan=False)
+    return _forecast_text(fc)
+
+
+def _fit(args) -> str:
+    from importlib import resources
+
+    from .crossval import evaluate, knobs_csv, summary
+    rep = evaluate()
+    path = args.out or str(resources.files("infra_calc").joinpath("data", "forecast_knobs.csv"))
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(knobs_csv(rep))
+    return summary(rep) + f"\nknobs written to {path}"
 
 
 def main(argv=None) -> int:
@@ -172,9 +278,13 @@ def main(argv=None) -> int:
                 print(f"  {listed(entry)}")
         elif args.command == "estimate":
             print(_estimate(args))
+        elif args.command == "forecast":
+            print(_forecast(args))
+        elif args.command == "fit":
+            print(_fit(args))
     except (ValueError, TypeError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        msg = _flag_names(str(msg)) if args.command == "estimate" else msg
+        msg = _flag_names(str(msg)) if args.command in ("estimate", "forecast") else msg
         print(f"python -m infra_calc {args.command}: error: {msg}", file=sys.stderr)
         return 2
     return 0

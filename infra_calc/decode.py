@@ -147,7 +147,7 @@ class ModelDecodeStep(ModelOnCard):
 
 def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_param=None,
                       kv_bytes_per_element=None, weights="touched",
-                      workspace=None, routing=None) -> ModelDecodeStep:
+                      workspace=None, routing=None, math=None) -> ModelDecodeStep:
     """One decode step of a model on one card, with its KV cache.
 
     - weight bytes :math:`R_W` (``weights="touched"``, the default:
@@ -182,6 +182,8 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
     routing : {"floor", "uniform"}, keyword-only
         Experts read per MoE layer (default ``"floor"``: ``k``, so ``t_step``
         is a lower bound; ``"uniform"``: the uniform-routing model).
+    math : str, keyword-only
+        Math precision whose dense peak bounds the math (default ``"bf16"``).
 
     Returns
     -------
@@ -189,7 +191,7 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
     """
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
-                    routing=routing)
+                    routing=routing, math=math)
     if np.any(np.asarray(w.cards) != 1):
         raise ValueError(f"cards must be 1 for model_decode_step, got {w.cards}; "
                          "use tensor_parallel_step for more cards")
@@ -197,7 +199,7 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
     acc = w.hw
     r = c["weight_bytes"] + c["kv_bytes"]
     f = c["flops_linear"] + c["flops_attention"]
-    t = bounds(r, f, acc)
+    t = bounds(r, f, acc, math=w.math)
     bound = np.asarray(t.floor_bound)
     region = np.where(bound == "compute", "compute",
                       np.where(c["weight_bytes"] >= c["kv_bytes"], "weight-read", "kv-read"))

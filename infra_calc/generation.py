@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int
+from .bound import Bounds
 from .comm import COMM_MODELS
 from .parallel import step_parts
 from .prefill import PrefillStep, prefill_step
@@ -60,6 +61,11 @@ class GenerationTime(ModelOnCard):
     #: The all-reduce model's time in ``total`` (prefill's and every step's), seconds;
     #: 0 on one card and with ``overlap_comm`` only what the overlap does not hide.
     comm_time: float
+    #: The decode steps' terms (``t_read``, ``t_compute``, ``t_comm`` ... arrays over
+    #: ``j = 1 … O-1``; empty when ``O = 1``), what a model built on the floor reads.
+    steps: Bounds = None
+    #: Math precision whose dense peak bounds the math.
+    math: str = "bf16"
 
 
 def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
@@ -79,7 +85,7 @@ def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
 def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
                     bytes_per_param=None, batch=None, kv_bytes_per_element=None, cards=None,
                     weights="touched", overlap_comm=False, comm="ring",
-                    workspace=None, routing=None) -> GenerationTime:
+                    workspace=None, routing=None, math=None) -> GenerationTime:
     """Lower bound on one whole request: prefill plus the decode steps.
 
     The prefill pass (:func:`infra_calc.prefill.prefill_step`) yields the
@@ -123,6 +129,9 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
     routing : {"floor", "uniform"}, keyword-only
         Experts read per MoE layer in every pass (default ``"floor"``, ``k``:
         the total stays a lower bound; ``"uniform"``: the uniform-routing model).
+    math : str, keyword-only
+        Math precision of the matrix multiplies (default ``"bf16"``): its dense
+        peak (:meth:`Accelerator.peak`) bounds the math of every pass.
 
     ``floor_total`` is the same sum without the all-reduce model, which
     ``comm_time`` holds apart: on several cards only ``floor_total`` is a floor.
@@ -131,7 +140,7 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
         raise TypeError("prompt_tokens and output_tokens (tokens) are required")
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
                     kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace,
-                    routing=routing)
+                    routing=routing, math=math)
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
     p, o = check_request(w.model, prompt_tokens, output_tokens)
@@ -147,6 +156,7 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
         floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)
     else:
         times = floors = np.zeros(0)
+        steps = Bounds(times, times, times, times, times, np.zeros(0, dtype=str), np.zeros(0, dtype=str))
     decode = float(times.sum())
     total = pre.t_step + decode
     longest = p + o - 1
@@ -160,4 +170,5 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
         max_context=longest, memory_per_card=mem, fits=bool(mem <= w.hw.mem_capacity),
         floor_step_times=floors, floor_total=float(pre.t_floor + floors.sum()),
         comm_time=float(total - pre.t_floor - floors.sum()),
+        steps=steps, math=w.math,
     )

@@ -3,7 +3,9 @@
 Every catalog entry records the document its numbers come from.  ``peak_flops``
 is always the *dense* BF16 (or FP16 where the vendor gives no BF16 figure)
 tensor throughput, never the 2:4-sparse headline number that spec sheets print
-next to it.  ``mem_capacity`` is the physical size in bytes: memory is built
+next to it; :attr:`Accelerator.peaks` adds the dense peak of each lower math precision
+the card runs (FP8, FP4), each with its source, and :meth:`Accelerator.peak` gives the peak
+of one precision.  ``mem_capacity`` is the physical size in bytes: memory is built
 in binary sizes, so a card sold as "80 GB" holds 80 GiB = 85.9e9 bytes.
 """
 from __future__ import annotations
@@ -20,7 +22,11 @@ from .units import GB, GiB
 
 __all__ = ["Accelerator", "CATALOG", "accelerator", "accelerator_names",
            "READINGS", "DECIMAL_CAPACITY_NOTE", "capacity_reading", "decimal_reading",
-           "ASSUMED_LINK_LATENCY"]
+           "ASSUMED_LINK_LATENCY", "MATH_PRECISIONS"]
+
+#: Math precisions a peak can be asked for, widest first.  ``"fp16"`` reads the BF16 peak:
+#: every catalog card prints the same dense FP16 and BF16 tensor rate.
+MATH_PRECISIONS = ("bf16", "fp16", "fp8", "fp4")
 
 #: The two ways to read a card's capacity: what is physically built (binary
 #: GiB, the catalog value) and the number on the box read as 10^9 bytes.
@@ -97,6 +103,11 @@ class Accelerator:
         catalog: a card sold as 80 GB holds 80 GiB) or ``"decimal GB"`` (the
         label read as 10^9 bytes, as the source chapters do; see
         :func:`decimal_reading`).
+    peaks : tuple of (str, float, str), optional
+        Dense tensor peaks of the lower math precisions the card runs, as
+        ``(precision, FLOP/s, source)`` triples, e.g. ``("fp8", 1978.9e12,
+        "NVIDIA H100 datasheet ...")``; BF16 (and FP16) is ``peak_flops``.
+        A card without an entry for a precision does not run it.
 
     Notes
     -----
@@ -120,6 +131,7 @@ class Accelerator:
     in_switch_reduction: bool = False
     domain_source: str = ""
     capacity_reading: str = "physical GiB"
+    peaks: tuple[tuple[str, float, str], ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -146,6 +158,52 @@ class Accelerator:
         if self.capacity_reading not in READINGS:
             raise ValueError(f"capacity_reading must be one of {READINGS}, "
                              f"got {self.capacity_reading!r}")
+        peaks = []
+        for entry in self.peaks:
+            if not (isinstance(entry, tuple) and len(entry) == 3):
+                raise TypeError(f"peaks must hold (precision, FLOP/s, source) triples, got {entry!r}")
+            prec, flops, src = entry
+            if prec not in MATH_PRECISIONS[2:]:
+                raise ValueError(f"peaks: precision must be one of {MATH_PRECISIONS[2:]} "
+                                 f"(BF16/FP16 is peak_flops), got {prec!r}")
+            peaks.append((prec, float(check_number(flops, f"peaks[{prec!r}]", "FLOP/s")), str(src)))
+        object.__setattr__(self, "peaks", tuple(peaks))
+
+    @property
+    def math_precisions(self) -> tuple[str, ...]:
+        """The math precisions this card has a dense peak for (``"bf16"``, ``"fp16"``, then ``peaks``)."""
+        return ("bf16", "fp16") + tuple(p for p, _, _ in self.peaks)
+
+    def peak(self, math: str = "bf16") -> float:
+        """Dense tensor peak :math:`\\Pi_m` of math precision ``math``, in FLOP/s.
+
+        ``"bf16"`` and ``"fp16"`` give :attr:`peak_flops`; ``"fp8"`` and ``"fp4"`` the
+        card's entry in :attr:`peaks`.
+
+        Raises
+        ------
+        ValueError
+            When the card has no peak for ``math``; the message names the card's precisions.
+
+        >>> accelerator("H100 SXM").peak("fp8") / 1e12
+        1978.9
+        """
+        if not isinstance(math, str):
+            raise TypeError(f"math must be a precision name (str), got {type(math).__name__}")
+        key = math.strip().lower()
+        if key in ("bf16", "fp16"):
+            return self.peak_flops
+        for prec, flops, _ in self.peaks:
+            if prec == key:
+                return flops
+        raise ValueError(f"math={math!r}: the {self.name} has no dense peak for that precision; "
+                         f"its math precisions: {', '.join(self.math_precisions)}")
+
+    def peak_source(self, math: str = "bf16") -> str:
+        """The document the dense peak of ``math`` comes from."""
+        self.peak(math)
+        key = math.strip().lower()
+        return next((src for prec, _, src in self.peaks if prec == key), self.source)
 
     @property
     def ridge_point(self) -> float:
@@ -172,6 +230,9 @@ _ENTRIES = (
                      "; 450 GB/s per direction" + _ALPHA),
         link_domain=8, internode_bandwidth=50e9, in_switch_reduction=True,
         domain_source=_DGX_HOPPER + _NVLS,
+        peaks=(("fp8", 1978.9e12, "NVIDIA H100 Tensor Core GPU datasheet (SXM), "
+               "https://www.nvidia.com/en-us/data-center/h100/: FP8 Tensor Core 3,958 TFLOPS with "
+                      "sparsity; dense = half"),),
     ),
     Accelerator(
         "A100 80GB", 312e12, 2.039e12, 80 * GiB, vendor="NVIDIA", memory="HBM2e",
@@ -211,6 +272,9 @@ _ENTRIES = (
                      "; 450 GB/s per direction" + _ALPHA),
         link_domain=8, internode_bandwidth=50e9, in_switch_reduction=True,
         domain_source=_DGX_HOPPER + _NVLS,
+        peaks=(("fp8", 1978.9e12, "NVIDIA H200 Tensor Core GPU datasheet (SXM), "
+               "https://www.nvidia.com/en-us/data-center/h200/: FP8 Tensor Core 3,958 TFLOPS with "
+                      "sparsity; dense = half"),),
     ),
     Accelerator(
         "B200", 2.25e15, 8.0e12, 180 * GiB, vendor="NVIDIA", memory="HBM3e",
@@ -228,6 +292,12 @@ _ENTRIES = (
                        "ConnectX-7 adapters, up to 400 Gb/s InfiniBand: 50 GB/s per direction "
                        "between nodes; NVLink SHARP (NVLS) all-reduce on NVLink 4 and 5 "
                        "platforms: NVIDIA NVSHMEM 3.2.5 release notes"),
+        peaks=(("fp8", 4.5e15, "NVIDIA HGX B200 datasheet, "
+               "https://www.nvidia.com/en-us/data-center/hgx/, per GPU: FP8/FP6 Tensor Core 9 "
+                      "PFLOPS with sparsity; dense = half"),
+               ("fp4", 9.0e15, "NVIDIA HGX B200 datasheet, "
+                      "https://www.nvidia.com/en-us/data-center/hgx/, per GPU: FP4 Tensor Core 18 "
+                             "PFLOPS with sparsity; dense = half")),
     ),
     Accelerator(
         "L40S", 362.05e12, 0.864e12, 48 * GiB, vendor="NVIDIA", memory="GDDR6",
@@ -239,6 +309,9 @@ _ENTRIES = (
                      "; 32 GB/s per direction"
                      + _ALPHA),
         link_domain=8, domain_source=_PCIE_HOST,
+        peaks=(("fp8", 733e12, "NVIDIA L40S datasheet, "
+               "https://www.nvidia.com/en-us/data-center/l40s/: FP8 Tensor 1,466 TFLOPS with "
+                      "sparsity; dense = half"),),
     ),
     Accelerator(
         "MI300X", 1307.4e12, 5.3e12, 192 * GiB, vendor="AMD", memory="HBM3",
@@ -253,6 +326,9 @@ _ENTRIES = (
         link_domain=8,
         domain_source=("AMD Instinct MI300X platform: eight GPUs fully connected by Infinity "
                        "Fabric (a domain of 8); the network between platforms is unknown"),
+        peaks=(("fp8", 2614.9e12, "AMD Instinct MI300X data sheet, "
+               "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html: peak FP8 "
+                      "2,614.9 TFLOPS dense (5,229.8 with sparsity)"),),
     ),
     Accelerator(
         "TPU v5e", 197e12, 0.819e12, 16 * GiB, vendor="Google", memory="HBM2",

@@ -143,7 +143,8 @@ class Measurement:
     exclude: str
     #: Id of the row this one near-duplicates ("" for a primary row).
     dup_of: str
-    #: Space-separated sets the row belongs to (e.g. "reality": the chapter 3 reality check).
+    #: Space-separated sets the row belongs to ("reality": the chapter 3 reality check;
+    #: "holdout": kept aside from the forecast's fit, :mod:`infra_calc.crossval`).
     sets: str
     #: How the row was read, and what the source leaves unsaid.
     note: str

@@ -105,13 +105,13 @@ def step_parts(w: Workload, weights="touched", comm="ring", context=None, *,
     _, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
     return bounds(k["weight_bytes"] + k["kv_bytes_per_token"] * s,
                   k["flops_linear"] + k["attention_flops_per_token"] * s, acc,
-                  t_comm=tcomm, overlap_comm=overlap_comm)
+                  t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
 
 
 def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *,
                          bytes_per_param=None, kv_bytes_per_element=None, overlap_comm=False,
                          weights="touched", comm="ring", workspace=None,
-                         routing=None) -> TensorParallelStep:
+                         routing=None, math=None) -> TensorParallelStep:
     """One decode step split over ``cards`` by tensor parallelism.
 
     Per card, with ``n`` cards (:mod:`infra_calc.sharding` for the split):
@@ -158,6 +158,8 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
     routing : {"floor", "uniform"}, keyword-only
         Experts read per MoE layer (default ``"floor"``, ``k``; ``"uniform"``:
         the uniform-routing model, :meth:`ModelSpec.experts_hit`).
+    math : str, keyword-only
+        Math precision whose dense peak bounds the math (default ``"bf16"``).
 
     Returns
     -------
@@ -169,13 +171,13 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
         raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
     w = Workload.of(model, hw, cards=cards, batch=batch, context=context,
                     bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
-                    workspace=workspace, routing=routing)
+                    workspace=workspace, routing=routing, math=math)
     acc = w.hw
     c = decode_counts(w, weights)
     r = c["weight_bytes"] + c["kv_bytes"]
     f = c["flops_linear"] + c["flops_attention"]
     msg, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    t = bounds(r, f, acc, t_comm=tcomm, overlap_comm=overlap_comm)
+    t = bounds(r, f, acc, t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
     zero = 0.0 * np.asarray(t.t_step)
     mem = np.asarray(w.memory_per_card()) + zero
     return TensorParallelStep(

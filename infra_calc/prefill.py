@@ -117,7 +117,7 @@ class PrefillStep(ModelOnCard):
 
 def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, batch=None,
                  kv_bytes_per_element=None, cards=None, weights="touched", comm="ring",
-                 workspace=None, routing=None) -> PrefillStep:
+                 workspace=None, routing=None, math=None) -> PrefillStep:
     """Lower bound of the prefill pass: the time to first token on idle cards.
 
     - FLOPs: matrix products :math:`2BP\\,N_{body}` (no gathered input table,
@@ -156,6 +156,8 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
     routing : {"floor", "uniform"}, keyword-only
         Experts read per MoE layer (default ``"floor"``: ``k``; ``"uniform"``:
         the uniform-routing model's count for the ``BP`` tokens).
+    math : str, keyword-only
+        Math precision whose dense peak bounds the math (default ``"bf16"``).
 
     Returns
     -------
@@ -166,14 +168,14 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
                     kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace,
-                    routing=routing)
+                    routing=routing, math=math)
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
     w.model.check_context(p, "prompt_tokens")
     acc = w.hw
     c = prefill_counts(w, p, weights)
     _, tcomm = layer_comm(w.model, w.batch * np.asarray(p, dtype=float), w.cards, acc, comm)
-    t = bounds(c["bytes_read"], c["flops"], acc, t_comm=tcomm)
+    t = bounds(c["bytes_read"], c["flops"], acc, t_comm=tcomm, math=w.math)
     mem = np.asarray(w.memory_per_card(p)) + 0.0 * np.asarray(t.t_read)
     return PrefillStep(
         model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,

@@ -29,8 +29,10 @@ share under the uniform-routing model).  Assumptions where the source is silent:
 (BF16) when no precision is printed, 1 byte for FP8; the KV cache in the
 weights' byte width; a missing prompt or output length counts as 0 tokens of
 cache; decode weights are the bytes really touched
-(:meth:`ModelSpec.decode_weight_bytes`); FP8 rows compute at twice the
-catalog's BF16 peak (:func:`accelerator_for`).
+(:meth:`ModelSpec.decode_weight_bytes`); the math runs at the dense peak of
+the row's math precision (:func:`math_of`: FP8 and FP4 rows at the catalog's
+FP8 and FP4 peaks, :meth:`Accelerator.peak`).  :func:`workload_for` is the
+one place a row becomes a :class:`~infra_calc.workload.Workload`.
 """
 from __future__ import annotations
 
@@ -42,9 +44,10 @@ from .hardware import Accelerator, accelerator
 from .measurements import Measurement, load
 from .parallel import tensor_parallel_step
 from .prefill import prefill_step
+from .workload import Workload
 
 __all__ = ["Measurement", "RealityRow", "measurements", "lower_bound", "reality_check",
-           "accelerator_for", "METRICS"]
+           "accelerator_for", "math_of", "workload_for", "request_lengths", "METRICS"]
 
 #: metric -> (kind, unit it is stored in SI by) ; "time" metrics are seconds
 METRICS = {"ttft": "time", "itl": "time", "tpot": "time", "e2e_latency": "time",
@@ -97,16 +100,34 @@ class RealityRow:
 
 
 def accelerator_for(m: Measurement) -> Accelerator:
-    """The catalog accelerator of a row, with FP8 math at twice the BF16 rate for FP8 rows.
+    """The catalog accelerator of a row (its peaks per precision: :meth:`Accelerator.peak`)."""
+    return accelerator(m.accelerator)
 
-    Every catalog card that runs FP8 (H100, H200, B200, L40S, MI300X) prints
-    an FP8 tensor peak twice its BF16 one (e.g. H100 SXM: 3,958 TFLOPS FP8
-    with sparsity against 1,979 BF16), so an FP8 row's bound uses ``2Π``.
+
+def math_of(m: Measurement) -> str:
+    """The math precision of a row: ``math_precision``, else ``"fp8"`` when the printed
+    precision is FP8, else ``"bf16"`` (weight-only int8/int4 dequantize to BF16 math)."""
+    if m.math_precision in ("fp8", "fp4", "fp16", "bf16"):
+        return m.math_precision
+    return "fp8" if m.precision.strip().lower() == "fp8" else "bf16"
+
+
+def request_lengths(m: Measurement) -> tuple[int, int]:
+    """``(P, O)`` of a row, a length the source does not state counted as 0 tokens."""
+    return m.prompt_tokens or 0, m.output_tokens or 0
+
+
+def workload_for(m: Measurement, routing: str = "floor") -> Workload:
+    """The :class:`~infra_calc.workload.Workload` a row was measured on.
+
+    The catalog card at the row's math precision (:func:`math_of`), its weight
+    precision's bytes for the weights and the KV cache (2 when not stated), its
+    decode batch (1 when not stated) and its cards per model copy (1 when not
+    stated), and ``routing`` for a mixture of experts.
     """
-    acc = accelerator(m.accelerator)
-    if m.precision.strip().lower() == "fp8":
-        acc = acc.with_(peak_flops=2.0 * acc.peak_flops)
-    return acc
+    return Workload(m.model, accelerator_for(m), bytes_per_param=m.bytes_per_param,
+                    kv_bytes_per_element=m.bytes_per_param, batch=m.batch or 1,
+                    cards=m.cards or 1, routing=routing, math=math_of(m))
 
 
 def _bound(m: Measurement, routing: str):
@@ -116,22 +137,16 @@ def _bound(m: Measurement, routing: str):
     pass); ``with_comm`` adds the all-reduce model as the library's ``t_step``
     does.  For a rate both are the rate they allow.
     """
-    acc = accelerator_for(m)
-    bpp = kvb = m.bytes_per_param
-    p, o = m.prompt_tokens or 0, m.output_tokens or 0
+    w = workload_for(m, routing)
+    p, o = request_lengths(m)
     share = 0.0
     if m.metric == "ttft":
-        st = prefill_step(m.model, acc, p, bytes_per_param=bpp, batch=m.batch,
-                          kv_bytes_per_element=kvb, cards=m.cards, routing=routing)
+        st = prefill_step(w, prompt_tokens=p)
         return st.t_floor, st.t_step, st, share
-    st = tensor_parallel_step(m.model, acc, m.cards, batch=m.batch, context=p + o // 2,
-                              bytes_per_param=bpp, kv_bytes_per_element=kvb,
-                              weights="touched", routing=routing)
+    st = tensor_parallel_step(w, context=p + o // 2, weights="touched")
     if m.metric in ("itl", "tpot") and not (p and o > 1):
         return st.t_floor, st.t_step, st, share   # lengths not stated: a step with p + o/2 of cache
-    g = generation_time(m.model, acc, p, o, bytes_per_param=bpp, batch=m.batch,
-                        kv_bytes_per_element=kvb, cards=m.cards, weights="touched",
-                        routing=routing)
+    g = generation_time(w, prompt_tokens=p, output_tokens=o, weights="touched")
     if m.metric in ("itl", "tpot"):
         return float(g.floor_step_times.mean()), g.tpot_mean, st, share
     share = g.prefill.t_floor / g.floor_total

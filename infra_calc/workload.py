@@ -81,6 +81,10 @@ class Workload:
         the expectation under uniform routing, a model
         (:meth:`~infra_calc.modelspec.ModelSpec.experts_hit`).  No effect on a
         dense model.
+    math : str
+        Math precision of the matrix multiplies (default ``"bf16"``): its dense
+        peak (:meth:`~infra_calc.hardware.Accelerator.peak`) bounds every step's
+        math.  A card without that precision is refused, naming its precisions.
 
     Raises
     ------
@@ -98,6 +102,7 @@ class Workload:
     cards: int | np.ndarray = 1
     workspace: float = DEFAULT_WORKSPACE
     routing: str = "floor"
+    math: str = "bf16"
 
     def __post_init__(self):
         from .models import resolve_model
@@ -115,6 +120,8 @@ class Workload:
         set_(self, "workspace", _scalar(self.workspace, "workspace", "bytes", allow_zero=True))
         set_(self, "cards", card_share(self.model, self.cards).cards)
         check_routing(self.routing)
+        self.hw.peak(self.math)                      # refuses a precision the card lacks
+        set_(self, "math", self.math.strip().lower())
 
     # -------------------------------------------------------------- building
     @classmethod

@@ -48,8 +48,11 @@ def test_bounds_are_below_the_measurements():
 def test_bound_of_a_ttft_row_is_the_prefill_step():
     m = next(r for r in reality.measurements() if r.id == "trtllm-7b-ttft")
     acc = reality.accelerator_for(m)
-    assert acc.peak_flops == 2 * ic.accelerator("H100").peak_flops   # FP8 math
-    pre = ic.prefill_step(m.model, acc, m.prompt_tokens, bytes_per_param=1, kv_bytes_per_element=1)
+    assert reality.math_of(m) == "fp8"               # the catalog's FP8 peak, not BF16's
+    assert reality.workload_for(m).math == "fp8"
+    pre = ic.prefill_step(m.model, acc, m.prompt_tokens, bytes_per_param=1, kv_bytes_per_element=1,
+                          math="fp8")
+    assert pre.t_compute == pytest.approx(pre.flops / acc.peak("fp8"))
     assert reality.lower_bound(m).bound == pytest.approx(pre.t_step)
 
 
@@ -59,7 +62,7 @@ def test_implied_utilisation_leaves_the_all_reduce_model_out():
     m = next(r for r in reality.measurements() if r.id == "trtllm-70b-ttft")
     acc = reality.accelerator_for(m)
     pre = ic.prefill_step(m.model, acc, m.prompt_tokens, bytes_per_param=1,
-                          kv_bytes_per_element=1, batch=m.batch, cards=m.cards)
+                          kv_bytes_per_element=1, batch=m.batch, cards=m.cards, math="fp8")
     assert pre.t_comm > 0.2 * pre.t_step                  # the model is a large part here
     row = reality.lower_bound(m)
     assert row.bound == pytest.approx(pre.t_floor)
@@ -97,7 +100,7 @@ def test_prefill_share_is_the_prefill_part_of_a_whole_request_bound():
             g = ic.generation_time(m.model, reality.accelerator_for(m), m.prompt_tokens or 0,
                                    m.output_tokens or 0, bytes_per_param=m.bytes_per_param,
                                    kv_bytes_per_element=m.bytes_per_param, batch=m.batch,
-                                   cards=m.cards)
+                                   cards=m.cards, math=reality.math_of(m))
             assert 0 < r.prefill_share < 1
             assert r.prefill_share == pytest.approx(g.prefill.t_floor / g.floor_total)
         else:

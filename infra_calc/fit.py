@@ -1,0 +1,302 @@
+"""Fitting the forecast's knobs on the published measurements (numpy only, deterministic).
+
+Each usable row of ``measurements.csv`` becomes a :class:`Row`: the terms of its floor
+(the prefill pass and the decode steps of :func:`~infra_calc.generation.generation_time`
+on the row's workload, :func:`infra_calc.reality.workload_for`), and the measured figure
+as the time the model predicts.  The forecast of a row is
+
+.. math:: f(k) = a\\,T(\\text{prefill}; k) + \\sum_s w_s\\,T(\\text{step}_s; k)
+
+with :func:`~infra_calc.forecasting.step_time` as ``T``, ``a = 1`` and ``w_s`` summing to
+``O - 1`` for a whole request (``e2e_latency``; a throughput is ``B O / f`` per copy),
+``a = 0`` and ``w_s`` summing to 1 for a TPOT, ``a = 1`` and no steps for a TTFT.  The
+steps are sampled at up to :data:`SAMPLES` evenly spaced contexts (each step's terms are
+linear in its context, so the mean of the samples is the mean of the steps up to the one
+kink of the max).
+
+The knobs ``k = (η_mem, η_flop, c_layer, c_ar)`` are fitted on ``u = (logit η_mem,
+logit η_flop, ln(c_layer/1 µs), ln(c_ar/1 µs))`` by Levenberg-Marquardt, minimising
+
+.. math:: \\sum_i (\\ln f_i(k) - \\ln y_i)^2 + \\lambda \\lVert u - u_0 \\rVert^2
+
+(relative error; a prior keeps unidentified knobs in place): the pooled fit with
+:data:`POOLED_PRIOR` toward :data:`U_START`, each engine family with :data:`FAMILY_PRIOR`
+toward the pooled fit (shrinkage: a family with few rows stays near it).  Both weights are
+fixed here, before any cross-validation, and are not tuned on it.
+
+Rows left out, and why (:func:`prepare`): held-out rows (``sets`` holds ``holdout``),
+rows that are not evidence (:func:`~infra_calc.measurements.independent`), rows whose card
+is not in the catalog, whose cards per copy or decode batch are not stated, the achieved
+bandwidth rows (a derived figure), TTFT under load (queueing, not a bound: counted apart),
+and **faults**: rows faster than their own floor, counted and listed.  A row whose prompt
+or output length is not stated takes ``P = 1`` and ``O = 2`` (the fewest tokens: its floor
+stays a floor), allowed only at batch 1, where one request's cache is a small share of the
+read; at a larger batch such a row is left out (MLPerf states no mean prompt length of its
+data sets).  ``Row.lengths_stated`` says which rows these are.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .forecasting import POOLED, step_time
+
+__all__ = ["Row", "Data", "prepare", "fit_knobs", "predict", "pooled_efficiency", "unpack",
+           "FAMILY_PRIOR", "POOLED_PRIOR", "U_START", "SAMPLES", "KINDS", "HEAVY_LOAD"]
+
+#: Prior weight λ pulling a family's knobs toward the pooled fit.
+FAMILY_PRIOR = 0.5
+#: Prior weight λ pulling the pooled fit toward :data:`U_START` (weak: identification only).
+POOLED_PRIOR = 0.01
+#: Where every fit starts, and the pooled prior's centre: η_mem 0.7, η_flop 0.5, 1 µs, 1 µs.
+U_START = np.array([np.log(0.7 / 0.3), 0.0, 0.0, 0.0])
+#: Decode steps sampled per row.
+SAMPLES = 32
+#: metric -> what the model predicts for it
+KINDS = {"ttft": "ttft", "tpot": "tpot", "itl": "tpot", "e2e_latency": "total",
+         "output_throughput": "rate", "output_throughput_per_gpu": "rate"}
+#: Load names under which a TTFT is mostly queueing (MLPerf's Server and Interactive runs).
+HEAVY_LOAD = ("Server", "Interactive")
+_BOUNDS = (np.array([-8.0, -8.0, -12.0, -12.0]), np.array([8.0, 8.0, 6.0, 6.0]))
+
+
+def unpack(u) -> tuple[float, float, float, float]:
+    """``(η_mem, η_flop, c_layer, c_ar)`` of the fit's coordinates ``u``."""
+    u = np.asarray(u, dtype=float)
+    return (float(1 / (1 + np.exp(-u[0]))), float(1 / (1 + np.exp(-u[1]))),
+            float(1e-6 * np.exp(u[2])), float(1e-6 * np.exp(u[3])))
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measurement ready to fit (SI units)."""
+
+    #: The measurement.
+    m: object
+    #: Engine family (the row's ``engine``).
+    family: str
+    #: What is predicted: "ttft", "tpot", "total" or "rate".
+    kind: str
+    #: The measured figure as the time the model predicts, seconds (a rate: ``B O / (r n)``).
+    y: float
+    #: The floor of that time (floor terms only, ``k`` experts), seconds.
+    floor: float
+    #: Layers and cards per copy.
+    layers: int
+    cards: int
+    #: Prefill terms (read, compute, comm) and its weight ``a``.
+    pre: tuple
+    a: float
+    #: Sampled decode steps: read, compute, comm arrays and their weights.
+    steps: tuple
+    #: ``B O`` of a rate row (to turn a time back into a rate), else 0.
+    tokens: float
+    #: Whether the source states the prompt and output lengths the row needs.
+    lengths_stated: bool
+
+    @property
+    def group(self) -> str:
+        return self.m.group
+
+    @property
+    def publisher(self) -> str:
+        return self.m.publisher
+
+    def figure(self, t):
+        """A predicted time as the row's own figure (seconds, or tokens/s per card)."""
+        return self.tokens / (np.asarray(t) * self.cards) if self.kind == "rate" else t
+
+    @property
+    def measured(self) -> float:
+        """The figure as measured, in the row's own terms (SI)."""
+        return float(self.figure(self.y))
+
+    def rel_error(self, t) -> float:
+        """Relative error of a predicted time, in the row's own terms (forecast/measured - 1)."""
+        return float(self.figure(t) / self.measured - 1.0)
+
+
+class Skip(Exception):
+    """A row that cannot be fitted, with the reason (and its :class:`Row` where one was built:
+    its floor still holds, so a measurement faster than it is still a fault)."""
+
+    def __init__(self, reason, row=None):
+        super().__init__(reason)
+        self.row = row
+
+
+def prepare(m) -> Row:
+    """The :class:`Row` of a measurement, or :class:`Skip` with the reason it is left out."""
+    from .generation import generation_time
+    from .hardware import CATALOG
+    from .reality import math_of, workload_for
+
+    kind = KINDS.get(m.metric)
+    if kind is None:
+        raise Skip(f"metric {m.metric!r} is not a forecast figure")
+    if m.accelerator not in CATALOG:
+        raise Skip("card not in the catalog")
+    if kind == "ttft" and (m.scenario in HEAVY_LOAD or m.batch is None):
+        raise Skip("TTFT under load (queueing)")
+    if not m.cards:
+        raise Skip("cards per copy not stated")
+    if kind != "ttft" and not m.batch:
+        raise Skip("decode batch not stated")
+    stated = bool(m.prompt_tokens) and (kind == "ttft" or bool(m.output_tokens))
+    p = m.prompt_tokens or 1
+    o = 1 if kind == "ttft" else max(m.output_tokens or 2, 2)
+    try:
+        CATALOG[m.accelerator].peak(math_of(m))
+        w = workload_for(m, "floor")
+        floor = generation_time(w, prompt_tokens=p, output_tokens=o)
+        mdl = floor if not w.model.is_moe else generation_time(
+            w.with_(routing="uniform"), prompt_tokens=p, output_tokens=o)
+    except (ValueError, TypeError) as exc:
+        raise Skip(str(exc)) from None
+    n = o - 1
+    idx = np.unique(np.linspace(0, n - 1, min(SAMPLES, n)).round().astype(int)) if n else \
+        np.zeros(0, dtype=int)
+    st = mdl.steps
+    steps = tuple(np.asarray(x, dtype=float)[idx] for x in (st.t_read, st.t_compute, st.t_comm))
+    per = (n / idx.size if kind != "tpot" else 1.0 / idx.size) if idx.size else 0.0
+    if kind == "ttft":
+        y, fl, a, weights = m.value_si, floor.prefill.t_floor, 1.0, np.zeros(0)
+        steps = (np.zeros(0),) * 3
+    elif kind == "tpot":
+        y, fl, a, weights = m.value_si, float(floor.floor_step_times.mean()), 0.0, \
+            np.full(idx.size, per)
+    else:
+        a, weights = 1.0, np.full(idx.size, per)
+        fl = floor.floor_total
+        y = m.value_si if kind == "total" else w.batch * o / (m.output_rate_per_card * w.cards)
+    pre = mdl.prefill
+    row = Row(m=m, family=m.engine, kind=kind, y=float(y), floor=float(fl),
+              layers=w.model.layers, cards=int(w.cards),
+              pre=(float(pre.t_read), float(pre.t_compute), float(pre.t_comm)), a=a,
+              steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,
+              lengths_stated=stated)
+    if not stated and m.batch != 1:
+        raise Skip("prompt or output length not stated at a batch above 1 (the cache read "
+                   "it sets is not negligible)", row)
+    return row
+
+
+@dataclass(frozen=True)
+class Data:
+    """The measurements sorted for the fit."""
+
+    #: Rows the fit and the cross-validation use.
+    rows: tuple
+    #: Held-out rows (``sets`` holds ``holdout``): never fitted, never used to choose anything.
+    holdout: tuple
+    #: Rows faster than their own floor: ``(row, "faster than its floor by x %")``, among
+    #: every row whose floor could be computed (also those left out for their lengths).
+    faults: tuple
+    #: Measurements left out: ``(measurement, reason)``.
+    skipped: tuple
+
+
+def load_data(rows=None) -> Data:
+    """Every independent measurement, prepared (:func:`prepare`) and sorted."""
+    from .measurements import independent
+
+    fit, hold, faults, skipped = [], [], [], []
+    for m in independent(rows):
+        try:
+            r, usable = prepare(m), True
+        except Skip as exc:
+            r, usable = exc.row, False
+            if r is None or r.y >= r.floor * (1 - 1e-9):
+                skipped.append((m, str(exc)))
+                continue
+        if r.y < r.floor * (1 - 1e-9):
+            faults.append((r, f"faster than its floor by {100 * (1 - r.y / r.floor):.1f} %"))
+        elif not usable:
+            continue
+        elif "holdout" in m.sets.split():
+            hold.append(r)
+        else:
+            fit.append(r)
+    return Data(tuple(fit), tuple(hold), tuple(faults), tuple(skipped))
+
+
+class _Design:
+    """Rows flattened for a vectorised forecast."""
+
+    def __init__(self, rows):
+        self.n = len(rows)
+        self.pre = np.array([r.pre for r in rows], dtype=float).reshape(-1, 3)
+        self.a = np.array([r.a for r in rows])
+        self.layers = np.array([r.layers for r in rows], dtype=float)
+        self.cards = np.array([r.cards for r in rows])
+        self.logy = np.log([r.y for r in rows]) if rows else np.zeros(0)
+        sizes = [r.steps[0].size for r in rows]
+        self.idx = np.repeat(np.arange(self.n), sizes)
+        cat = [np.concatenate([r.steps[i] for r in rows]) if rows else np.zeros(0)
+               for i in range(4)]
+        self.sr, self.sc, self.sm, self.sw = cat
+
+    def times(self, k) -> np.ndarray:
+        pre = step_time(self.pre[:, 0], self.pre[:, 1], self.pre[:, 2], self.layers,
+                        self.cards, k)
+        st = step_time(self.sr, self.sc, self.sm, self.layers[self.idx], self.cards[self.idx], k)
+        return self.a * pre + np.bincount(self.idx, weights=self.sw * st, minlength=self.n)
+
+
+def predict(rows, k) -> np.ndarray:
+    """The model's time for each row with knobs ``k = (η_mem, η_flop, c_layer, c_ar)``, s."""
+    return _Design(list(rows)).times(k)
+
+
+def _lm(fun, u0, iters=200) -> np.ndarray:
+    """Levenberg-Marquardt on residuals ``fun(u)``, forward-difference Jacobian, clipped."""
+    u = np.clip(np.asarray(u0, dtype=float), *_BOUNDS)
+    r = fun(u)
+    cost, mu = float(r @ r), 1e-3
+    for _ in range(iters):
+        jac = np.empty((r.size, u.size))
+        for j in range(u.size):
+            du = np.zeros_like(u)
+            du[j] = 1e-6
+            jac[:, j] = (fun(np.clip(u + du, *_BOUNDS)) - r) / 1e-6
+        g, a = jac.T @ r, jac.T @ jac
+        while True:
+            step = np.linalg.solve(a + mu * np.diag(np.diag(a) + 1e-9), -g)
+            un = np.clip(u + step, *_BOUNDS)
+            rn = fun(un)
+            cn = float(rn @ rn)
+            if cn < cost:
+                gain, u, r, cost, mu = cost - cn, un, rn, cn, max(mu / 3, 1e-9)
+                break
+            mu *= 4
+            if mu > 1e8:
+                return u
+        if gain < 1e-12 * (1 + cost):
+            break
+    return u
+
+
+def _fit(rows, centre, lam) -> np.ndarray:
+    d = _Design(list(rows))
+    root = np.sqrt(lam)
+
+    def fun(u):
+        return np.concatenate([np.log(d.times(unpack(u))) - d.logy, root * (u - centre)])
+
+    return _lm(fun, centre)
+
+
+def fit_knobs(rows) -> dict[str, np.ndarray]:
+    """The fit coordinates ``u`` of the pooled fit (``"any"``) and of each engine family."""
+    rows = list(rows)
+    out = {POOLED: _fit(rows, U_START, POOLED_PRIOR)}
+    for fam in sorted({r.family for r in rows}):
+        out[fam] = _fit([r for r in rows if r.family == fam], out[POOLED], FAMILY_PRIOR)
+    return out
+
+
+def pooled_efficiency(rows) -> float:
+    """The one-knob baseline: ``floor / η`` with ``ln η = mean(ln floor - ln y)``, ``η <= 1``."""
+    rows = list(rows)
+    return float(min(1.0, np.exp(np.mean([np.log(r.floor / r.y) for r in rows]))))

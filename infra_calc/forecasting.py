@@ -1,0 +1,312 @@
+"""A forecast: the book's floor made realistic by a few knobs fitted on published measurements.
+
+The floor of a step is :math:`\\max(R/\\beta, F/\\Pi_m)` (:mod:`infra_calc.bound`, with
+:math:`\\Pi_m` the dense peak of the math precision ``m``).  A forecast reads at a fitted
+fraction :math:`\\eta_{mem} \\le 1` of the bandwidth, computes at a fitted fraction
+:math:`\\eta_{flop} \\le 1` of the peak, and adds a fitted fixed cost per step,
+:math:`c_{layer} \\ge 0` per layer and :math:`c_{ar} \\ge 0` per all-reduce (two per layer)
+when the model is split over ``n > 1`` cards:
+
+.. math:: T = \\max\\left(\\frac{R}{\\eta_{mem}\\beta}, \\frac{F}{\\eta_{flop}\\Pi_m}\\right)
+          + T_{comm} + L\\,c_{layer} + [n > 1]\\,2L\\,c_{ar}
+
+for the prefill pass and for every decode step, where ``T_comm`` is the library's ring
+all-reduce model (0 on one card) and ``R`` counts, for a mixture of experts, the experts a
+batch hits under uniform routing (a model; the floor reads ``k``).  Every term is at least
+its floor term, so **a forecast is never faster than the floor it rests on**.  The knobs are
+fitted per engine family in relative (log) error by :mod:`infra_calc.fit` and stored in
+``infra_calc/data/forecast_knobs.csv``; the interval of each figure is the 10th-90th
+percentile of that family's grouped cross-validated ratios measured/forecast.  This is a
+**model**, not a bound.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import math as _math
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .generation import GenerationTime
+
+__all__ = ["Band", "Knobs", "Forecast", "forecast", "forecast_engines", "step_time", "knobs",
+           "POOLED", "KNOB_COLUMNS"]
+
+#: The family name of the pooled fit over every engine.
+POOLED = "any"
+#: Columns of ``forecast_knobs.csv``, in order.
+KNOB_COLUMNS = ("engine", "eta_mem", "eta_flop", "c_layer", "c_allreduce", "rows", "groups",
+                "shrinkage", "band_lo", "band_hi", "cv_rows", "holdout_rows", "holdout_inside")
+#: Other spellings of engine families a reader may type.
+_ALIASES = {"trtllm": "TensorRT-LLM", "trt": "TensorRT-LLM", "nim": "NVIDIA NIM",
+            "pooled": POOLED, "all": POOLED}
+
+
+def step_time(read, compute, comm, layers, cards, k):
+    """The model's time of one pass (prefill or decode step), seconds; arrays broadcast.
+
+    .. math:: T = \\max(T_{read}/\\eta_{mem},\\ T_{compute}/\\eta_{flop}) + T_{comm}
+              + L\\,c_{layer} + [n > 1]\\,2L\\,c_{ar}
+
+    Parameters
+    ----------
+    read, compute, comm : float or array_like
+        The floor terms ``R/β`` and ``F/Π_m`` and the all-reduce model's time, seconds.
+    layers, cards : int or array_like
+        ``L`` and ``n``.
+    k : sequence of 4 floats
+        ``(η_mem, η_flop, c_layer, c_ar)``: fractions in (0, 1], costs in seconds >= 0.
+    """
+    eta_mem, eta_flop, c_layer, c_ar = k
+    layers = np.asarray(layers, dtype=float)
+    fixed = layers * c_layer + np.where(np.asarray(cards) > 1, 2.0 * layers * c_ar, 0.0)
+    return (np.maximum(np.asarray(read, dtype=float) / eta_mem,
+                       np.asarray(compute, dtype=float) / eta_flop)
+            + np.asarray(comm, dtype=float) + fixed)
+
+
+@dataclass(frozen=True)
+class Band:
+    """A forecast figure with its interval (SI units: seconds, or tokens/s).
+
+    ``low <= value <= high``.  For a time, ``low``/``high`` are ``value`` times
+    ``exp(band_lo)`` and ``exp(band_hi)``, the 10th and 90th percentiles of the family's
+    cross-validated ratios measured/forecast (inverted for a rate), so about 80 % of unseen
+    measurements should fall inside; no end is faster than the floor.
+    """
+
+    #: The forecast.
+    value: float
+    #: Lower end of the interval.
+    low: float
+    #: Upper end of the interval.
+    high: float
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """The fitted knobs of one engine family (SI units) and what they were fitted on."""
+
+    #: Engine family ("TensorRT-LLM", "vLLM", ..., or "any" for the pooled fit).
+    engine: str
+    #: Fraction of the memory bandwidth reached, ``0 < η_mem <= 1``.
+    eta_mem: float
+    #: Fraction of the math precision's dense peak reached, ``0 < η_flop <= 1``.
+    eta_flop: float
+    #: Fixed cost per layer per pass, seconds (>= 0).
+    c_layer: float
+    #: Fixed cost per all-reduce (two per layer and pass) on ``n > 1`` cards, seconds (>= 0).
+    c_allreduce: float
+    #: Rows of the fit (faster-than-floor, excluded and held-out rows left out).
+    rows: int
+    #: Provenance groups those rows come from.
+    groups: int
+    #: Weight of the prior that pulls the family's knobs toward the pooled fit (a penalty
+    #: ``λ Σ (u - u_pooled)^2`` on the knobs' logits and logs; 0 for the pooled fit's own).
+    shrinkage: float
+    #: 10th and 90th percentile of the cross-validated ``ln(measured / forecast)`` of the
+    #: family's rows (times; for a rate, of ``ln(forecast / measured)``).
+    band: tuple[float, float]
+    #: Cross-validated rows the band was taken from.
+    cv_rows: int
+    #: Held-out rows of this family (all of them for the pooled fit).
+    holdout_rows: int
+    #: Of those, how many fall inside their band.
+    holdout_inside: int
+
+    @property
+    def holdout_coverage(self) -> float:
+        """Share of the held-out rows inside their band (nan when there are none)."""
+        return self.holdout_inside / self.holdout_rows if self.holdout_rows else _math.nan
+
+    @property
+    def k(self) -> tuple[float, float, float, float]:
+        """``(η_mem, η_flop, c_layer, c_ar)``, as :func:`step_time` takes them."""
+        return (self.eta_mem, self.eta_flop, self.c_layer, self.c_allreduce)
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """Result of :func:`forecast` (SI units).  A model, resting on the floor ``floor``."""
+
+    #: Time to first token (the prefill pass), seconds.
+    ttft: Band
+    #: Mean time per output token over the decode steps, seconds (0 when ``O = 1``).
+    tpot: Band
+    #: Whole request: the prefill plus every decode step, seconds.
+    total: Band
+    #: Output tokens per second of the whole batch, ``B O / total`` (one model copy).
+    output_tokens_per_s: Band
+    #: The floor it rests on (:func:`~infra_calc.generation.generation_time`, same inputs).
+    floor: GenerationTime
+    #: The engine family whose knobs were used ("any" for the pooled fit).
+    engine: str
+    #: The knobs, with the rows and groups they came from and the band's held-out coverage.
+    knobs: Knobs
+    #: The math precision whose peak the compute term uses.
+    math: str
+
+    @property
+    def rows(self) -> int:
+        """Rows the knobs were fitted on."""
+        return self.knobs.rows
+
+    @property
+    def groups(self) -> int:
+        """Provenance groups the knobs were fitted on."""
+        return self.knobs.groups
+
+    @property
+    def holdout_coverage(self) -> float:
+        """Share of the family's held-out rows inside their band."""
+        return self.knobs.holdout_coverage
+
+
+def parse_knobs(text: str) -> dict[str, Knobs]:
+    """The knobs of a ``forecast_knobs.csv`` text, by engine family."""
+    out = {}
+    for r in csv.DictReader(text.splitlines()):
+        out[r["engine"]] = Knobs(
+            engine=r["engine"], eta_mem=float(r["eta_mem"]), eta_flop=float(r["eta_flop"]),
+            c_layer=float(r["c_layer"]), c_allreduce=float(r["c_allreduce"]),
+            rows=int(r["rows"]), groups=int(r["groups"]), shrinkage=float(r["shrinkage"]),
+            band=(float(r["band_lo"]), float(r["band_hi"])), cv_rows=int(r["cv_rows"]),
+            holdout_rows=int(r["holdout_rows"]), holdout_inside=int(r["holdout_inside"]))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def stored_knobs() -> dict[str, Knobs]:
+    """The packaged knobs (``infra_calc/data/forecast_knobs.csv``), by engine family."""
+    pkg = __name__.rpartition(".")[0] or "infra_calc"
+    return parse_knobs(resources.files(pkg).joinpath("data", "forecast_knobs.csv")
+                       .read_text("utf-8"))
+
+
+def forecast_engines() -> list[str]:
+    """The engine families with stored knobs, the pooled ``"any"`` first."""
+    names = list(stored_knobs())
+    return [POOLED] + sorted(n for n in names if n != POOLED)
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def knobs(engine=None) -> Knobs:
+    """The stored knobs of ``engine`` (None: the pooled fit), matched ignoring case and dashes.
+
+    Raises
+    ------
+    ValueError
+        For an engine without stored knobs; the message lists the known names.
+    """
+    table = stored_knobs()
+    if engine is None:
+        return table[POOLED]
+    if not isinstance(engine, str):
+        raise TypeError(f"engine must be an engine family name (str) or None, got "
+                        f"{type(engine).__name__}")
+    wanted = _ALIASES.get(_key(engine), engine)
+    for name, kn in table.items():
+        if _key(name) == _key(wanted):
+            return kn
+    raise ValueError(f"engine={engine!r} has no fitted knobs; known engines: "
+                     f"{', '.join(forecast_engines())} (or None for the pooled fit)")
+
+
+_DEFAULTS = dict(bytes_per_param=2, batch=1, kv_bytes_per_element=2, cards=1, math="bf16")
+
+
+def _band(value, floor_value, band, rate=False) -> Band:
+    lo, hi = band
+    if rate:      # a rate is B O / time: the time band inverted, never above the floor's rate
+        return Band(float(value), float(min(value * _math.exp(-hi), floor_value)),
+                    float(min(value * _math.exp(-lo), floor_value)))
+    return Band(float(value), float(max(value * _math.exp(lo), floor_value)),
+                float(max(value * _math.exp(hi), floor_value)))
+
+
+def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
+             bytes_per_param=2, kv_bytes_per_element=2, math="bf16", engine=None) -> Forecast:
+    """Forecast one request's TTFT, TPOT, total time and output rate, with intervals.
+
+    The floor is :func:`~infra_calc.generation.generation_time` of the same inputs (``k``
+    experts per MoE layer, no all-reduce model); the forecast runs each of its passes
+    through :func:`step_time` with the family's fitted knobs, on the same terms except that
+    a mixture of experts reads the experts uniform routing is expected to hit:
+
+    .. math:: TTFT = T(\\text{prefill}),\\quad total = TTFT + \\sum_{j=1}^{O-1} T(\\text{step}_j),
+              \\quad TPOT = \\frac{1}{O-1}\\sum_j T(\\text{step}_j),\\quad
+              \\text{tokens/s} = B\\,O / total
+
+    Parameters
+    ----------
+    model : ModelSpec, str, path or Workload
+        A catalog name, a spec, a Hugging Face ``config.json`` path, or a whole workload
+        (its batch, cards, byte widths and math are used; giving them here too is refused).
+    hw : Accelerator or str
+    prompt_tokens, output_tokens : int
+        ``P`` and ``O`` (>= 1), tokens per request.
+    batch : int
+        Requests decoded together, ``B`` (default 1).
+    cards : int
+        Tensor-parallel cards per model copy (default 1).
+    bytes_per_param, kv_bytes_per_element : float
+        Bytes per weight and per cached element (default 2 each).
+    math : str
+        Math precision (``"bf16"``, ``"fp8"``, ``"fp4"``): its dense peak sets the compute term.
+    engine : str, optional
+        Engine family (:func:`forecast_engines`); None uses the pooled fit.
+
+    Returns
+    -------
+    Forecast
+
+    Raises
+    ------
+    ValueError
+        Unknown engine (the message lists the known ones), a card without ``math``, or a
+        bad size (named, with its unit).
+
+    >>> import infra_calc as ic
+    >>> f = ic.forecast("llama-2-7b", "A100 80GB", prompt_tokens=128, output_tokens=128)
+    >>> f.tpot.value > f.floor.tpot_mean and f.tpot.low <= f.tpot.value <= f.tpot.high
+    True
+    """
+    from .generation import generation_time
+    from .workload import Workload
+
+    kn = knobs(engine)
+    sizes = dict(bytes_per_param=bytes_per_param, batch=batch,
+                 kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)
+    if isinstance(model, Workload):
+        changed = [k for k, v in sizes.items() if v != _DEFAULTS[k]]
+        if changed:
+            raise ValueError(f"{', '.join(changed)} must not be given with a Workload, which has "
+                             "its own (use workload.with_(...))")
+        sizes = {}
+    w = Workload.of(model, hw, **sizes)
+    w = w.with_(routing="floor")
+    floor = generation_time(w, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    mdl = floor if not w.model.is_moe else generation_time(
+        w.with_(routing="uniform"), prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    layers, n = w.model.layers, w.cards
+    pre = mdl.prefill
+    ttft = float(step_time(pre.t_read, pre.t_compute, pre.t_comm, layers, n, kn.k))
+    steps = step_time(mdl.steps.t_read, mdl.steps.t_compute, mdl.steps.t_comm, layers, n, kn.k)
+    total = ttft + float(np.sum(steps))
+    tpot = float(np.mean(steps)) if np.size(steps) else 0.0
+    floor_tpot = float(floor.floor_step_times.mean()) if floor.floor_step_times.size else 0.0
+    tokens = w.batch * floor.output_tokens
+    return Forecast(
+        ttft=_band(ttft, floor.prefill.t_floor, kn.band),
+        tpot=_band(tpot, floor_tpot, kn.band),
+        total=_band(total, floor.floor_total, kn.band),
+        output_tokens_per_s=_band(tokens / total, tokens / floor.floor_total, kn.band, rate=True),
+        floor=floor, engine=kn.engine, knobs=kn, math=w.math)
