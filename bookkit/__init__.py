@@ -8,8 +8,8 @@ imports it.
 """
 from .pagecheck import check_page_values
 from .roles import eval_expressions, plain_result, stored_expressions, stored_values
-from .zh import ZH_LIST_SEP, ZH_UNITS, ZH_WORDS, zh_glue_after, zh_glue_before, zh_text
+from .zh import ZH_LIST_SEP, ZH_TIMES, ZH_UNITS, ZH_WORDS, zh_glue_after, zh_glue_before, zh_text
 
 __all__ = ["check_page_values", "eval_expressions", "plain_result", "stored_expressions",
-           "stored_values", "ZH_LIST_SEP", "ZH_UNITS", "ZH_WORDS", "zh_glue_after",
+           "stored_values", "ZH_LIST_SEP", "ZH_TIMES", "ZH_UNITS", "ZH_WORDS", "zh_glue_after",
            "zh_glue_before", "zh_text"]

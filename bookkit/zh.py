@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ZH_UNITS", "ZH_WORDS", "ZH_LIST_SEP", "zh_text", "zh_glue_after", "zh_glue_before"]
+__all__ = ["ZH_UNITS", "ZH_WORDS", "ZH_LIST_SEP", "ZH_TIMES", "zh_text", "zh_glue_after", "zh_glue_before"]
 
 #: The Chinese edition's words for the units of :data:`infra_calc.units.UNIT_SCALES` that are English
 #: words: unit -> (Chinese, power of ten).  :func:`zh_text` writes a number followed by
 #: one of them as the number times ``10**power`` (its decimal point moved: no digit is
 #: added or lost) followed by the Chinese, e.g. "8.03 billion" -> "80.3 亿".
-#: Units written as symbols (ms, GB, TFLOP/s, FLOP/byte, ×, %) are not listed: they
-#: stay as they are.  ``tools/stored_eval.py`` applies this to every stored ``{eval}``
+#: Units written as symbols (ms, GB, TFLOP/s, FLOP/byte, %) are not listed: they
+#: stay as they are; a ratio ("147.7×") reads "147.7 倍" (:data:`ZH_TIMES`).
+#: ``tools/stored_eval.py`` applies this to every stored ``{eval}``
 #: value when the book is built with ``language: zh_CN``; ``tests/book/test_zh_units.py``
 #: fails when a unit word of UNIT_SCALES has no entry here.
 ZH_UNITS: dict[str, tuple[str, int]] = {
@@ -39,6 +40,9 @@ ZH_WORDS: dict[str, str] = {
     **{w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine "
                                         "ten".split())},
 }
+#: A ratio as Chinese prose writes it: "147.7×" -> "147.7 倍" (× stays between two
+#: operands, as in "4 × 4096").
+ZH_TIMES = "倍"
 #: The separator of a stored list in Chinese prose: "RTX 4090, L40S" reads "RTX 4090、L40S"
 #: (a comma followed by a space; the thousands comma of "1,024" has none).
 ZH_LIST_SEP = "、"
@@ -48,6 +52,7 @@ _ZH_NUMBER_UNIT = re.compile(
     r"(?P<num>[−-]?\d[\d,]*(?:\.\d+)?) (?P<unit>"
     + "|".join(re.escape(u) for u in sorted(ZH_UNITS, key=len, reverse=True))
     + r")(?![\w/])")
+_ZH_RATIO = re.compile(r"(?P<num>\d[\d,]*(?:\.\d+)?)×(?![\w.])")
 _ZH_WORD = re.compile(r"\b(" + "|".join(ZH_WORDS) + r")\b")
 
 
@@ -70,7 +75,8 @@ def zh_text(text: str) -> str:
     A number followed by a unit of :data:`ZH_UNITS` becomes the rescaled number and
     its Chinese unit; a word of :data:`ZH_WORDS` becomes its Chinese; the items of a
     list are separated by :data:`ZH_LIST_SEP`.  Everything else (symbols such as ms,
-    GB, ×, %; names such as H100 SXM) is left as it is.
+    GB, %; names such as H100 SXM) is left as it is; a ratio "N×" becomes "N 倍"
+    (:data:`ZH_TIMES`).
 
     >>> zh_text("295.3 requests"), zh_text("1,458 tokens"), zh_text("8 cards")
     ('295.3 个请求', '1,458 个 token', '8 张卡')
@@ -80,13 +86,16 @@ def zh_text(text: str) -> str:
     ('20.90 ms', '1,024 和 2,048', '是')
     >>> zh_text("RTX 4090, L40S, TPU v5e"), zh_text("Exercise 1.1, Exercise 1.3")
     ('RTX 4090、L40S、TPU v5e', '练习 1.1、练习 1.3')
+    >>> zh_text("147.7×"), zh_text("4.30×"), zh_text("4 × 4096")
+    ('147.7 倍', '4.30 倍', '4 × 4096')
     """
     def unit(m: re.Match) -> str:
         chinese, power = ZH_UNITS[m["unit"]]
         number = _shift(m["num"], power) if power else m["num"]
         return f"{number} {chinese}" if chinese else number
 
-    text = _ZH_WORD.sub(lambda m: ZH_WORDS[m[1]], _ZH_NUMBER_UNIT.sub(unit, text))
+    text = _ZH_RATIO.sub(lambda m: f"{m['num']} {ZH_TIMES}", _ZH_NUMBER_UNIT.sub(unit, text))
+    text = _ZH_WORD.sub(lambda m: ZH_WORDS[m[1]], text)
     return _LIST_COMMA.sub(ZH_LIST_SEP, text)
 
 

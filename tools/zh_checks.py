@@ -348,11 +348,24 @@ def _unit_nouns() -> list[tuple[str, str, str]]:
     return out
 
 
+#: A comparative right before a ratio ("多了 8 倍", "高出 4.8 倍", "小了 295 倍"): Chinese
+#: readers take 多了/高出 N 倍 as N + 1 times, and 小了 N 倍 has no clear meaning.
+AMBIGUOUS_RATIO = re.compile(
+    r"(?:[多高大快慢长小低少短]|增长|增加|提高|提升|降低|减少|缩小|乐观|悲观)[了出]?\s*$")
+
+
 def unit_word_problems(text: str, spans: list[tuple[int, int]]) -> list[str]:
-    """A value's unit word repeated after it, or a name put after its measure word and noun."""
+    """A value's unit word repeated after it, a name put after its measure word and noun,
+    or a ratio after a comparative (write the relation: 是…的 N 倍, 只有…的 1/N)."""
+    from bookkit import ZH_TIMES
+
     out = []
     for start, end in spans:
         value, after = text[start:end], text[end:]
+        if value.endswith(ZH_TIMES) and AMBIGUOUS_RATIO.search(text[max(start - 6, 0):start]):
+            out.append(f"a ratio after a comparative reads as N + 1 times or has no clear "
+                       f"meaning: {text[max(start - 6, 0):end]!r} (write 是…的 N 倍, "
+                       f"变成原来的 N 倍, 只有…的 1/N)")
         for chinese, measure, noun in _unit_nouns():
             if not value.endswith(chinese):
                 continue
