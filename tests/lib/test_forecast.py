@@ -182,6 +182,19 @@ def test_a_malformed_prompt_length_is_refused_naming_row_and_field(prompt, deriv
         M.parse(text)
 
 
+def test_tpot_under_load_is_reported_apart_never_fitted():
+    rep = crossval.evaluate()
+    load = crossval.under_load(rep)
+    assert len(load) >= 10
+    fitted = {r.m.id for r in rep.data.rows + rep.data.holdout}
+    for u in load:
+        assert u.m.metric == "tpot" and u.m.scenario in fit.HEAVY_LOAD and u.m.prompt_tokens is None
+        assert u.m.id not in fitted and "holdout" not in u.m.sets.split()
+        assert u.forecast >= u.floor and u.measured >= u.floor and u.ratio == u.measured / u.forecast
+    assert f"TPOT under load, prompt length not stated (not fitted): {len(load)} rows" in \
+        crossval.summary(rep)
+
+
 # --------------------------------------------------------------------------------- API
 def test_forecast_result_and_its_knobs():
     f = ic.forecast("llama-2-70b", "H100 SXM", prompt_tokens=512, output_tokens=128, batch=8,
