@@ -126,15 +126,15 @@ def test_rows_that_cannot_be_forecast_say_why():
 
 
 # ------------------------------------------------ the MLPerf rows' prompt length (not published)
-def _mlperf_row(**changes):
-    """The raw text of a packaged MLPerf Server TPOT row, with some fields changed."""
+def _mlperf_row(rid="mlperf5.1-0007-llama2-70b-server-tpot", **changes):
+    """The raw text of a packaged MLPerf row (a Server TPOT), with some fields changed."""
     import csv
     import io
 
     from infra_calc import measurements as M
     text = resources.files("infra_calc").joinpath("data", "measurements.csv").read_text("utf-8")
     row = next(r for r in csv.DictReader(io.StringIO(text))
-               if r["id"] == "mlperf5.1-0007-llama2-70b-server-tpot")
+               if r["id"] == rid)
     row.update({"id": "x", "group": "test group", "sets": "", "dup_of": ""}, **changes)
     out = io.StringIO()
     w = csv.DictWriter(out, M.COLUMNS, lineterminator="\n")
@@ -163,6 +163,22 @@ def test_a_derived_prompt_length_is_marked_derived_with_its_source():
     assert m.derived_fields["prompt_tokens"].endswith("language/llama2-70b/README.md")
     r = fit.prepare(m)                        # with its length stated the fit can use the row
     assert r.lengths_stated and r.kind == "tpot" and r.y >= r.floor
+
+
+def test_a_throughput_under_a_set_load_is_left_out_even_with_its_lengths():
+    from infra_calc import measurements as M
+    rid = "mlperf5.1-0007-llama2-70b-server-tput"
+    src = "prompt_tokens: a test value, https://example.org/stats"
+
+    def with_length(rid):
+        derived = _mlperf_row(rid)[1]["derived"] + "; " + src
+        return M.parse(_mlperf_row(rid, prompt_tokens="300", derived=derived)[0])[0]
+
+    with pytest.raises(fit.Skip, match="throughput under a set load") as exc:
+        fit.prepare(with_length(rid))
+    assert exc.value.row is not None            # its floor is still there to look for faults
+    offline = with_length("mlperf5.1-0007-llama2-70b-offline-tput")
+    assert fit.prepare(offline).kind == "rate"  # an Offline throughput is a capacity
 
 
 def row_derived():
