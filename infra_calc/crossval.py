@@ -14,6 +14,11 @@
   on every other row, and :attr:`Report.holdout` gives their errors and how many fall inside
   their family's band.
 
+* **TPOT under load, apart** (:func:`under_load`): MLPerf's Server and Interactive TPOTs,
+  whose prompt length no source states, are never fitted; they are set beside the pooled
+  forecast at ``P = 1`` (which counts no prompt work), to show how far a loaded engine sits
+  from a model of decode alone.
+
 :func:`evaluate` runs all of it once (cached); :func:`knobs_csv` writes the stored knobs
 (``python -m infra_calc fit``).
 """
@@ -25,11 +30,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .fit import FAMILY_PRIOR, fit_knobs, load_data, pooled_efficiency, predict, unpack
+from .fit import (
+    FAMILY_PRIOR,
+    HEAVY_LOAD,
+    Skip,
+    fit_knobs,
+    load_data,
+    pooled_efficiency,
+    predict,
+    prepare,
+    unpack,
+)
 from .forecasting import KNOB_COLUMNS, POOLED
 
 __all__ = ["Prediction", "Score", "Report", "cross_validate", "scores", "evaluate", "summary",
-           "rows_table",
+           "rows_table", "UnderLoad", "under_load",
            "knobs_csv", "METRIC_OF", "GOALS", "HOLDOUT_RULE", "BAND_MIN_ROWS"]
 
 #: row kind -> metric name of the report
@@ -180,6 +195,49 @@ def evaluate() -> Report:
     return Report(data, cv, lopo, fits, _bands(cv), tuple(hold))
 
 
+@dataclass(frozen=True)
+class UnderLoad:
+    """A TPOT measured under a serving load the fit leaves out (its prompt length is not
+    stated), set beside the model's forecast at the fewest prompt tokens (SI units).
+
+    The forecast counts no prompt work (``P = 1``); a continuous-batching engine under load
+    also prefills the arriving prompts in the same steps, and queues: ``ratio`` is what that
+    and everything else the model misses add.  Reported apart, never fitted."""
+
+    #: The measurement (:class:`infra_calc.measurements.Measurement`).
+    m: object
+    #: The measured TPOT, seconds.
+    measured: float
+    #: The model's TPOT with the pooled knobs fitted on every fit row, at ``P = 1``, seconds.
+    forecast: float
+    #: The floor of that TPOT (``P = 1``), seconds.
+    floor: float
+
+    @property
+    def ratio(self) -> float:
+        """``measured / forecast``."""
+        return self.measured / self.forecast
+
+
+def under_load(report: Report | None = None) -> tuple[UnderLoad, ...]:
+    """The MLPerf-style TPOT rows under load (scenario Server or Interactive) that the fit
+    leaves out because their prompt length is not stated, each with the pooled forecast at
+    ``P = 1`` (:class:`UnderLoad`), in file order.  Held-out rows are not among them."""
+    rep = evaluate() if report is None else report
+    k = unpack(rep.fits[POOLED])
+    out = []
+    for m, why in rep.data.skipped:
+        if m.metric != "tpot" or m.scenario not in HEAVY_LOAD or "holdout" in m.sets.split() \
+                or not why.startswith("prompt or output length not stated"):
+            continue
+        try:
+            prepare(m)
+        except Skip as exc:
+            r = exc.row
+        out.append(UnderLoad(m, r.y, float(predict([r], k)[0]), r.floor))
+    return tuple(out)
+
+
 def _num(x: float) -> str:
     return f"{x:.6g}"
 
@@ -235,6 +293,11 @@ def summary(report: Report | None = None) -> str:
             lines.append(f"    {label:<34}{s.median:7.1%} / {s.p90:7.1%}")
         s = lopo[metric]
         lines.append(f"    {'leave one publisher out':<34}{s.median:7.1%} / {s.p90:7.1%}")
+    load = under_load(rep)
+    if load:
+        q = np.percentile([u.ratio for u in load], [0, 50, 100])
+        lines.append(f"TPOT under load, prompt length not stated (not fitted): {len(load)} rows, "
+                     f"measured / forecast at P = 1: median {q[1]:.2f}, {q[0]:.2f} to {q[2]:.2f}")
     inside = sum(rep.inside(p) for p in rep.holdout)
     lines.append(f"held-out rows: {len(rep.holdout)}, inside their family's band: {inside}")
     for p in rep.holdout:

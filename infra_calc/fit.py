@@ -28,6 +28,8 @@ Rows left out, and why (:func:`prepare`): held-out rows (``sets`` holds ``holdou
 rows that are not evidence (:func:`~infra_calc.measurements.independent`), rows whose card
 is not in the catalog, whose cards per copy or decode batch are not stated, the achieved
 bandwidth rows (a derived figure), TTFT under load (queueing, not a bound: counted apart),
+throughputs under a set load (MLPerf's Server and Interactive: the completed rate follows
+the offered one, and the run's TPOT row at its Little's-law batch holds the same decode),
 and **faults**: rows faster than their own floor, counted and listed.  A row whose prompt
 or output length is not stated takes ``P = 1`` and ``O = 2`` (the fewest tokens: its floor
 stays a floor), allowed only at batch 1, where one request's cache is a small share of the
@@ -176,6 +178,9 @@ def prepare(m) -> Row:
               pre=(float(pre.t_read), float(pre.t_compute), float(pre.t_comm)), a=a,
               steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,
               lengths_stated=stated)
+    if kind == "rate" and m.scenario in HEAVY_LOAD:
+        raise Skip("throughput under a set load (the offered rate, not a capacity; the run's "
+                   "TPOT row holds its decode)", row)
     if not stated and m.batch != 1:
         raise Skip("prompt or output length not stated at a batch above 1 (the cache read "
                    "it sets is not negligible)", row)

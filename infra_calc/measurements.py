@@ -24,6 +24,11 @@ Traps the table and this loader handle (each has a test in ``tests/test_measurem
 * **Near-duplicate reruns.**  MLPerf results of one recipe (same software, card, card count,
   model and scenario) by several submitters share one ``group``; ``dup_of`` names the row
   they repeat.  :func:`independent` keeps one row per group and metric.
+* **A prompt length that is not printed.**  An MLPerf log states no prompt length, and
+  MLCommons publishes no mean input length of its data sets (``infra_calc/data/README.md``
+  says where it was looked for); a ``prompt_tokens`` on an MLPerf row, or any derived one,
+  must name its derivation and its source (``owner/name@<commit>:path`` or an https:// URL)
+  in ``derived``, or the loader refuses the row.
 * **Mixed and preview systems.**  ``exclude`` gives the reason a row is not evidence (two
   accelerator types in one result, a preview system); :attr:`Measurement.excluded`.
 """
@@ -61,6 +66,8 @@ COLUMNS = ("id", "group", "publisher", "source", "url", "repo", "commit", "path"
 _REQUIRED = ("id", "group", "publisher", "source", "url", "engine", "model_as_printed",
              "model", "hardware_as_printed", "vendor", "system_cards", "metric", "value", "unit")
 _VENDORS = ("NVIDIA", "AMD", "Intel", "Google", "Huawei")
+#: What a derived prompt length must name as its source: a repository at a commit, or a URL.
+_SOURCE = re.compile(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}:\S+|https://\S+")
 
 
 class MeasurementError(ValueError):
@@ -291,6 +298,14 @@ def _row(r: dict) -> Measurement:
             and "weight_precision" not in derived:
         raise _err(rid, "weight_precision", f"is {r['weight_precision']!r} but the source "
                    f"prints {r['precision']!r}; name the derivation in 'derived'")
+    if r["prompt_tokens"].strip():
+        how = derived.get("prompt_tokens")
+        if how is not None and not _SOURCE.search(how):
+            raise _err(rid, "prompt_tokens", f"is derived ({how!r}) without its source; "
+                       "name a repository 'owner/name@<40-hex commit>:path' or an https:// URL")
+        if how is None and r["repo"].startswith("mlcommons/"):
+            raise _err(rid, "prompt_tokens", f"is {r['prompt_tokens']!r} but an MLPerf log "
+                       "prints no prompt length; name its derivation and source in 'derived'")
     return Measurement(
         id=rid, group=r["group"], publisher=r["publisher"], source=r["source"], url=r["url"],
         repo=r["repo"], commit=r["commit"], path=r["path"], table=r["table"], date=r["date"],

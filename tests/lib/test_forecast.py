@@ -125,6 +125,92 @@ def test_rows_that_cannot_be_forecast_say_why():
     assert any(w.startswith("prompt or output length not stated") for w in reasons)
 
 
+# ------------------------------------------------ the MLPerf rows' prompt length (not published)
+def _mlperf_row(rid="mlperf5.1-0007-llama2-70b-server-tpot", **changes):
+    """The raw text of a packaged MLPerf row (a Server TPOT), with some fields changed."""
+    import csv
+    import io
+
+    from infra_calc import measurements as M
+    text = resources.files("infra_calc").joinpath("data", "measurements.csv").read_text("utf-8")
+    row = next(r for r in csv.DictReader(io.StringIO(text))
+               if r["id"] == rid)
+    row.update({"id": "x", "group": "test group", "sets": "", "dup_of": ""}, **changes)
+    out = io.StringIO()
+    w = csv.DictWriter(out, M.COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerow(row)
+    return out.getvalue(), row
+
+
+def test_mlperf_rows_state_no_prompt_length_and_their_decode_rows_are_left_out():
+    mlperf = [m for m in load() if m.repo.startswith("mlcommons/")]
+    assert mlperf and all(m.prompt_tokens is None for m in mlperf)   # MLCommons publishes none
+    rep = crossval.evaluate()
+    assert not any(r.m.repo.startswith("mlcommons/") for r in rep.data.rows + rep.data.holdout)
+    why = {m.id: w for m, w in rep.data.skipped}
+    m = next(m for m in mlperf if m.id == "mlperf5.1-0007-llama2-70b-server-tpot")
+    assert why[m.id].startswith("prompt or output length not stated at a batch above 1")
+
+
+def test_a_derived_prompt_length_is_marked_derived_with_its_source():
+    from infra_calc import measurements as M
+    src = ("prompt_tokens: mean input length of the data set, mlcommons/inference@"
+           + "0" * 40 + ":language/llama2-70b/README.md")
+    text, row = _mlperf_row(prompt_tokens="300", derived=row_derived() + "; " + src)
+    (m,) = M.parse(text)
+    assert m.prompt_tokens == 300
+    assert m.derived_fields["prompt_tokens"].endswith("language/llama2-70b/README.md")
+    r = fit.prepare(m)                        # with its length stated the fit can use the row
+    assert r.lengths_stated and r.kind == "tpot" and r.y >= r.floor
+
+
+def test_a_throughput_under_a_set_load_is_left_out_even_with_its_lengths():
+    from infra_calc import measurements as M
+    rid = "mlperf5.1-0007-llama2-70b-server-tput"
+    src = "prompt_tokens: a test value, https://example.org/stats"
+
+    def with_length(rid):
+        derived = _mlperf_row(rid)[1]["derived"] + "; " + src
+        return M.parse(_mlperf_row(rid, prompt_tokens="300", derived=derived)[0])[0]
+
+    with pytest.raises(fit.Skip, match="throughput under a set load") as exc:
+        fit.prepare(with_length(rid))
+    assert exc.value.row is not None            # its floor is still there to look for faults
+    offline = with_length("mlperf5.1-0007-llama2-70b-offline-tput")
+    assert fit.prepare(offline).kind == "rate"  # an Offline throughput is a capacity
+
+
+def row_derived():
+    return _mlperf_row()[1]["derived"]
+
+
+@pytest.mark.parametrize("prompt, derived, what", [
+    ("300", None, "an MLPerf log prints no prompt length"),
+    ("300", "prompt_tokens: the mean of the data set", "without its source"),
+    ("about 300", "prompt_tokens: https://example.org/stats", "whole number")])
+def test_a_malformed_prompt_length_is_refused_naming_row_and_field(prompt, derived, what):
+    from infra_calc import measurements as M
+    d = row_derived() if derived is None else row_derived() + "; " + derived
+    text, _ = _mlperf_row(prompt_tokens=prompt, derived=d)
+    with pytest.raises(M.MeasurementError,
+                       match=rf"measurements.csv row 'x': field 'prompt_tokens' .*{what}"):
+        M.parse(text)
+
+
+def test_tpot_under_load_is_reported_apart_never_fitted():
+    rep = crossval.evaluate()
+    load = crossval.under_load(rep)
+    assert len(load) >= 10
+    fitted = {r.m.id for r in rep.data.rows + rep.data.holdout}
+    for u in load:
+        assert u.m.metric == "tpot" and u.m.scenario in fit.HEAVY_LOAD and u.m.prompt_tokens is None
+        assert u.m.id not in fitted and "holdout" not in u.m.sets.split()
+        assert u.forecast >= u.floor and u.measured >= u.floor and u.ratio == u.measured / u.forecast
+    assert f"TPOT under load, prompt length not stated (not fitted): {len(load)} rows" in \
+        crossval.summary(rep)
+
+
 # --------------------------------------------------------------------------------- API
 def test_forecast_result_and_its_knobs():
     f = ic.forecast("llama-2-70b", "H100 SXM", prompt_tokens=512, output_tokens=128, batch=8,
