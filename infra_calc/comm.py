@@ -9,8 +9,10 @@ separate term, labelled with the model it comes from:
   ``n`` cards, ``2(n-1)`` steps, each card sending ``2(n-1)/n`` of the
   message.  A ring runs at its slowest link: within one fast-link domain
   (``Accelerator.link_domain``, 8 cards on an HGX board) that is the per-direction
-  ``link_bandwidth``; past it, the ring crosses the network between nodes,
-  ``internode_bandwidth`` per card.
+  ``link_bandwidth``, summed over the card's links (on a switch, one ring
+  gets it all; on a fully connected platform such as the MI300X's, it stands
+  for one ring per link, run at once); past it, the ring crosses the network
+  between nodes, ``internode_bandwidth`` per card.
 - ``"in-switch"``: the switch of the domain adds the partial sums as they pass
   (NVLink SHARP, "NVLS"): each card sends its message once and receives the
   sum once, in two steps.  Offered only within one domain of a card whose

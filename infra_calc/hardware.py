@@ -78,7 +78,10 @@ class Accelerator:
         Chip-to-chip bandwidth *per direction*, in bytes/s (0 = unknown).
         Datasheets print the bidirectional sum (e.g. NVLink "900 GB/s" on
         the H100 SXM); the catalog stores half of it, what one card can
-        send while it receives as much.
+        send while it receives as much, summed over all its links.  Through
+        a switch (NVLink) one ring gets all of it; on a card wired to each
+        peer by a link of its own (MI300X) one ring gets one link, and the
+        ring model with the sum stands for several rings run at once.
     link_latency : float, optional
         Time one ring step of a collective costs regardless of size, in
         seconds (0 = unknown).  No datasheet prints it: the catalog uses an
@@ -321,7 +324,9 @@ _ENTRIES = (
         aliases=("Instinct MI300X", "MI300"),
         link_bandwidth=448e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("AMD MI300X data sheet: peak aggregate Infinity Fabric 896 GB/s (bidirectional sum)"
-                     "; 448 GB/s per direction"
+                     "; 448 GB/s per direction, summed over the seven links to the other cards"
+                     " (one link each, 64 GB/s per direction): one ring uses one link, so the"
+                     " ring model with this figure is seven rings at once, one per link"
                      + _ALPHA),
         link_domain=8,
         domain_source=("AMD Instinct MI300X platform: eight GPUs fully connected by Infinity "
@@ -338,7 +343,8 @@ _ENTRIES = (
         link_bandwidth=100e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("Google Cloud TPU v5e documentation: interchip interconnect 1,600 Gbps"
                      " = 200 GB/s per chip, read as the bidirectional sum"
-                     "; 100 GB/s per direction"
+                     "; 100 GB/s per direction, summed over the chip's torus links: the ring"
+                     " model with this figure runs rings over all of them at once"
                      + _ALPHA),
         link_domain=256, internode_bandwidth=3.125e9,
         domain_source=("Google Cloud TPU v5e documentation: a pod of 256 chips on a 2D-torus "

@@ -12,8 +12,9 @@ median (timed with :func:`time.perf_counter`, or any clock passed as ``clock``):
    writes ``a`` (2 arrays), pass 2 reads ``a`` and ``b`` and writes ``a``
    (3 arrays), so **5 · n · itemsize bytes per triad** (the one-kernel STREAM
    triad moves 3 · n · itemsize).  Like STREAM we do not count the extra
-   read a cache makes before it writes a line (write-allocate), so β is a
-   slight underestimate of what the memory system moved.  The arrays are
+   read a cache makes before it writes a line (write-allocate): on a cache
+   that allocates on write, pass 1 also reads ``a``, six arrays move, and β
+   is 5/6 of what the memory system moved, about a sixth low.  The arrays are
    split across threads (NumPy's element-wise loops use one core; a BLAS
    matmul uses all of them).
 2. **Peak** Π with large square float32 matmuls, ``2·n³`` FLOPs each; the

@@ -39,11 +39,21 @@ SETTINGS = {
 }
 
 
-def triad_bytes(n, itemsize, device="cpu"):
-    """Bytes one triad moves: 5·n·itemsize for the two NumPy passes, 3·n·itemsize fused (GPU)."""
+def triad_bytes(n, itemsize, device="cpu", write_allocate=False):
+    """Bytes one triad moves: 5·n·itemsize for the two NumPy passes, 3·n·itemsize fused (GPU).
+
+    These are the bytes the code names, the count :func:`triad_bandwidth`
+    divides by.  ``write_allocate=True`` adds the array a write-allocating
+    cache also reads: before the first (or only) pass overwrites ``a``, each
+    of its lines is fetched, one more ``n·itemsize`` (6 instead of 5 on the
+    CPU, 4 instead of 3 fused; the second CPU pass reads ``a`` anyway).  So
+    on such a cache β is the named bytes over the time, ``5/6`` of the
+    traffic the memory carried.
+    """
     n = check_int(n, "n", "elements")
     itemsize = check_int(itemsize, "itemsize", "bytes")
-    return (5 if device == "cpu" else 3) * n * itemsize
+    arrays = (5 if device == "cpu" else 3) + (1 if write_allocate else 0)
+    return arrays * n * itemsize
 
 
 def triad_bandwidth(n=2 ** 25, dtype="float32", repeats=5, warmup=1, threads=None,
@@ -56,8 +66,9 @@ def triad_bandwidth(n=2 ** 25, dtype="float32", repeats=5, warmup=1, threads=Non
     writes ``a``, pass 2 reads ``a`` and ``b`` and writes ``a``, so **5 · n ·
     itemsize bytes per triad** (the one-kernel STREAM triad moves 3 · n ·
     itemsize).  Like STREAM, the read a cache makes before it writes a line
-    (write-allocate) is not counted, so β slightly underestimates what the
-    memory system moved.  The arrays are split across threads (NumPy's
+    (write-allocate) is not counted: where the cache allocates on write, β
+    is 5/6 of what the memory system moved (``triad_bytes(...,
+    write_allocate=True)``), about a sixth low.  The arrays are split across threads (NumPy's
     element-wise loops use one core).  On CUDA the triad is one fused
     ``torch.add(b, c, alpha=s, out=a)`` kernel, 3 · n · itemsize bytes.
 

@@ -46,6 +46,11 @@ def test_triad_bytes_counts_five_arrays_on_cpu_three_fused():
     assert measure.triad_bytes(1000, 2, device="cuda") == 3 * 1000 * 2
 
 
+def test_triad_bytes_write_allocate_adds_the_read_of_a():
+    assert measure.triad_bytes(1000, 4, write_allocate=True) == 6 * 1000 * 4
+    assert measure.triad_bytes(1000, 2, device="cuda", write_allocate=True) == 4 * 1000 * 2
+
+
 def test_matmul_peak_is_a_finite_rate():
     peak = measure.matmul_peak(sizes=(64, 128), repeats=2)
     assert peak > 0 and math.isfinite(peak)
