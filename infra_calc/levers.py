@@ -37,7 +37,7 @@ from ._validate import check_int, check_number, unwrap
 from .bound import bounds
 from .decode import decode_coefficients, model_decode_step
 from .hardware import accelerator
-from .kv import _expert_bytes, per_request_terms, turning_batch
+from .kv import _expert_bytes, critical_context, per_request_terms, turning_batch
 from .prefill import prefill_counts
 from .step import batch_turning_point
 from .workload import ModelOnCard, Workload
@@ -578,7 +578,6 @@ def precision_point(model, hw=None, *, math="bf16", bytes_per_param=None,
     """
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, context=context, math=math)
-    from .kv import critical_context
     card = at_math(w.hw, w.math)
     kw = dict(bytes_per_param=w.bytes_per_param, kv_bytes_per_element=w.kv_bytes_per_element)
     return PrecisionPoint(
