@@ -85,12 +85,19 @@ _LAZY = {
     # chapter 4: a forecast (a model resting on the floor)
     "Forecast": "forecasting", "forecast": "forecasting", "Band": "forecasting",
     "forecast_engines": "forecasting",
+    # chapter 3: levers the floor assumes away
+    "expected_tokens_per_step": "levers", "SpeculativeStep": "levers",
+    "speculative_step": "levers", "speculative_critical_context": "levers",
+    "speculative_turning_batch": "levers", "SharedPrefixStep": "levers",
+    "shared_prefix_step": "levers", "CachedPrefill": "levers",
+    "cached_prefill_step": "levers", "mean_ttft": "levers", "at_math": "levers",
+    "PrecisionPoint": "levers", "precision_point": "levers",
 }
 #: Submodules imported on first use.
 _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
                "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
                "prefill", "parallel", "generation", "display",
-               "forecasting", "fit", "crossval")
+               "forecasting", "fit", "crossval", "levers")
 
 #: Submodules that are part of the public names themselves.
 _PUBLIC_MODULES = ("source", "units")

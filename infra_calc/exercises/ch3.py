@@ -13,6 +13,8 @@ ch3-n4   prefill: causal attention, the LM head once, ``max(F/Π, R/β)``  Exerc
 ch3-n5   tensor parallelism: a speed-up under a named all-reduce model  Exercise 3.5
 ch3-n6   MoE at decode: the experts a batch hits                       Exercise 3.6
 ch3-n7   the whole request: prefill plus a growing-cache decode sum    Exercise 3.7
+ch3-n8   speculation: k + 1 tokens per verify pass at most              Exercise 3.8
+ch3-n9   a cached prefix: only the new tokens prefilled                 Exercise 3.9
 =======  ===========================================================  ============
 
 Every answer is computed with the model-based library forms
@@ -20,7 +22,8 @@ Every answer is computed with the model-based library forms
 :class:`~infra_calc.workload.Workload`, :func:`~infra_calc.prefill.prefill_step`,
 :func:`~infra_calc.parallel.tensor_parallel_step`,
 :meth:`~infra_calc.modelspec.ModelSpec.decode_weight_bytes`,
-:func:`~infra_calc.generation.generation_time`); the questions quote catalog
+:func:`~infra_calc.generation.generation_time`, :func:`~infra_calc.levers.speculative_step`,
+:func:`~infra_calc.levers.cached_prefill_step`); the questions quote catalog
 figures from it too.  :func:`selftest_values` computes what the self-test page
 shows.
 """
@@ -29,6 +32,7 @@ from __future__ import annotations
 from ..generation import generation_time
 from ..hardware import accelerator
 from ..kv import critical_context, kv_weight_batch
+from ..levers import cached_prefill_step, speculative_step
 from ..models import model
 from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
@@ -46,6 +50,8 @@ N4_MODEL, N4_PROMPT = "Llama-3.1-8B", 4096
 N5_MODEL, N5_CARDS = "Llama-3.1-8B", 4
 N6_MODEL, N6_BYTES, N6_BATCH = "Mixtral-8x7B", 1, 3
 N7_MODEL, N7_PROMPT, N7_OUTPUT = "Llama-3.1-8B", 500, 1000
+N8_MODEL, N8_BATCH, N8_CONTEXT, N8_DRAFTS = "Llama-3.1-8B", 16, 1024, 3
+N9_MODEL, N9_PROMPT, N9_CACHED = "Qwen3-8B", 8192, 6144
 
 
 def _acc():
@@ -221,9 +227,63 @@ register(Exercise(
 ))
 
 
+# --- 3.8 -------------------------------------------------------------------------
+def _n8():
+    return speculative_step(N8_MODEL, CARD, N8_BATCH, N8_CONTEXT, drafts=N8_DRAFTS)
+
+
+def n8():
+    """Floor per output token of a verify pass of N8_DRAFTS free drafts per request, ms."""
+    return _n8().t_per_token_floor * 1e3
+
+
+register(Exercise(
+    "ch3-n8",
+    f"{N8_MODEL} in BF16 on one {CARD} decodes {N8_BATCH} requests with {N8_CONTEXT:,} tokens "
+    f"of cache each. Draft heads propose {N8_DRAFTS} tokens per request (count drafting as "
+    "free) and the model verifies them in one pass. What is the lower bound on the time per "
+    "output token of a request, in ms?",
+    "ms", n8,
+    lambda: (f"The verify pass reads the weights once for B(k+1) = {N8_BATCH * (N8_DRAFTS + 1)} "
+             f"tokens and each cache once: {_n8().t_step * 1e3:.3f} ms, {_n8().bound}-bound. "
+             f"It emits at most k + 1 = {N8_DRAFTS + 1} tokens per request: "
+             f"{n8():.3f} ms per token."),
+    hints=("A verify pass cannot emit more than k + 1 tokens per request, whatever the "
+           "acceptance; divide the pass by that.",
+           "ic.speculative_step(model, card, batch, context, drafts=k) counts the pass."),
+    title="Exercise 3.8",
+))
+
+
+# --- 3.9 -------------------------------------------------------------------------
+def _n9():
+    return cached_prefill_step(N9_MODEL, CARD, N9_PROMPT, cached=N9_CACHED)
+
+
+def n9():
+    """TTFT floor of an N9_PROMPT-token prompt with N9_CACHED tokens already cached, ms."""
+    return _n9().t_step * 1e3
+
+
+register(Exercise(
+    "ch3-n9",
+    f"A request to {N9_MODEL} in BF16 on one idle {CARD} has a prompt of {N9_PROMPT:,} tokens, "
+    f"of which the first {N9_CACHED:,} are already in the prefix cache. What is the lower bound "
+    "on its time to first token, in ms?",
+    "ms", n9,
+    lambda: (f"Only the {N9_PROMPT - N9_CACHED:,} new tokens go through the weights, but they "
+             f"attend to all earlier tokens, (P(P+1) − P_c(P_c+1))/2 pairs per head: "
+             f"F = {_n9().flops / 1e12:.2f} TFLOP, R = {_n9().bytes_read / GB:.2f} GB; "
+             f"max(F/Π, R/β) = {n9():.2f} ms, {_n9().bound}-bound."),
+    hints=("The cached tokens need no products of their own, but every new token still "
+           "attends to them.",),
+    title="Exercise 3.9",
+))
+
+
 # --- the numbers the self-test page shows ------------------------------------------
 def selftest_values():
-    """The numbers ``book/3_whole_request/06_self_test.ipynb`` shows, as a :class:`~infra_calc.PageValues`.
+    """The numbers ``book/3_whole_request/07_self_test.ipynb`` shows, as a :class:`~infra_calc.PageValues`.
 
     One call at the top of the page, so that the cells between an exercise and
     its solution hold only the answer checker.
@@ -299,4 +359,26 @@ def selftest_values():
     v.n7_tpot = shown(g.tpot_mean, "ms", 3)
     v.n7_share = shown(g.decode_time / g.total, "%", 1)
     v.n7 = shown(g.total, "s", 3)
+    # 3.8
+    s8 = _n8()
+    v.n8_b = shown(N8_BATCH, "requests", 0)
+    v.n8_s = shown(N8_CONTEXT, "tokens", 0)
+    v.n8_k = shown(N8_DRAFTS, digits=0)
+    v.n8_tokens = shown(s8.tokens, "tokens", 0)
+    v.n8_verify = shown(s8.t_step, "ms", 3)
+    v.n8_kp1 = shown(N8_DRAFTS + 1, "tokens", 0)
+    v.n8_plain = shown(speculative_step(N8_MODEL, CARD, N8_BATCH, N8_CONTEXT, drafts=0).t_step,
+                       "ms", 3)
+    v.n8 = shown(s8.t_per_token_floor, "ms", 3)
+    # 3.9
+    c9 = _n9()
+    v.n9_p = shown(N9_PROMPT, "tokens", 0)
+    v.n9_c = shown(N9_CACHED, "tokens", 0)
+    v.n9_new = shown(N9_PROMPT - N9_CACHED, "tokens", 0)
+    v.n9_f = shown(c9.flops, "TFLOP", 2)
+    v.n9_r = shown(c9.bytes_read, "GB", 2)
+    v.n9_tc = shown(c9.t_compute, "ms", 2)
+    v.n9_tr = shown(c9.t_read, "ms", 2)
+    v.n9_full = shown(cached_prefill_step(N9_MODEL, CARD, N9_PROMPT, cached=0).t_step, "ms", 2)
+    v.n9 = shown(c9.t_step, "ms", 2)
     return v

@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from ..decode import REGIONS, model_decode_step
 from ..hardware import accelerator
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
+from ..levers import at_math, speculative_step
 from ..models import model
 from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
@@ -23,8 +24,8 @@ from ._registry import HATCHES, MARKERS, PALETTE, figure
 from .j07 import fmt_sig
 
 __all__ = ["kv_regions_figure", "prefill_figure", "tensor_parallel_figure", "moe_bytes_figure",
-           "reality_figure", "kv_explorer_snapshot_figure", "draw_kv_panel", "update_kv_panel",
-           "KV_EXPLORER_SETTINGS", "REGION_COLOURS"]
+           "reality_figure", "levers_figure", "kv_explorer_snapshot_figure", "draw_kv_panel",
+           "update_kv_panel", "KV_EXPLORER_SETTINGS", "REGION_COLOURS", "LEVER_PRECISIONS"]
 
 BIG, SMALL, MOE = "DeepSeek-R1-Distill-Llama-70B", "Llama-3.1-8B", "Mixtral-8x7B"
 REGION_COLOURS = {"weight-read": PALETTE["sky"], "kv-read": PALETTE["orange"],
@@ -214,6 +215,58 @@ def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=1):
     ax2.set_yscale("log")
     ax2.set_xlabel("batch B (requests)")
     ax2.set_ylabel("decode step time (ms)")
+    ax2.legend(fontsize=7.5)
+    fig.tight_layout()
+    return fig
+
+
+#: the levers page's cases: (label, bytes per weight, math precision)
+LEVER_PRECISIONS = (("BF16 weights, BF16 math", 2, "bf16"),
+                    ("4-bit weights only, BF16 math", 0.5, "bf16"),
+                    ("FP8 weights, FP8 math", 1, "fp8"))
+
+
+@figure("ch3-levers",
+        "Two levers on one H200 for the 70B model. Left: draft-and-verify with an 8B draft "
+        "model (8-bit weights, context 2,048): the time per output token against the drafts "
+        "verified per request; solid, the floor (at most k + 1 tokens per round); dashed, the "
+        "i.i.d. acceptance model at α = 0.7; filled markers where the verify pass is "
+        "compute-bound. Right: the time per token of a decode step against batch at context "
+        "512 for three precisions, drawn where the caches fit; dotted, each one's B*(S).")
+def levers_figure(model_name=BIG, draft_name=SMALL, hw="H200", context=2048, batches=(1, 32),
+                  acceptance=0.7, precision_context=512, precisions=LEVER_PRECISIONS):
+    """Left: per-token floor and model vs drafts ``k``; right: per-token step time vs batch."""
+    acc = accelerator(hw)
+    fig = Figure(figsize=(7.8, 3.8))
+    ax1, ax2 = fig.subplots(1, 2)
+    k = np.arange(0, 13)
+    for b, c, mk in zip(batches, (PALETTE["blue"], PALETTE["vermillion"]), MARKERS, strict=False):
+        st = speculative_step(model_name, acc, b, context, drafts=k, acceptance=acceptance,
+                              draft=draft_name, bytes_per_param=1)
+        comp = np.asarray(st.bound) == "compute"
+        ax1.plot(k, st.t_per_token_floor * 1e3, "-", color=c, lw=2, label=f"batch {b}: floor")
+        ax1.plot(k, st.t_per_token_expected * 1e3, "--", color=c, lw=1.4,
+                 label=f"batch {b}: model, α = {acceptance:g}")
+        for y in (st.t_per_token_floor * 1e3, st.t_per_token_expected * 1e3):
+            ax1.plot(k[~comp], y[~comp], mk, color=c, mfc="white", ms=4.5, lw=0)
+            ax1.plot(k[comp], y[comp], mk, color=c, ms=4.5, lw=0)
+    ax1.set_xlabel("draft tokens verified per request, k")
+    ax1.set_ylabel("time per output token (ms)")
+    ax1.set_ylim(0, None)
+    ax1.legend(fontsize=7.5)
+    m = model(model_name)
+    b = np.unique(np.logspace(0, 3.5, 160).astype(int))
+    colours = (PALETTE["black"], PALETTE["green"], PALETTE["purple"])
+    for (label, bpp, math), c, ls in zip(precisions, colours, ("-", "--", "-."), strict=False):
+        st = model_decode_step(m, acc, b, precision_context, bytes_per_param=bpp, math=math)
+        per = np.where(np.asarray(st.fits), st.t_step / b * 1e3, np.nan)
+        ax2.plot(b, per, ls, color=c, lw=2, label=label)
+        b_star = turning_batch(m, at_math(acc, math), precision_context, bytes_per_param=bpp)
+        ax2.axvline(b_star, color=c, ls=":", lw=1.2)
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("batch B (requests)")
+    ax2.set_ylabel("decode step per token, floor (ms)")
     ax2.legend(fontsize=7.5)
     fig.tight_layout()
     return fig

@@ -1,0 +1,590 @@
+"""Levers the floor assumes away: more tokens per weight pass, a shared prefix, lower precision.
+
+Every floor of chapters 1–3 rests on three assumptions: a decode step emits
+**one token per request** for one pass over the weights; every request reads
+**its own** KV cache and prefills **its whole** prompt; the math runs at the
+**BF16 peak** on weights of ``b_W`` bytes.  Each lever below drops one of them
+and is bounded the same way, with :func:`~infra_calc.bound.bounds` on the bytes
+and FLOPs the step must move and do:
+
+- :func:`speculative_step`: a verify pass over ``k`` draft tokens per request
+  processes ``B(k+1)`` tokens for one read of the weights; it can emit at most
+  ``k+1`` tokens per request (a floor), and
+  :func:`expected_tokens_per_step` is what it emits under i.i.d. acceptance
+  (a **model**).  :func:`speculative_critical_context` and
+  :func:`speculative_turning_batch` are ``S_max`` and ``B*`` of such a step.
+- :func:`shared_prefix_step`: ``S_p`` tokens of cache shared by the whole
+  batch and read once per step (cascade attention);
+  :func:`cached_prefill_step`: the prefill of a prompt whose first ``P_c``
+  tokens are already cached (prefix caching); :func:`mean_ttft`: the mean
+  over a hit rate (a **model**).
+- :func:`precision_point`: the ridge, ``B*``, ``S_max`` and ``P*`` when the
+  math runs at another precision's dense peak
+  (:meth:`~infra_calc.hardware.Accelerator.peak`) and the weights are stored
+  in ``b_W`` bytes; :func:`at_math` is the card as that math sees it.
+
+Nothing here rewrites the two-bound step: each function counts its bytes and
+FLOPs from :mod:`infra_calc.decode`, :mod:`infra_calc.kv` and
+:mod:`infra_calc.prefill` and hands them to :func:`~infra_calc.bound.bounds`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validate import check_int, check_number, unwrap
+from .bound import bounds
+from .decode import decode_coefficients, model_decode_step
+from .hardware import accelerator
+from .kv import _expert_bytes, critical_context, per_request_terms, turning_batch
+from .prefill import prefill_counts
+from .step import batch_turning_point
+from .workload import ModelOnCard, Workload
+
+__all__ = ["expected_tokens_per_step", "SpeculativeStep", "speculative_step",
+           "speculative_critical_context", "speculative_turning_batch",
+           "SharedPrefixStep", "shared_prefix_step", "CachedPrefill", "cached_prefill_step",
+           "mean_ttft", "at_math", "PrecisionPoint", "precision_point"]
+
+
+# ------------------------------------------------------------ tokens per weight pass
+def _drafts(drafts):
+    return check_int(drafts, "drafts", "draft tokens per request", minimum=0)
+
+
+def _acceptance(acceptance):
+    a = check_number(acceptance, "acceptance", "probability per draft token, 0 to 1",
+                     allow_zero=True, maximum=1.0)
+    return np.asarray(a, dtype=float)
+
+
+def expected_tokens_per_step(drafts, acceptance):
+    """Tokens a verify step emits per request under i.i.d. acceptance: a **model**, not a floor.
+
+    Each of the ``k`` draft tokens is accepted with probability ``α``,
+    independently, and the first rejection ends the run; the verify pass
+    always adds one token of its own (the correction, or the next token after
+    ``k`` accepted drafts).  The expected count is
+
+    .. math:: E[n] = \\sum_{j=0}^{k} \\alpha^j = \\frac{1 - \\alpha^{k+1}}{1 - \\alpha}
+
+    (``k + 1`` at ``α = 1``; 1 at ``k = 0``).  Real acceptance is neither
+    independent nor constant along a run; ``k + 1`` is the only bound.
+
+    Parameters
+    ----------
+    drafts : int or array_like
+        ``k`` (>= 0), draft tokens verified per request per step.
+    acceptance : float or array_like
+        ``α``, probability that a draft token is accepted (0 to 1).
+
+    >>> round(float(expected_tokens_per_step(4, 0.8)), 4)
+    3.3616
+    """
+    k = np.asarray(_drafts(drafts), dtype=float)
+    a = _acceptance(acceptance)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        geo = (1.0 - a ** (k + 1.0)) / (1.0 - a)
+    return unwrap(np.where(a >= 1.0, k + 1.0, geo))
+
+
+@dataclass(frozen=True)
+class SpeculativeStep(ModelOnCard):
+    """Result of :func:`speculative_step` (SI units: seconds, bytes, FLOPs; one card).
+
+    The floor fields (``t_step``, ``t_per_token_floor``) are lower bounds; the
+    fields that use ``acceptance`` (``tokens_expected``, ``t_per_token_expected``,
+    ``rejected_*``) rest on the i.i.d. acceptance **model**.
+    """
+
+    #: Requests verified together, ``B``.
+    batch: int | np.ndarray
+    #: KV-cache tokens per request before the step, ``S``.
+    context: int | np.ndarray
+    #: Draft tokens verified per request, ``k``.
+    drafts: int | np.ndarray
+    #: Tokens through the weights this pass, ``B (k + 1)``.
+    tokens: float | np.ndarray
+    #: Weight bytes read once for the ``B (k+1)`` tokens, ``R_W(B(k+1))``.
+    weight_bytes: float | np.ndarray
+    #: KV-cache bytes read, ``B S m_kv`` (each request's cache once, for all its k+1 queries).
+    kv_bytes: float | np.ndarray
+    #: Bytes read, ``R``.
+    bytes_read: float | np.ndarray
+    #: FLOPs of the matrix products, ``2 B (k+1) N_mm``.
+    flops_linear: float | np.ndarray
+    #: FLOPs of attention, ``4 B L H d_h ((k+1) S + k(k+1)/2)``.
+    flops_attention: float | np.ndarray
+    #: FLOPs, ``F``.
+    flops: float | np.ndarray
+    #: Read bound ``R / β``, seconds.
+    t_read: float | np.ndarray
+    #: Compute bound ``F / Π``, seconds.
+    t_compute: float | np.ndarray
+    #: The verify step's floor, ``max(t_read, t_compute)``, seconds.
+    t_step: float | np.ndarray
+    #: ``"compute"`` where ``t_compute >= t_read`` (a tie is compute), else ``"memory"``.
+    bound: str | np.ndarray
+    #: The draft's own ``k`` decode steps at batch ``B`` and context ``S`` (a floor), seconds;
+    #: 0 without a draft model (draft heads or a lookup, counted as free).
+    t_draft: float | np.ndarray
+    #: ``t_step + t_draft``, seconds: one round of draft and verify.
+    t_round: float | np.ndarray
+    #: ``t_round / (k + 1)``: no round can emit more than ``k + 1`` tokens per request, seconds.
+    t_per_token_floor: float | np.ndarray
+    #: Probability per draft token of the acceptance model (``nan`` when none was given).
+    acceptance: float | np.ndarray
+    #: ``(1 − α^(k+1)) / (1 − α)``: tokens per request per round under the model.
+    tokens_expected: float | np.ndarray
+    #: ``t_round / tokens_expected``, seconds per token under the model.
+    t_per_token_expected: float | np.ndarray
+    #: Share of the verify pass's matrix FLOPs spent on tokens the model expects to be
+    #: rejected, ``1 − tokens_expected / (k + 1)``.
+    rejected_share: float | np.ndarray
+    #: KV bytes written for rejected tokens and thrown away, ``B (k + 1 − E[n]) m_kv``.
+    rejected_kv_bytes: float | np.ndarray
+    #: Weights (target and draft) + caches + workspace the card must hold, bytes.
+    memory_per_card: float | np.ndarray
+    #: ``memory_per_card <= hw.mem_capacity``.
+    fits: bool | np.ndarray
+
+
+def _verify_counts(w: Workload, k):
+    """Bytes and FLOPs of a verify pass of ``k`` drafts per request (per card)."""
+    b = np.asarray(w.batch, dtype=float)
+    kf = np.asarray(k, dtype=float)
+    tok = w.with_(batch=np.asarray(w.batch) * (np.asarray(k) + 1))
+    per_tok = decode_coefficients(tok)            # weights and matrix products of B(k+1) tokens
+    per_req = decode_coefficients(w)              # the cache and attention of B requests
+    s = np.asarray(w.context, dtype=float)
+    weight_bytes = per_tok["weight_bytes"]
+    kv = per_req["kv_bytes_per_token"] * s
+    f_lin = per_tok["flops_linear"]
+    f_att = per_req["attention_flops_per_token"] * ((kf + 1.0) * s + kf * (kf + 1.0) / 2.0)
+    tokens = b * (kf + 1.0)
+    return [np.asarray(x, dtype=float) + 0.0 * s * kf
+            for x in (tokens, weight_bytes, kv, f_lin, f_att)]
+
+
+def speculative_step(model, hw=None, batch=None, context=None, *, drafts, acceptance=None,
+                     draft=None, bytes_per_param=None, kv_bytes_per_element=None,
+                     workspace=None, routing=None, math=None) -> SpeculativeStep:
+    """One draft-and-verify round: ``B`` requests, ``k`` draft tokens each, one card.
+
+    The verify pass runs the ``k`` drafts and the last accepted token of each
+    request, ``B(k+1)`` tokens, through the weights in one pass:
+
+    - bytes: the weights touched by ``B(k+1)`` tokens (:func:`~infra_calc.decode.decode_coefficients`:
+      every shared weight once, one gathered row per token, ``k`` experts per
+      MoE layer for the floor) and each request's cache once, :math:`BSm_{kv}`
+      (its ``k+1`` queries share the read);
+    - FLOPs: :math:`2B(k+1)N_{mm}` and causal attention, the ``j``-th new token
+      seeing ``S + j`` earlier ones: :math:`4BLHd_h\\,((k+1)S + k(k+1)/2)`;
+    - :math:`T_{verify} = \\max(R/\\beta, F/\\Pi)` (:func:`~infra_calc.bound.bounds`).
+
+    With ``k = 0`` this is :func:`~infra_calc.decode.model_decode_step`.  A
+    round emits at most ``k+1`` tokens per request, so
+    :math:`(T_{verify} + T_{draft})/(k+1)` is a floor per token;
+    ``acceptance`` adds the i.i.d. model's
+    :func:`expected_tokens_per_step`.  Once ``B(k+1)`` passes the turning
+    point the verify pass is compute-bound: its time grows with ``k+1`` and
+    the floor per token stops falling (the math per token is the same with or
+    without speculation).
+
+    Parameters
+    ----------
+    model : ModelSpec, str or Workload
+        The target model.
+    hw : Accelerator or str
+    batch : int or array_like
+        ``B`` (>= 1, default 1).
+    context : int or array_like
+        ``S`` (>= 0, default 0), tokens of cache per request before the round.
+    drafts : int or array_like, keyword-only
+        ``k`` (>= 0), draft tokens verified per request.
+    acceptance : float or array_like, keyword-only
+        ``α`` (0 to 1) of the acceptance model; without it the model's fields are ``nan``.
+    draft : ModelSpec or str, keyword-only
+        The draft model, whose ``k`` decode steps (batch ``B``, context ``S``,
+        same bytes and math as the target) are the round's extra cost; None
+        (default) counts drafting as free (draft heads, prompt lookup).
+    bytes_per_param, kv_bytes_per_element, workspace, routing, math : keyword-only
+        As for :func:`~infra_calc.decode.model_decode_step`.
+    """
+    k = _drafts(drafts)
+    w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
+                    routing=routing, math=math)
+    if np.any(np.asarray(w.cards) != 1):
+        raise ValueError(f"cards must be 1 for speculative_step, got {w.cards}")
+    tokens, wb, kv, f_lin, f_att = _verify_counts(w, k)
+    acc = w.hw
+    t = bounds(wb + kv, f_lin + f_att, acc, math=w.math)
+    kf = np.asarray(k, dtype=float)
+    mem = np.asarray(w.memory_per_card(), dtype=float)
+    if draft is None:
+        t_draft = 0.0 * kf
+    else:
+        d = model_decode_step(draft, acc, w.batch, w.context, bytes_per_param=w.bytes_per_param,
+                              kv_bytes_per_element=w.kv_bytes_per_element, workspace=0.0,
+                              math=w.math)
+        t_draft = kf * np.asarray(d.t_step)
+        mem = mem + np.asarray(d.memory_per_card)
+    t_round = np.asarray(t.t_floor) + t_draft
+    if acceptance is None:
+        a = np.nan
+        e = np.full_like(t_round, np.nan)
+    else:
+        a = _acceptance(acceptance)
+        e = np.asarray(expected_tokens_per_step(k, a), dtype=float)
+    m_card = np.asarray(w.share.kv_bytes_per_token(w.model, w.kv_bytes_per_element))
+    mem = mem + 0.0 * t_round
+    return SpeculativeStep(
+        model=w.model, hw=acc, batch=w.batch, context=w.context, drafts=k,
+        tokens=unwrap(tokens), weight_bytes=unwrap(wb), kv_bytes=unwrap(kv),
+        bytes_read=unwrap(wb + kv), flops_linear=unwrap(f_lin), flops_attention=unwrap(f_att),
+        flops=unwrap(f_lin + f_att), t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
+        bound=t.floor_bound, t_draft=unwrap(t_draft), t_round=unwrap(t_round),
+        t_per_token_floor=unwrap(t_round / (kf + 1.0)), acceptance=unwrap(np.asarray(a)),
+        tokens_expected=unwrap(e), t_per_token_expected=unwrap(t_round / e),
+        rejected_share=unwrap(1.0 - e / (kf + 1.0)),
+        rejected_kv_bytes=unwrap(np.asarray(w.batch) * (kf + 1.0 - e) * m_card),
+        memory_per_card=unwrap(mem), fits=unwrap(mem <= acc.mem_capacity, bool))
+
+
+def _slope_terms(w: Workload):
+    """``(a0, a1, r0, row, m, ca)`` per card: c1(S) = a0 + S·ca, r1(S) = row + S·m."""
+    r0, r1_0, c1_0 = per_request_terms(w.with_(context=0))
+    _, r1_1, c1_1 = per_request_terms(w.with_(context=1))
+    return r0, c1_0, c1_1 - c1_0, r1_0, r1_1 - r1_0
+
+
+def speculative_critical_context(model, hw=None, *, drafts, bytes_per_param=None,
+                                 kv_bytes_per_element=None, math=None):
+    """``S_max`` of a verify pass with ``k`` drafts per request, tokens (not rounded).
+
+    Per request the pass now does :math:`(k+1)` tokens' math against one read
+    of the cache, so with :func:`~infra_calc.kv.per_request_terms` at zero
+    context (``c_0 = 2N_{mm}``, ``r_0 = b_W d_{row}``) and per cached token
+    (``c_a = 4LHd_h``, ``m_{kv}``):
+
+    .. math:: S_{max}(k) = \\frac{(k+1)\\,c_0/\\Pi + \\tfrac{k(k+1)}{2}\\,c_a/\\Pi
+                                  - (k+1)\\,r_0/\\beta}
+                                 {m_{kv}/\\beta - (k+1)\\,c_a/\\Pi}
+
+    (``inf`` when the denominator is not positive).  At ``k = 0`` it is
+    :func:`~infra_calc.kv.critical_context`.  ``math`` picks the dense peak.
+    """
+    k = np.asarray(_drafts(drafts), dtype=float)
+    w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math)
+    pi, beta = w.hw.peak(w.math), w.hw.mem_bandwidth
+    _, c0, ca, row, m = _slope_terms(w)
+    num = (k + 1.0) * c0 / pi + k * (k + 1.0) / 2.0 * ca / pi - (k + 1.0) * row / beta
+    den = m / beta - (k + 1.0) * ca / pi
+    with np.errstate(divide="ignore"):
+        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.inf)
+    return unwrap(out)
+
+
+def speculative_turning_batch(model, hw=None, context=None, *, drafts, bytes_per_param=None,
+                              kv_bytes_per_element=None, math=None):
+    """Batch at which a verify pass of ``k`` drafts per request turns compute-bound, requests.
+
+    .. math:: B^*_k(S) = \\frac{R_0/\\beta}{c_k(S)/\\Pi - r_k(S)/\\beta},\\quad
+              c_k = (k+1)c_0 + \\big((k+1)S + \\tfrac{k(k+1)}{2}\\big)c_a,\\quad
+              r_k = (k+1)r_0 + S m_{kv}
+
+    (``R_0`` the weights read once, with ``k_E`` experts per MoE layer: the
+    floor's count; ``inf`` at and above :func:`speculative_critical_context`).
+    At ``k = 0`` it is :func:`~infra_calc.kv.turning_batch`; at ``S = 0``,
+    about :math:`B^*/(k+1)`.  Not rounded.
+    """
+    k = np.asarray(_drafts(drafts), dtype=float)
+    w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math)
+    pi, beta = w.hw.peak(w.math), w.hw.mem_bandwidth
+    r0, c0, ca, row, m = _slope_terms(w.with_(context=0))
+    r0 = r0 + _expert_bytes(w, 1.0)            # the floor: k experts per layer, any batch
+    s = np.asarray(w.context, dtype=float)
+    ck = (k + 1.0) * c0 + ((k + 1.0) * s + k * (k + 1.0) / 2.0) * ca
+    rk = (k + 1.0) * row + s * m
+    slope = ck / pi - rk / beta
+    ok = slope > 0
+    return unwrap(np.where(ok, (r0 / beta) / np.where(ok, slope, 1.0), np.inf))
+
+
+# ------------------------------------------------------------------ a shared prefix
+def _prefix(prefix, context, name="prefix", of="context"):
+    p = check_int(prefix, name, "tokens", minimum=0)
+    if np.any(np.asarray(p) > np.asarray(context)):
+        raise ValueError(f"{name} (tokens) must be at most {of} ({np.max(context)} tokens), "
+                         f"got {np.max(p)}")
+    return p
+
+
+@dataclass(frozen=True)
+class SharedPrefixStep(ModelOnCard):
+    """Result of :func:`shared_prefix_step` (SI units; one card): a decode-step floor."""
+
+    #: Requests decoded together, ``B``.
+    batch: int | np.ndarray
+    #: KV-cache tokens per request, ``S`` (the shared prefix included).
+    context: int | np.ndarray
+    #: Tokens of the prefix every request shares, ``S_p``.
+    prefix: int | np.ndarray
+    #: Weight bytes read, ``R_W(B)``.
+    weight_bytes: float | np.ndarray
+    #: KV bytes read, ``(S_p + B (S − S_p)) m_kv``.
+    kv_bytes: float | np.ndarray
+    #: KV bytes the same step reads without sharing, ``B S m_kv``.
+    kv_bytes_unshared: float | np.ndarray
+    #: FLOPs: ``2 B N_mm + 4 B S L H d_h`` (every query still attends to all ``S`` tokens).
+    flops: float | np.ndarray
+    #: Read bound, seconds.
+    t_read: float | np.ndarray
+    #: Compute bound, seconds.
+    t_compute: float | np.ndarray
+    #: The floor, seconds.
+    t_step: float | np.ndarray
+    #: ``"compute"`` or ``"memory"`` (a tie is compute).
+    bound: str | np.ndarray
+    #: Weights + the cache held once for the prefix and once per request for the rest
+    #: + workspace, bytes.
+    memory_per_card: float | np.ndarray
+    #: ``memory_per_card <= hw.mem_capacity``.
+    fits: bool | np.ndarray
+
+
+def shared_prefix_step(model, hw=None, batch=None, context=None, *, prefix,
+                       bytes_per_param=None, kv_bytes_per_element=None, workspace=None,
+                       routing=None, math=None) -> SharedPrefixStep:
+    """A decode step whose ``B`` requests share their first ``S_p`` cached tokens (one card).
+
+    A kernel that reads the shared prefix's keys and values once for the
+    whole batch (cascade attention) reads
+
+    .. math:: R = R_W(B) + \\big(S_p + B\\,(S - S_p)\\big)\\,m_{kv}
+
+    instead of :math:`R_W(B) + BSm_{kv}`; the FLOPs do not change, since every
+    query still attends to all ``S`` tokens.  The cache is held once for the
+    prefix too.  With ``B = 1`` or ``S_p = 0`` this is
+    :func:`~infra_calc.decode.model_decode_step`.
+
+    Parameters
+    ----------
+    model, hw, batch, context
+        As for :func:`~infra_calc.decode.model_decode_step`.
+    prefix : int or array_like, keyword-only
+        ``S_p``, tokens shared by every request (0 to ``context``).
+    bytes_per_param, kv_bytes_per_element, workspace, routing, math : keyword-only
+    """
+    w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
+                    routing=routing, math=math)
+    if np.any(np.asarray(w.cards) != 1):
+        raise ValueError(f"cards must be 1 for shared_prefix_step, got {w.cards}")
+    sp = np.asarray(_prefix(prefix, w.context), dtype=float)
+    c = decode_coefficients(w)
+    b = np.asarray(w.batch, dtype=float)
+    s = np.asarray(w.context, dtype=float)
+    m_card = np.asarray(w.share.kv_bytes_per_token(w.model, w.kv_bytes_per_element))
+    kv_cached = (sp + b * (s - sp)) * m_card            # tokens of cache held and read
+    kv = kv_cached + 0.0 * c["weight_bytes"]
+    f = c["flops_linear"] + c["attention_flops_per_token"] * s
+    t = bounds(c["weight_bytes"] + kv, f, w.hw, math=w.math)
+    mem = (np.asarray(w.resident_weight_bytes()) + kv_cached + w.workspace) + 0.0 * kv
+    return SharedPrefixStep(
+        model=w.model, hw=w.hw, batch=w.batch, context=w.context, prefix=unwrap(sp, int),
+        weight_bytes=unwrap(c["weight_bytes"] + 0.0 * kv), kv_bytes=unwrap(kv),
+        kv_bytes_unshared=unwrap(c["kv_bytes_per_token"] * s + 0.0 * kv),
+        flops=unwrap(f + 0.0 * kv), t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
+        bound=t.floor_bound, memory_per_card=unwrap(mem),
+        fits=unwrap(mem <= w.hw.mem_capacity, bool))
+
+
+@dataclass(frozen=True)
+class CachedPrefill(ModelOnCard):
+    """Result of :func:`cached_prefill_step` (SI units; one card): a TTFT floor."""
+
+    #: Prompt tokens per request, ``P``.
+    prompt_tokens: int | np.ndarray
+    #: Of them, already cached, ``P_c``.
+    cached: int | np.ndarray
+    #: Prompts prefilled together, ``B`` (sharing the cached prefix).
+    batch: int
+    #: FLOPs: the ``P − P_c`` new tokens' products and their attention over all earlier tokens.
+    flops: float | np.ndarray
+    #: Weights for the new tokens + their cache written + the cached prefix read once, bytes.
+    bytes_read: float | np.ndarray
+    #: Of ``bytes_read``, the cached prefix's keys and values, ``P_c m_kv``.
+    prefix_kv_bytes: float | np.ndarray
+    #: Read bound, seconds.
+    t_read: float | np.ndarray
+    #: Compute bound, seconds.
+    t_compute: float | np.ndarray
+    #: The floor of the pass, seconds: the time to first token on an idle card.
+    t_step: float | np.ndarray
+    #: ``"compute"`` or ``"memory"`` (a tie is compute).
+    bound: str | np.ndarray
+
+
+def cached_prefill_step(model, hw=None, prompt_tokens=None, *, cached, batch=None,
+                        bytes_per_param=None, kv_bytes_per_element=None, routing=None,
+                        math=None) -> CachedPrefill:
+    """Prefill of prompts whose first ``P_c`` tokens are already in the cache (one card).
+
+    Only the ``n = P − P_c`` new tokens go through the weights, but each still
+    attends to every token before it, the cached ones included:
+
+    - FLOPs: :func:`~infra_calc.prefill.prefill_counts` of ``n`` tokens, plus
+      the new tokens' attention over the prefix, :math:`4BLHd_h\\,P_c\\,n`;
+      in all :math:`2BnN_{body} + 2BVd + 2BLHd_h\\,(P(P+1) - P_c(P_c+1))`;
+    - bytes: the weights touched by ``Bn`` tokens, the cache written,
+      :math:`Bnm_{kv}`, and the cached prefix read once, :math:`P_cm_{kv}`
+      (shared by the batch).
+
+    With ``P_c = 0`` this is :func:`~infra_calc.prefill.prefill_step` on one card.
+
+    Parameters
+    ----------
+    model, hw
+    prompt_tokens : int or array_like
+        ``P`` (>= 1).
+    cached : int or array_like, keyword-only
+        ``P_c``, tokens already cached (0 to ``P − 1``: the last prompt token
+        must run to give the first output token).
+    batch, bytes_per_param, kv_bytes_per_element, routing, math : keyword-only
+    """
+    if prompt_tokens is None:
+        raise TypeError("prompt_tokens (tokens) is required")
+    p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
+    pc = _prefix(cached, np.asarray(p) - 1, "cached", "prompt_tokens − 1")
+    w = Workload.of(model, hw, batch=batch, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, routing=routing, math=math)
+    check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
+    w.model.check_context(p, "prompt_tokens")
+    spec = w.model
+    n = np.asarray(p) - np.asarray(pc)
+    c = prefill_counts(w, n)
+    b = float(w.batch)
+    pcf = np.asarray(pc, dtype=float)
+    f = c["flops"] + 4.0 * b * spec.layers * spec.heads * spec.head_dim * pcf * n
+    prefix_kv = pcf * spec.kv_bytes_per_token(w.kv_bytes_per_element)
+    r = c["bytes_read"] + prefix_kv
+    t = bounds(r, f, w.hw, math=w.math)
+    return CachedPrefill(model=spec, hw=w.hw, prompt_tokens=p, cached=pc, batch=w.batch,
+                         flops=unwrap(f), bytes_read=unwrap(r), prefix_kv_bytes=unwrap(prefix_kv),
+                         t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
+                         bound=t.floor_bound)
+
+
+def mean_ttft(hit_rate, t_hit, t_miss):
+    """Mean time to first token when a share ``h`` of requests finds its prefix cached: a **model**.
+
+    .. math:: \\bar T = h\\,T_{hit} + (1-h)\\,T_{miss}
+
+    The hit rate is a property of the traffic (how many requests share a
+    system prompt or a conversation), not of the card; only ``T_hit`` and
+    ``T_miss`` are floors.
+
+    Parameters
+    ----------
+    hit_rate : float or array_like
+        ``h``, share of requests whose prefix is cached (0 to 1).
+    t_hit, t_miss : float or array_like
+        The two floors, seconds (>= 0).
+    """
+    h = np.asarray(check_number(hit_rate, "hit_rate", "share of requests, 0 to 1",
+                                allow_zero=True, maximum=1.0), dtype=float)
+    th = check_number(t_hit, "t_hit", "s", allow_zero=True)
+    tm = check_number(t_miss, "t_miss", "s", allow_zero=True)
+    return unwrap(h * np.asarray(th) + (1.0 - h) * np.asarray(tm))
+
+
+# ------------------------------------------------------------------- lower precision
+def at_math(hw, math="bf16"):
+    """The card as math of precision ``math`` sees it: ``peak_flops`` set to :math:`\\Pi_m`.
+
+    The functions that bound with the BF16 peak (:func:`~infra_calc.kv.turning_batch`,
+    :func:`~infra_calc.kv.critical_context`, :func:`~infra_calc.step.batch_turning_point`,
+    the ridge :attr:`~infra_calc.hardware.Accelerator.ridge_point`) then give
+    their values at that precision.  The name says which peak it is.
+
+    >>> at_math("H100 SXM", "fp8").ridge_point > at_math("H100 SXM").ridge_point
+    True
+    """
+    acc = accelerator(hw)
+    key = str(math).strip().lower() if isinstance(math, str) else math
+    pi = acc.peak(key)
+    if key in ("bf16", "fp16"):
+        return acc
+    return acc.with_(name=f"{acc.name} ({key})", peak_flops=pi, aliases=())
+
+
+@dataclass(frozen=True)
+class PrecisionPoint:
+    """Result of :func:`precision_point`: where the turning points sit at one precision."""
+
+    #: Math precision whose dense peak bounds the math.
+    math: str
+    #: Stored bytes per weight, ``b_W``.
+    bytes_per_param: float
+    #: Bytes per cached element.
+    kv_bytes_per_element: float
+    #: The dense peak :math:`\\Pi_m`, FLOP/s.
+    peak: float
+    #: The ridge :math:`\\Pi_m/\\beta`, FLOP/byte.
+    ridge: float
+    #: J07's :math:`B^* = b_W\\Pi_m/(2\\beta)`, requests; also the prefill turning point
+    #: :math:`P^*` in prompt tokens.
+    b_star_j07: float
+    #: The model's :math:`B^*(S)` at ``context`` (:func:`~infra_calc.kv.turning_batch`), requests.
+    b_star: float | np.ndarray
+    #: The model's :math:`S_{max}` (:func:`~infra_calc.kv.critical_context`), tokens.
+    s_max: float
+    #: The floor of one decode step at batch 1 and ``context``, seconds.
+    t_step_1: float | np.ndarray
+    #: Resident weights, bytes.
+    weight_bytes: float
+
+
+def precision_point(model, hw=None, *, math="bf16", bytes_per_param=None,
+                    kv_bytes_per_element=None, context=None) -> PrecisionPoint:
+    """The ridge, ``B*``, ``P*`` and ``S_max`` with weights of ``b_W`` bytes and math at ``Π_m``.
+
+    Every turning point balances math against bytes, so it scales as
+    :math:`b_W\\Pi_m/\\beta`: :math:`B^* \\approx P^* = b_W\\Pi_m/(2\\beta)`
+    (:func:`~infra_calc.step.batch_turning_point`), the model's
+    :math:`B^*(S)` and :math:`S_{max}` (:mod:`infra_calc.kv`, on
+    :func:`at_math`'s card).  Lowering the math and the weights together
+    (FP8 weights and FP8 math, ``b_W = 1``, :math:`\\Pi_m = 2\\Pi`) leaves
+    :math:`B^*` where it was and halves both floors; weight-only quantisation
+    (``b_W`` falls, math at BF16) shrinks the read but not the math, so
+    :math:`B^*` falls with ``b_W`` and past it nothing is gained; the ridge
+    :math:`\\Pi_m/\\beta` moves only with the math.
+
+    Parameters
+    ----------
+    model : ModelSpec or str
+    hw : Accelerator or str
+    math : str, keyword-only
+        ``"bf16"`` (default), ``"fp8"`` or ``"fp4"`` where the card has it.
+    bytes_per_param, kv_bytes_per_element : float, keyword-only
+        ``b_W`` and cache bytes per element (default 2 each).
+    context : int or array_like, keyword-only
+        ``S`` for ``B*(S)`` and the batch-1 step (default 0).
+    """
+    w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, context=context, math=math)
+    card = at_math(w.hw, w.math)
+    kw = dict(bytes_per_param=w.bytes_per_param, kv_bytes_per_element=w.kv_bytes_per_element)
+    return PrecisionPoint(
+        math=w.math, bytes_per_param=w.bytes_per_param,
+        kv_bytes_per_element=w.kv_bytes_per_element, peak=card.peak_flops,
+        ridge=card.ridge_point, b_star_j07=float(batch_turning_point(card, w.bytes_per_param)),
+        b_star=turning_batch(w.model, card, w.context, **kw),
+        s_max=float(critical_context(w.model, card, **kw)),
+        t_step_1=model_decode_step(w, math=w.math).t_step,
+        weight_bytes=float(w.resident_weight_bytes()))
