@@ -414,5 +414,9 @@ def selftest_values():
     # 2.11
     v.i1 = shown(arithmetic_intensity(1, K, N, b), "FLOP/byte", 1)
     v.i_prefill = shown(arithmetic_intensity(K, K, N, b), "FLOP/byte", 0)
-    v.w70 = shown(2 * S.J07_PARAMS, "GB", 0)   # the J07 model, 2 bytes per parameter
+    from ..models import model
+
+    m70 = model(S.J07_MODEL)                 # the J07 model, exact, 2 bytes per parameter
+    v.w70 = shown(m70.weight_bytes(2), "GB", 2)
+    v.w70_round = shown(2 * S.J07_PARAMS, "GB", 0)   # the source's rounded 70e9 parameters
     return v
