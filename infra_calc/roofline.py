@@ -98,7 +98,7 @@ def critical_rows(k, n, hw, bytes_per_element=2):
 
 
 def attainable_flops(intensity, hw):
-    """Roofline: :math:`P(I) = \\min(\\Pi, I\\,\\beta)`, in FLOP/s.
+    """Roofline: :math:`\\Pi_{att}(I) = \\min(\\Pi, I\\,\\beta)`, in FLOP/s.
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
 
     ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
     ``F/Π >= V/β`` (``I >= I*``) and ``"memory"`` otherwise
-    (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = P(I)/Π``.
+    (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = Π_att(I)/Π``.
     """
     acc = accelerator(hw)
     f = gemm_flops(m, k, n)

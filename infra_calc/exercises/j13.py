@@ -55,8 +55,9 @@ def _i64():
 register(Exercise(
     "j13-1",
     "A batch of 64 requests decodes together, so the 4096×4096 BF16 Q projection multiplies "
-    "64 rows in one pass. How many FLOPs does it perform per byte it moves (FLOP/byte)? "
-    "On an H100, is it the compute or the bandwidth that sets its time?",
+    "64 rows in one pass. A colleague wants a card with twice the H100's FLOP/s and the same "
+    "bandwidth, to make it faster. What is the projection's arithmetic intensity (FLOP/byte)? "
+    "Is it compute- or bandwidth-bound on an H100, and would the new card help?",
     "FLOP/byte", _i64,
     lambda: (f"I = 2·64·4096² / (2·(64·4096 + 4096² + 64·4096)) = {_i64():.1f} FLOP/byte, far below "
              f"I* = {S.j13_h100().ridge_point:.1f}: bandwidth-bound."),
@@ -80,9 +81,9 @@ def _i256():
 
 register(Exercise(
     "j13-2",
-    "How many FLOPs must every byte fetched from an H100's memory feed before the arithmetic, "
-    "not the memory, limits a kernel (FLOP/byte)? What holds the source's batch of 256 rows "
-    "back?",
+    "A team batches 256 requests and expects the H100's Tensor Cores, not its memory, to set "
+    "the pace of the Q projection. What intensity would a kernel need for that on an H100 "
+    "(FLOP/byte)? The projection at 256 rows falls short of it: what holds it back?",
     "FLOP/byte", _ridge,
     lambda: (f"I* = {tflops(S.j13_h100())}e12 / {tbs(S.j13_h100())}e12 = {_ridge():.1f} FLOP/byte; "
              f"I(256) = {_i256():.1f} is still about {(1 - _i256() / _ridge()) * 100:.0f}% short of "
@@ -414,5 +415,9 @@ def selftest_values():
     # 2.11
     v.i1 = shown(arithmetic_intensity(1, K, N, b), "FLOP/byte", 1)
     v.i_prefill = shown(arithmetic_intensity(K, K, N, b), "FLOP/byte", 0)
-    v.w70 = shown(2 * S.J07_PARAMS, "GB", 0)   # the J07 model, 2 bytes per parameter
+    from ..models import model
+
+    m70 = model(S.J07_MODEL)                 # the J07 model, exact, 2 bytes per parameter
+    v.w70 = shown(m70.weight_bytes(2), "GB", 2)
+    v.w70_round = shown(2 * S.J07_PARAMS, "GB", 0)   # the source's rounded 70e9 parameters
     return v
