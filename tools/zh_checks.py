@@ -362,9 +362,13 @@ def unit_word_problems(text: str, spans: list[tuple[int, int]]) -> list[str]:
     out = []
     for start, end in spans:
         value, after = text[start:end], text[end:]
-        if value.endswith(ZH_TIMES) and AMBIGUOUS_RATIO.search(text[max(start - 6, 0):start]):
+        # a stored ratio ("8×" shows as "8 倍") or a bare number the message follows with 倍
+        times = re.match(rf"\s*{ZH_TIMES}", after) if not value.endswith(ZH_TIMES) else None
+        if ((value.endswith(ZH_TIMES) or times)
+                and AMBIGUOUS_RATIO.search(text[max(start - 6, 0):start])):
+            shown = text[max(start - 6, 0):end + (times.end() if times else 0)]
             out.append(f"a ratio after a comparative reads as N + 1 times or has no clear "
-                       f"meaning: {text[max(start - 6, 0):end]!r} (write 是…的 N 倍, "
+                       f"meaning: {shown!r} (write 是…的 N 倍, "
                        f"变成原来的 N 倍, 只有…的 1/N)")
         for chinese, measure, noun in _unit_nouns():
             if not value.endswith(chinese):

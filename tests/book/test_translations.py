@@ -220,7 +220,7 @@ def test_titles_check_compares_with_the_target_page(monkeypatch):
 
 # -- a message as the Chinese edition renders it: unit words and spacing ---------------------
 VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 billion",
-          "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6"}
+          "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6", "v.x": "8×"}
 
 
 def test_render_fills_in_the_chinese_values():
@@ -240,6 +240,10 @@ def test_render_fills_in_the_chinese_values():
     ("用 RTX 4090，{eval}`v.c` 一起解码", None),
     ("共 {eval}`v.six` 个请求", None),                                         # a bare count needs it
     ("8 张卡的卡间带宽 {eval}`v.t`", None),
+    ("快了 {eval}`v.x`", "a ratio after a comparative"),                      # 快了 8 倍: 9 times?
+    ("token 多了 {eval}`v.six` 倍", "a ratio after a comparative"),           # 倍 written after a count
+    ("速度是原来的 {eval}`v.x`", None),
+    ("变成原来的 {eval}`v.six` 倍", None),
 ])
 def test_unit_word_check(msgstr, found):
     problems = C.unit_word_problems(*C.render(msgstr, VALUES))
