@@ -284,6 +284,11 @@ ONE_TERM = {   # concept (its English in the term list) -> the chosen Chinese, a
     "LM head": ("LM head", "输出层"), "lower bound": ("下界", "下限"),
     "batching": ("组批", "加批"), "bandwidth utilisation": ("带宽利用率", "显存带宽利用率"),
     "printout": ("打印输出", "计算器输出"), "bars": ("柱形", "柱子"), "cell": ("单元格", "隐藏单元"),
+    "memory-bandwidth utilisation": ("带宽利用率", "显存带宽利用率"),
+    "whole request": ("整个请求", "完整的请求"), "shortcut": ("捷径", "近路"),
+    "useful rows": ("有效行", "有用行"), "MLP block": ("MLP 块", "前馈网络块"),
+    "long prompt": ("长提示词", "长提示"), "question of judgement": ("思考题", "判断题"),
+    "FLOPs": ("FLOP", "FLOPs"),
     "In-Datacenter Performance Analysis of a Tensor Processing Unit":
         ("《数据中心内张量处理单元的性能分析》", "《数据中心内张量处理器的性能分析》"),
 }
@@ -303,6 +308,9 @@ def test_one_term_per_concept(english):
 def test_avoid_column_spares_other_words():
     """位 is a bit only after a number; 单元 is a cell only where the English says cell."""
     assert C.avoided_variants("4-bit weights, two decimal places", "4 比特权重，两位小数") == []
+    assert C.avoided_variants("a long prompt", "一段长提示词") == []
+    assert C.avoided_variants("the FLOPs", "FLOP 数与 $F\\;\\text{FLOPs}$ 的 `flops`") == []   # math, code keep theirs
+    assert C.avoided_variants("per-output read time", "每输出分摊的时间"), "每输出分摊的时间"
     assert C.avoided_variants("the multiply-accumulate cells", "乘累加单元") == []
     assert C.avoided_variants("the compute units", "计算单元") == []
 
