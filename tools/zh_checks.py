@@ -25,7 +25,8 @@ those pages (all pages without PAGE):
   这样的请求", "{eval}`v.n` 个请求" where the value already reads "32 个请求") and puts no
   name after a value's measure word and noun ("8 张卡 RTX 4090": write 8 张 RTX 4090);
 * **spacing**: in that rendering, no space between two Chinese characters or next to
-  full-width punctuation (a ``{numref}`` reads 练习 1.1: 即练习 1.1, not 即 练习 1.1), and no ASCII comma in Chinese prose (a stored list reads
+  full-width punctuation (a ``{numref}`` reads 练习 1.1: 即练习 1.1, not
+  即 练习 1.1), and no ASCII comma in Chinese prose (a stored list reads
   "RTX 4090、L40S": ``bookkit.zh_text``; the space after a value that ends in
   a Chinese character is dropped by ``bookkit.zh_glue_after``, the rule the
   build applies, so the catalogs keep writing a space after every ``{eval}``);
