@@ -25,7 +25,8 @@ those pages (all pages without PAGE):
   这样的请求", "{eval}`v.n` 个请求" where the value already reads "32 个请求") and puts no
   name after a value's measure word and noun ("8 张卡 RTX 4090": write 8 张 RTX 4090);
 * **spacing**: in that rendering, no space between two Chinese characters or next to
-  full-width punctuation, and no ASCII comma in Chinese prose (a stored list reads
+  full-width punctuation (a ``{numref}`` reads 练习 1.1: 即练习 1.1, not
+  即 练习 1.1), and no ASCII comma in Chinese prose (a stored list reads
   "RTX 4090、L40S": ``bookkit.zh_text``; the space after a value that ends in
   a Chinese character is dropped by ``bookkit.zh_glue_after``, the rule the
   build applies, so the catalogs keep writing a space after every ``{eval}``);
@@ -303,8 +304,12 @@ def stored_values(docname: str) -> dict[str, str]:
 def _reader_text(piece: str) -> str:
     """Markup of a piece of a message (no ``{eval}`` in it) reduced to what a reader sees;
     code, math and roles without a title of their own become a Latin placeholder, so the
-    spacing around them stays as the message writes it."""
-    piece = ROLE.sub(lambda m: _role_text(*m.groups()).strip() or "R", piece)
+    spacing around them stays as the message writes it; but a ``{numref}`` without a title
+    of its own shows its number in a Chinese word (练习 1.1, 图 2.1: Sphinx's and
+    sphinx-exercise's zh_CN formats), so it reads "图 1": no space before it after Chinese
+    text (即练习 1.1), a space after its number."""
+    piece = ROLE.sub(lambda m: _role_text(*m.groups()).strip()
+                     or ("图 1" if m.group(1) == "numref" else "R"), piece)
     piece = CODE.sub("C", piece)
     piece = MATH.sub("M", piece)
     piece = LINK.sub(lambda m: m.group(1), piece)
@@ -362,9 +367,13 @@ def unit_word_problems(text: str, spans: list[tuple[int, int]]) -> list[str]:
     out = []
     for start, end in spans:
         value, after = text[start:end], text[end:]
-        if value.endswith(ZH_TIMES) and AMBIGUOUS_RATIO.search(text[max(start - 6, 0):start]):
+        # a stored ratio ("8×" shows as "8 倍") or a bare number the message follows with 倍
+        times = re.match(rf"\s*{ZH_TIMES}", after) if not value.endswith(ZH_TIMES) else None
+        if ((value.endswith(ZH_TIMES) or times)
+                and AMBIGUOUS_RATIO.search(text[max(start - 6, 0):start])):
+            shown = text[max(start - 6, 0):end + (times.end() if times else 0)]
             out.append(f"a ratio after a comparative reads as N + 1 times or has no clear "
-                       f"meaning: {text[max(start - 6, 0):end]!r} (write 是…的 N 倍, "
+                       f"meaning: {shown!r} (write 是…的 N 倍, "
                        f"变成原来的 N 倍, 只有…的 1/N)")
         for chinese, measure, noun in _unit_nouns():
             if not value.endswith(chinese):

@@ -220,7 +220,7 @@ def test_titles_check_compares_with_the_target_page(monkeypatch):
 
 # -- a message as the Chinese edition renders it: unit words and spacing ---------------------
 VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 billion",
-          "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6"}
+          "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6", "v.x": "8×"}
 
 
 def test_render_fills_in_the_chinese_values():
@@ -240,6 +240,10 @@ def test_render_fills_in_the_chinese_values():
     ("用 RTX 4090，{eval}`v.c` 一起解码", None),
     ("共 {eval}`v.six` 个请求", None),                                         # a bare count needs it
     ("8 张卡的卡间带宽 {eval}`v.t`", None),
+    ("快了 {eval}`v.x`", "a ratio after a comparative"),                      # 快了 8 倍: 9 times?
+    ("token 多了 {eval}`v.six` 倍", "a ratio after a comparative"),           # 倍 written after a count
+    ("速度是原来的 {eval}`v.x`", None),
+    ("变成原来的 {eval}`v.six` 倍", None),
 ])
 def test_unit_word_check(msgstr, found):
     problems = C.unit_word_problems(*C.render(msgstr, VALUES))
@@ -260,6 +264,10 @@ def test_unit_word_check(msgstr, found):
     ("见 H100, H200 两张卡", "ASCII comma"),
     ("`make book`，然后 `make test`", None),
     ("$M = 1, 2, 4$ 行", None),                         # math keeps its commas
+    ("即 {numref}`j07-1` 到 {numref}`j07-4`", "two Chinese characters"),   # 即 练习 1.1 到 练习 1.4
+    ("即{numref}`j07-1` 到{numref}`j07-4` 那一项", None),                  # 即练习 1.1 到练习 1.4 那一项
+    ("（{numref}`fig` 中的虚线）", None),
+    ("见 {numref}`图 %s <fig>`", "two Chinese characters"),               # a title of its own
 ])
 def test_spacing_check(msgstr, found):
     problems = C.spacing_problems(C.render(msgstr, VALUES)[0])
@@ -276,6 +284,11 @@ ONE_TERM = {   # concept (its English in the term list) -> the chosen Chinese, a
     "LM head": ("LM head", "输出层"), "lower bound": ("下界", "下限"),
     "batching": ("组批", "加批"), "bandwidth utilisation": ("带宽利用率", "显存带宽利用率"),
     "printout": ("打印输出", "计算器输出"), "bars": ("柱形", "柱子"), "cell": ("单元格", "隐藏单元"),
+    "memory-bandwidth utilisation": ("带宽利用率", "显存带宽利用率"),
+    "whole request": ("整个请求", "完整的请求"), "shortcut": ("捷径", "近路"),
+    "useful rows": ("有效行", "有用行"), "MLP block": ("MLP 块", "前馈网络块"),
+    "long prompt": ("长提示词", "长提示"), "question of judgement": ("思考题", "判断题"),
+    "FLOPs": ("FLOP", "FLOPs"),
     "In-Datacenter Performance Analysis of a Tensor Processing Unit":
         ("《数据中心内张量处理单元的性能分析》", "《数据中心内张量处理器的性能分析》"),
 }
@@ -295,6 +308,9 @@ def test_one_term_per_concept(english):
 def test_avoid_column_spares_other_words():
     """位 is a bit only after a number; 单元 is a cell only where the English says cell."""
     assert C.avoided_variants("4-bit weights, two decimal places", "4 比特权重，两位小数") == []
+    assert C.avoided_variants("a long prompt", "一段长提示词") == []
+    assert C.avoided_variants("the FLOPs", "FLOP 数与 $F\\;\\text{FLOPs}$ 的 `flops`") == []   # math, code keep theirs
+    assert C.avoided_variants("per-output read time", "每输出分摊的时间"), "每输出分摊的时间"
     assert C.avoided_variants("the multiply-accumulate cells", "乘累加单元") == []
     assert C.avoided_variants("the compute units", "计算单元") == []
 

@@ -44,7 +44,9 @@ def test_every_unit_word_has_a_chinese_form():
     ("1,024 and 2,048", "1,024 和 2,048"),
     # symbols and names stay
     ("20.90 ms", "20.90 ms"), ("73.73 GB", "73.73 GB"), ("989.4 TFLOP/s", "989.4 TFLOP/s"),
-    ("147.7×", "147.7×"), ("99.3%", "99.3%"), ("591 FLOP/byte", "591 FLOP/byte"),
+    ("99.3%", "99.3%"), ("591 FLOP/byte", "591 FLOP/byte"),
+    # a ratio reads N 倍 (ZH_TIMES)
+    ("147.7×", "147.7 倍"),
     # a stored list reads with the Chinese list separator
     ("A100 80GB, RTX 4090, Ascend 910B", "A100 80GB、RTX 4090、Ascend 910B"),
     ("AMD EPYC, 2 CPUs, numpy 2.4.6", "AMD EPYC、2 个 CPU、numpy 2.4.6"),

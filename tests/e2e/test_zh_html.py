@@ -161,8 +161,9 @@ def test_theme_and_titles_in_chinese(page):
     assert not [t for t in titles if t in GENERATED_TITLES], titles
     for t in s.select("div.exercise > .admonition-title"):
         assert t.get_text(strip=True).startswith("练习"), t
-    for t in s.select("div.solution > .admonition-title"):
-        assert t.get_text(strip=True).startswith("解答"), t
+    for t in s.select("div.solution > .admonition-title"):     # 练习 1.1 的解答 (tools/zh_solutions.py)
+        text = t.get_text(strip=True)
+        assert text.startswith("练习") and text.endswith("的解答"), t
     for n in s.select("span.caption-number"):
         assert n.get_text(strip=True).startswith(("图", "表", "练习")), n
 
