@@ -139,7 +139,8 @@ def _build_parser() -> argparse.ArgumentParser:
     f.add_argument("--model", required=True, help="catalog model name or path to a config.json")
     f.add_argument("--hw", required=True, help="catalog accelerator name")
     f.add_argument("--prompt", type=_typed("--prompt"), required=True, help="prompt tokens P per request")
-    f.add_argument("--output-tokens", type=_typed("--output-tokens"), required=True, help="output tokens O per request")
+    f.add_argument("--output-tokens", type=_typed("--output-tokens"), required=True,
+                   help="output tokens O per request")
     f.add_argument("--batch", type=_typed("--batch"), default=1, help="requests decoded together (default 1)")
     f.add_argument("--cards", type=_typed("--cards"), default=1, help="tensor-parallel cards (default 1)")
     f.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"), default=2.0,

@@ -17,8 +17,8 @@ import ipywidgets as w
 
 from ..figures.ch4 import (
     FORECAST_EXPLORER_SETTINGS,
-    engine_label,
     draw_forecast_panel,
+    engine_label,
     forecast_panel_state,
     update_forecast_panel,
 )
