@@ -96,7 +96,8 @@ class ForecastExplorer(Explorer):
     def _update(self):
         f = self.state()
         update_forecast_panel(self.artists, f)
-        self.ax.set_xlim(0, nice_ceiling(f.tpot.high * 1e3 * 1.15))
+        # a little past the round limit, so the last tick label stays inside the image
+        self.ax.set_xlim(0, 1.06 * nice_ceiling(f.tpot.high * 1e3 * 1.15))
         self.readout.value = _readout(f)
         return f
 
