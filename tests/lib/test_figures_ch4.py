@@ -38,3 +38,18 @@ def test_heavy_load_ttft_rows_are_the_loaded_ttft_rows_only():
             assert ratio is None and not (m.prompt_tokens and m.cards)
         else:
             assert ratio == pytest.approx(m.value_si / t)
+
+
+def test_heavy_load_ttft_forecasts_a_row_that_states_its_prompt(monkeypatch):
+    import dataclasses
+
+    from infra_calc import measurements
+
+    row = next(m for m in measurements.independent() if m.metric == "ttft"
+               and m.scenario in HEAVY_LOAD and m.cards and m.accelerator == "H100 SXM")
+    stated = dataclasses.replace(row, prompt_tokens=800)
+    monkeypatch.setattr(ch4, "independent", lambda: [stated])
+    [(m, t, ratio)] = ch4.heavy_load_ttft()
+    w = ic.reality.workload_for(stated).with_(batch=1)
+    assert t == pytest.approx(ic.forecast(w, prompt_tokens=800, output_tokens=1).ttft.value)
+    assert ratio == pytest.approx(stated.value_si / t)
