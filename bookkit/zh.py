@@ -35,6 +35,8 @@ ZH_WORDS: dict[str, str] = {
     "4-bit weights": "4 比特权重", "twice the bandwidth": "带宽翻倍",
     # where a measured bend lies against the two models (the lab page)
     "beyond both": "比两者都晚", "between the two": "介于两者之间", "before both": "比两者都早",
+    # a goal's verdict (chapter 4's goals table), the longer phrase first
+    "not met": "未达到", "met": "达到",
     "yes": "是", "no": "否", "and": "和", "Exercise": "练习",
     # counts the English prose spells out ("the six notes"): digits in Chinese
     **{w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine "

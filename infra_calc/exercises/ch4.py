@@ -7,13 +7,16 @@ ch4-n1   the share of the floor a measurement reaches                   Exercise
 ch4-n2   a claim faster than its floor is misread (a rate per what?)    Exercise 4.2
 ch4-n3   the forecast's step: the read at a fraction, plus fixed costs  Exercise 4.3
 ch4-n4   the same knobs on several cards: the all-reduces' fixed cost   Exercise 4.4
+ch4-n5   a claim checked against the fitted forecast and its band       Exercise 4.5
 =======  ============================================================  ============
 
 The floors come from :func:`~infra_calc.generation.generation_time` and
 :func:`~infra_calc.parallel.tensor_parallel_step`.  Exercises 4.3 and 4.4 give their
 knobs (``ETA_M``, ``C_LAYER``, ``C_AR``) as assumptions of the question: they illustrate the
 model of the chapter, ``T = max(R/(η_m β), F/(η_f Π)) + c_layer L + c_ar n_ar``, and are
-not fitted values.  :func:`selftest_values` computes what the self-test page shows.
+not fitted values.  Exercise 4.5 uses the fitted knobs (:func:`infra_calc.forecasting.forecast`
+with a family's stored knobs), so its answer follows the stored fit.  :func:`selftest_values`
+computes what the self-test page shows.
 """
 from __future__ import annotations
 
@@ -31,6 +34,8 @@ N2_MODEL, N2_CARDS, N2_BATCH, N2_CONTEXT, N2_RATE = "Llama-3.1-8B", 2, 32, 1024,
 #: 4.3 and 4.4: assumed knobs (not fitted): bandwidth fraction, cost per layer, per all-reduce
 N3_MODEL, N4_CARDS = "Llama-3.1-8B", 4
 ETA_M, C_LAYER, C_AR = 0.8, 20e-6, 15e-6
+#: 4.5: a claimed time per output token for one request on one card, and the engine named
+N5_MODEL, N5_ENGINE, N5_PROMPT, N5_OUTPUT, N5_CLAIM_MS = "Llama-3.1-8B", "vLLM", 1000, 200, 5.0
 
 
 def _forecast_step(st, layers, n_ar):
@@ -142,6 +147,43 @@ register(Exercise(
 ))
 
 
+# --- 4.5 -------------------------------------------------------------------------
+def _n5():
+    from ..forecasting import forecast
+
+    return forecast(N5_MODEL, CARD, prompt_tokens=N5_PROMPT, output_tokens=N5_OUTPUT,
+                    engine=N5_ENGINE)
+
+
+def n5():
+    """The forecast TPOT with N5_ENGINE's fitted knobs, ms."""
+    return 1e3 * _n5().tpot.value
+
+
+def _n5_inside():
+    b = _n5().tpot
+    return bool(b.low <= N5_CLAIM_MS * 1e-3 <= b.high)
+
+
+register(Exercise(
+    "ch4-n5",
+    f"A vendor says {N5_ENGINE} serves one request of {N5_MODEL} in BF16 on one {CARD}, a "
+    f"{N5_PROMPT:,}-token prompt and {N5_OUTPUT} output tokens, at {N5_CLAIM_MS:g} ms per "
+    f"output token. What time per output token does the chapter's forecast give with "
+    f"{N5_ENGINE}'s fitted knobs, in ms? Is the claim inside the forecast's band?",
+    "ms", n5,
+    lambda: (f"ic.forecast(..., engine={N5_ENGINE!r}).tpot: {n5():.3f} ms, band "
+             f"{_n5().tpot.low * 1e3:.3f} to {_n5().tpot.high * 1e3:.3f} ms; floor "
+             f"{_n5().floor.floor_step_times.mean() * 1e3:.3f} ms."),
+    rel_tol=0.02,
+    hints=("Call ic.forecast with the engine named; its tpot is a band with a value, a low "
+           "and a high end.",),
+    parts=(yes_no("Is the claim inside the forecast's band?", _n5_inside,
+                  "Compare the claim with the two ends of the band."),),
+    title="Exercise 4.5",
+))
+
+
 # --- the numbers the self-test page shows ------------------------------------------
 def selftest_values():
     """The numbers ``book/4_forecast/06_self_test.ipynb`` shows, as a :class:`~infra_calc.PageValues`."""
@@ -172,4 +214,16 @@ def selftest_values():
     v.n4_read = shown(_n3_step(N4_CARDS).t_read, "ms", 3)
     v.n4_fixed = shown((C_LAYER + 2 * C_AR) * layers, "ms", 3)
     v.n4 = shown(n4() / 100, "%", 1)
+    f5 = _n5()
+    floor5 = float(f5.floor.floor_step_times.mean())
+    v.n5_claim = shown(N5_CLAIM_MS * 1e-3, "ms", 1)
+    v.n5_p = shown(N5_PROMPT, "tokens", 0)
+    v.n5_o = shown(N5_OUTPUT, "tokens", 0)
+    v.n5 = shown(f5.tpot.value, "ms", 3)
+    v.n5_lo = shown(f5.tpot.low, "ms", 3)
+    v.n5_hi = shown(f5.tpot.high, "ms", 3)
+    v.n5_floor = shown(floor5, "ms", 3)
+    v.n5_rows = shown(f5.rows, "rows", 0)
+    v.n5_inside = "yes" if _n5_inside() else "no"
+    v.n5_above_floor = "yes" if N5_CLAIM_MS * 1e-3 >= floor5 else "no"
     return v

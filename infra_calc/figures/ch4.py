@@ -2,7 +2,8 @@
 
 Each figure draws library results only: the published rows of
 :mod:`infra_calc.measurements` against the floors of :mod:`infra_calc.reality`
-and :func:`~infra_calc.parallel.tensor_parallel_step`.
+and :func:`~infra_calc.parallel.tensor_parallel_step`, the grouped cross-validation of
+:func:`infra_calc.crossval.evaluate`, and the forecast of :func:`infra_calc.forecasting.forecast`.
 """
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ from ..parallel import tensor_parallel_step
 from ..reality import accelerator_for, lower_bound
 from ._registry import MARKERS, PALETTE, figure
 
-__all__ = ["decode_fractions", "floor_fraction_figure", "share_range", "forecast_panel_state",
+__all__ = ["decode_fractions", "floor_fraction_figure", "forecast_panel_state",
            "draw_forecast_panel", "update_forecast_panel", "forecast_explorer_snapshot_figure",
-           "ENGINE_FAMILIES", "FORECAST_EXPLORER_SETTINGS", "measured_step_time",
-           "held_out_shares", "predicted_measured_figure"]
+           "FORECAST_EXPLORER_SETTINGS", "engine_label", "predicted_measured_figure", "residuals_figure",
+           "heavy_load_ttft", "KIND_LABELS"]
 
 #: the decode metrics a step floor bounds: a time per token, or a batch-1 rate
 _STEP_TIMES = ("tpot", "itl")
@@ -81,148 +82,198 @@ def floor_fraction_figure():
 # --------------------------------------------------------------------------
 # the forecast explorer's panel (shared with the widget)
 # --------------------------------------------------------------------------
-#: engine families the explorer offers, and the rows each one's range comes from
-ENGINE_FAMILIES = ("any engine", "TensorRT-LLM", "vLLM", "gpt-fast")
-#: the explorer's default state, also drawn as its static snapshot
-FORECAST_EXPLORER_SETTINGS = dict(model="Llama-3.1-8B", hw="H100 SXM", engine="any engine",
+#: the explorer's default state, also drawn as its static snapshot ("any": the pooled fit)
+FORECAST_EXPLORER_SETTINGS = dict(model="Llama-3.1-8B", hw="H100 SXM", engine="any",
                                   batch=1, prompt_tokens=1000, output_tokens=200, cards=1)
 
 
-def share_range(engine="any engine", low=10, high=90):
-    """``(low, high)`` percentiles of the share of the floor that ``engine``'s published
-    decode rows reach (:func:`decode_fractions`; ``"any engine"``: every row).
-
-    A model, not a floor: dividing a floor by these shares gives the range of times that
-    engines of that family have been measured at, relative to their own floors.
-    """
-    if engine not in ENGINE_FAMILIES:
-        raise ValueError(f"engine: unknown engine family {engine!r}; known: "
-                         f"{', '.join(ENGINE_FAMILIES)}")
-    fr = [f for m, f in decode_fractions() if engine == "any engine" or m.engine == engine]
-    return float(np.percentile(fr, low)), float(np.percentile(fr, high))
-
-
 def forecast_panel_state(model, hw, engine, batch, prompt_tokens, output_tokens, cards):
-    """``(generation_time result, floor TPOT s, (fast, slow) TPOT s)`` of one setting."""
-    from ..generation import generation_time
+    """The :class:`~infra_calc.forecasting.Forecast` of one setting (BF16 weights, cache and
+    math; ``engine`` a family of :func:`~infra_calc.forecasting.forecast_engines`)."""
+    from ..forecasting import forecast
 
-    g = generation_time(model, hw, prompt_tokens, output_tokens, batch=batch, cards=cards)
-    floor = float(g.floor_step_times.mean())
-    lo, hi = share_range(engine)
-    return g, floor, (floor / hi, floor / lo)
+    return forecast(model, hw, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                    batch=batch, cards=cards, engine=None if engine == "any" else engine)
 
 
-def _forecast_title(g, engine):
+def engine_label(f):
+    """The family whose knobs a forecast used, as the explorer names it ("pooled" for "any")."""
+    from ..forecasting import POOLED
+
+    return "pooled" if f.engine == POOLED else f.engine
+
+
+def _forecast_title(f):
+    g = f.floor
     return (f"{g.model.name} on {g.cards} × {g.hw.name}, batch {g.batch:,}, "
             f"P = {g.prompt_tokens:,}, O = {g.output_tokens:,}\n"
-            f"floor and the range {engine} reaches (10th-90th percentile of published rows)")
+            f"floor and forecast ({engine_label(f)} knobs; band: 10th-90th percentile)")
 
 
-def draw_forecast_panel(ax, state, engine):
-    """Draw the floor bar and the published range; return the artists to update."""
-    g, floor, (fast, slow) = state
+def _floor_tpot(f):
+    return float(f.floor.floor_step_times.mean()) if f.floor.floor_step_times.size else 0.0
+
+
+def draw_forecast_panel(ax, f):
+    """Draw the floor bar, the forecast band and its value; return the artists to update."""
+    floor, b = _floor_tpot(f), f.tpot
     bar = ax.barh([1], [floor * 1e3], color=PALETTE["blue"], edgecolor="black",
                   label="floor (no engine is faster)")[0]
-    band = ax.barh([0], [(slow - fast) * 1e3], left=[fast * 1e3], color=PALETTE["orange"],
-                   hatch="//", edgecolor="black",
-                   label="published range (a model)")[0]
-    ax.set_yticks([0, 1], ["range of\npublished engines", "floor"])
+    band = ax.barh([0], [(b.high - b.low) * 1e3], left=[b.low * 1e3], color=PALETTE["orange"],
+                   hatch="//", edgecolor="black", label="forecast band (a model)")[0]
+    (tick,) = ax.plot([b.value * 1e3] * 2, [-0.4, 0.4], color=PALETTE["black"], lw=2.5,
+                      label="forecast")
+    ax.set_yticks([0, 1], ["forecast", "floor"])
     ax.set_xlabel("time per output token (ms)")
     ax.set_ylim(-0.7, 1.9)
-    ax.set_xlim(0, slow * 1e3 * 1.15)
+    ax.set_xlim(0, b.high * 1e3 * 1.15)
     legend = ax.legend(loc="upper right", fontsize=8, framealpha=0.95)
-    title = ax.set_title(_forecast_title(g, engine), fontsize=9)
-    return {"ax": ax, "bar": bar, "band": band, "legend": legend, "title": title}
+    title = ax.set_title(_forecast_title(f), fontsize=9)
+    return {"ax": ax, "bar": bar, "band": band, "tick": tick, "legend": legend, "title": title}
 
 
-def update_forecast_panel(artists, state, engine):
-    """Move the floor bar, the range and the title in place."""
-    g, floor, (fast, slow) = state
-    artists["bar"].set_width(floor * 1e3)
-    artists["band"].set_x(fast * 1e3)
-    artists["band"].set_width((slow - fast) * 1e3)
-    artists["title"].set_text(_forecast_title(g, engine))
+def update_forecast_panel(artists, f):
+    """Move the floor bar, the band, the forecast's tick and the title in place."""
+    b = f.tpot
+    artists["bar"].set_width(_floor_tpot(f) * 1e3)
+    artists["band"].set_x(b.low * 1e3)
+    artists["band"].set_width((b.high - b.low) * 1e3)
+    artists["tick"].set_xdata([b.value * 1e3] * 2)
+    artists["title"].set_text(_forecast_title(f))
 
 
 @figure("ch4-forecast-explorer",
         "Static snapshot of the forecast explorer: one request of Llama-3.1-8B in BF16 on one "
         "H100 SXM, a 1,000-token prompt and 200 output tokens: the floor of the time per "
-        "output token, and the range published engines reach relative to their floors.")
+        "output token, and the forecast with the pooled knobs and its band.")
 def forecast_explorer_snapshot_figure(settings=None):
     """The explorer's default state, drawn with the widget's own panel."""
     cfg = dict(FORECAST_EXPLORER_SETTINGS, **(settings or {}))
-    state = forecast_panel_state(cfg["model"], cfg["hw"], cfg["engine"], cfg["batch"],
-                                 cfg["prompt_tokens"], cfg["output_tokens"], cfg["cards"])
+    f = forecast_panel_state(cfg["model"], cfg["hw"], cfg["engine"], cfg["batch"],
+                             cfg["prompt_tokens"], cfg["output_tokens"], cfg["cards"])
     fig = Figure(figsize=(7.0, 3.0))
     ax = fig.add_subplot()
-    draw_forecast_panel(ax, state, cfg["engine"])
+    draw_forecast_panel(ax, f)
     fig.tight_layout()
     return fig
 
 
 # --------------------------------------------------------------------------
-# testing the simplest forecast: one share of the floor per engine family
+# testing the fitted forecast: grouped cross-validation (infra_calc.crossval)
 # --------------------------------------------------------------------------
-def measured_step_time(m):
-    """The measured time per output token of a :func:`decode_fractions` row, seconds.
-
-    A time per output token as printed; a batch-1 rate as one over the rate of the model copy.
-    """
-    if m.metric in _STEP_TIMES:
-        return m.value_si
-    return 1.0 / (m.output_rate_per_card * m.cards)
-
-
-def held_out_shares(by="group"):
-    """Each decode row's share of the floor predicted by rows it shares no ``by`` with.
-
-    The prediction is the median share reached by the other rows of the same engine (or,
-    where none is left, by all other rows): the baseline "one efficiency per engine",
-    a model.  ``by`` is ``"group"`` (grouped cross-validation: a row never sees its
-    near-duplicates) or ``"publisher"`` (leave one publisher out).
-
-    Returns
-    -------
-    list of (Measurement, measured share, predicted share)
-    """
-    if by not in ("group", "publisher"):
-        raise ValueError(f"by: 'group' or 'publisher', got {by!r}")
-    rows = decode_fractions()
-    out = []
-    for m, f in rows:
-        seen = [(o, g) for o, g in rows if getattr(o, by) != getattr(m, by)]
-        same = [g for o, g in seen if o.engine == m.engine]
-        out.append((m, f, float(np.median(same or [g for _, g in seen]))))
-    return out
+#: what each kind of row measures, as the figures' legends say it
+KIND_LABELS = {"tpot": "time per output token", "rate": "output rate (as its batch's time)",
+               "ttft": "TTFT at low load", "total": "whole request"}
 
 
 @figure("ch4-predicted-measured",
-        "Held-out predictions of the time per output token against the measurements, log-log: "
-        "the baseline that divides the floor by its engine's median share (grouped "
-        "cross-validation), and the floor itself. The diagonal is a perfect forecast; the "
-        "band is ±15%.")
+        "Every cross-validated row: the time it measured against the time forecast by knobs "
+        "fitted without its provenance group, log-log (a rate as the time its batch takes). "
+        "Filled: the model with its engine family's knobs, by metric; open: the raw floor. The "
+        "diagonal is a perfect forecast; the band is ±15%.")
 def predicted_measured_figure():
-    """Predicted against measured time per output token, with the 1:1 line and ±15% band."""
-    rows = held_out_shares("group")
-    meas = np.array([measured_step_time(m) for m, _, _ in rows]) * 1e3
-    floor = np.array([f for _, f, _ in rows]) * meas
-    pred = floor / np.array([p for _, _, p in rows])
-    fig = Figure(figsize=(6.4, 5.2))
+    """Predicted against measured time of every grouped-CV row, 1:1 line and ±15% band."""
+    from ..crossval import evaluate
+
+    cv = evaluate().cv
+    meas = np.array([p.row.y for p in cv])
+    pred = np.array([p.model for p in cv])
+    floor = np.array([p.floor for p in cv])
+    kinds = [p.row.kind for p in cv]
+    fig = Figure(figsize=(6.4, 5.4))
     ax = fig.add_subplot()
-    lim = np.array([min(floor.min(), meas.min()) / 1.5, max(pred.max(), meas.max()) * 1.5])
+    lim = np.array([min(floor.min(), meas.min(), pred.min()) / 1.5,
+                    max(pred.max(), meas.max()) * 1.5])
     ax.fill_between(lim, lim / 1.15, lim * 1.15, color=PALETTE["sky"], alpha=0.35,
                     label="±15% of the measurement")
-    ax.plot(lim, lim, color=PALETTE["black"], lw=1, label="prediction = measurement")
-    ax.plot(meas, pred, MARKERS[0], color=PALETTE["vermillion"], ls="none",
-            label="one share per engine (held out by group)")
-    ax.plot(meas, floor, MARKERS[1], mfc="white", mec=PALETTE["blue"], ls="none",
-            label="the floor (never above the diagonal)")
+    ax.plot(lim, lim, color=PALETTE["black"], lw=1, label="forecast = measurement")
+    ax.plot(meas, floor, "o", mfc="white", mec=PALETTE["black"], mew=0.8, ls="none", ms=5,
+            label="raw floor (never above the diagonal)")
+    colours = [PALETTE[c] for c in ("vermillion", "blue", "green", "purple")]
+    for i, (kind, label) in enumerate(KIND_LABELS.items()):
+        sel = np.array([k == kind for k in kinds])
+        if sel.any():
+            ax.plot(meas[sel], pred[sel], MARKERS[(i + 1) % len(MARKERS)], color=colours[i],
+                    ls="none", ms=6, label=f"model: {label} ({int(sel.sum())})")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(*lim)
     ax.set_ylim(*lim)
-    ax.set_xlabel("measured time per output token (ms)")
-    ax.set_ylabel("predicted time per output token (ms)")
-    ax.legend(fontsize=8, loc="upper left", framealpha=0.95)
+    ax.set_xlabel("measured time (s)")
+    ax.set_ylabel("forecast time (s)")
+    ax.legend(fontsize=7.5, loc="upper left", framealpha=0.95)
     fig.tight_layout()
     return fig
+
+
+@figure("ch4-residuals",
+        "Relative error of every cross-validated forecast (forecast / measured - 1, in the "
+        "row's own terms), by engine and vendor: one marker per row, shaped by metric; a tick "
+        "marks each line's median, the shaded band is ±15%.")
+def residuals_figure():
+    """Strip plot of the grouped-CV errors of the model, one line per (engine, vendor)."""
+    from ..crossval import evaluate
+
+    cv = evaluate().cv
+    keys = sorted({(p.row.m.engine, p.row.m.vendor) for p in cv})
+    colours = list(PALETTE.values())
+    kinds = list(KIND_LABELS)
+    fig = Figure(figsize=(7.2, 0.55 * len(keys) + 2.0))
+    ax = fig.add_subplot()
+    ax.axvspan(-15, 15, color=PALETTE["sky"], alpha=0.3, lw=0)
+    ax.axvline(0, color=PALETTE["black"], lw=1)
+    rng = np.random.default_rng(0)       # a fixed jitter: the file stays byte-stable
+    shown = set()
+    for i, key in enumerate(keys):
+        y0 = len(keys) - 1 - i
+        mine = [p for p in cv if (p.row.m.engine, p.row.m.vendor) == key]
+        err = np.array([100 * p.error() for p in mine])
+        y = y0 + rng.uniform(-0.18, 0.18, len(err))
+        c = colours[i % len(colours)]
+        for j, kind in enumerate(kinds):
+            sel = np.array([p.row.kind == kind for p in mine])
+            if sel.any():
+                ax.plot(err[sel], y[sel], MARKERS[(j + 1) % len(MARKERS)], color=c, ls="none",
+                        ms=6)
+                shown.add(kind)
+        ax.plot([np.median(err)] * 2, [y0 - 0.3, y0 + 0.3], color=c, lw=2, ls="-")
+    for j, kind in enumerate(kinds):
+        if kind in shown:
+            ax.plot([], [], MARKERS[(j + 1) % len(MARKERS)], color=PALETTE["black"], ls="none",
+                    label=KIND_LABELS[kind])
+    ax.set_yticks(np.arange(len(keys))[::-1],
+                  [f"{e}, {v} (n = {sum((p.row.m.engine, p.row.m.vendor) == (e, v) for p in cv)})"
+                   for e, v in keys], fontsize=8)
+    ax.set_ylim(-0.7, len(keys) - 0.3)
+    ax.set_xlabel("forecast / measured - 1 (%), grouped cross-validation")
+    ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2,
+              framealpha=0.95)
+    fig.tight_layout()
+    return fig
+
+
+def heavy_load_ttft():
+    """The TTFT rows measured under heavy load (MLPerf Server and Interactive), which the
+    fit leaves out: ``[(measurement, forecast TTFT s or None, measured / forecast)]``.
+
+    The forecast is the pooled model's TTFT of one prompt at the row's stated prompt length
+    (its card, cards and precisions; :func:`~infra_calc.reality.workload_for`), None where
+    the row states no prompt length or cards.  Queueing, not a bound: a ratio far above 1 is
+    time spent waiting.
+    """
+    from ..fit import HEAVY_LOAD
+    from ..forecasting import forecast
+    from ..hardware import CATALOG
+    from ..reality import workload_for
+
+    out = []
+    for m in independent():
+        if m.metric != "ttft" or m.scenario not in HEAVY_LOAD or m.accelerator not in CATALOG:
+            continue
+        if not (m.prompt_tokens and m.cards):
+            out.append((m, None, None))
+            continue
+        w = workload_for(m).with_(batch=1)
+        t = forecast(w, prompt_tokens=m.prompt_tokens, output_tokens=1).ttft.value
+        out.append((m, float(t), float(m.value_si / t)))
+    return out

@@ -1,11 +1,11 @@
 """Forecast explorer (chapter 4): the floor of a request's time per output token, and the
-range published engines reach above it.
+forecast above it with its band.
 
 Menus for the model, the accelerator and the engine family; sliders for the batch, the
 prompt and output lengths and the card count.  One bar is the floor (mean of
 :func:`~infra_calc.generation.generation_time`'s ``floor_step_times``); the hatched span is
-the floor divided by the 10th and 90th percentiles of the share of the floor that the
-family's published rows reach (:func:`infra_calc.figures.ch4.share_range`): a model, not a
+the band of :func:`infra_calc.forecasting.forecast` with that family's fitted knobs (10th to
+90th percentile of its cross-validated errors) and the tick its forecast: a model, not a
 floor.  The plot is drawn once and its artists are updated in place
 (:class:`~infra_calc.widgets._base.Explorer`).
 """
@@ -16,12 +16,13 @@ import html
 import ipywidgets as w
 
 from ..figures.ch4 import (
-    ENGINE_FAMILIES,
     FORECAST_EXPLORER_SETTINGS,
     draw_forecast_panel,
+    engine_label,
     forecast_panel_state,
     update_forecast_panel,
 )
+from ..forecasting import forecast_engines
 from ._base import Explorer, model_and_card_menus, sig, warning_html
 from .moe import nice_ceiling
 
@@ -33,18 +34,21 @@ LENGTH_OPTIONS = (1, 128, 200, 500, 1000, 2000, 4000, 8000)
 CARD_OPTIONS = (1, 2, 4, 8)
 
 
-def _readout(state, engine) -> str:
-    g, floor, (fast, slow) = state
+def _readout(f) -> str:
+    g = f.floor
     ms = lambda t: f"{sig(t * 1e3)} ms"  # noqa: E731
-    fits = bool(g.fits)
-    warn = ("" if fits else warning_html(
+    warn = ("" if g.fits else warning_html(
         f"<b>Does not fit</b>: this setting needs {sig(g.memory_per_card / 1e9)} GB per card; "
         f"the {html.escape(g.hw.name)} has {sig(g.hw.mem_capacity / 1e9)} GB."))
-    per_card = lambda t: f"{sig(g.batch / t / g.cards)} tokens/s per card"  # noqa: E731
-    return (f"{warn}floor TPOT <b>{ms(floor)}</b> (no engine is faster); "
-            f"{html.escape(engine)}'s published range {ms(fast)} to {ms(slow)} (a model)<br>"
-            f"output rate at most {per_card(floor)}; in the range {per_card(slow)} to "
-            f"{per_card(fast)}; TTFT floor {ms(g.prefill.t_floor)}")
+    rate = lambda r: f"{sig(r / g.cards)} tokens/s per card"  # noqa: E731
+    floor_tpot = float(g.floor_step_times.mean()) if g.floor_step_times.size else 0.0
+    t, r = f.tpot, f.output_tokens_per_s
+    return (f"{warn}floor TPOT <b>{ms(floor_tpot)}</b> (no engine is faster); forecast "
+            f"({html.escape(engine_label(f))} knobs, {f.rows} rows in {f.groups} groups) "
+            f"<b>{ms(t.value)}</b>, band {ms(t.low)} to {ms(t.high)} (a model)<br>"
+            f"TTFT: floor {ms(g.prefill.t_floor)}, forecast {ms(f.ttft.value)}; output rate: "
+            f"at most {rate(g.batch * g.output_tokens / g.floor_total)}, forecast "
+            f"{rate(r.value)} (band {rate(r.low)} to {rate(r.high)})")
 
 
 class ForecastExplorer(Explorer):
@@ -52,7 +56,7 @@ class ForecastExplorer(Explorer):
 
     summary = ("Forecast explorer: menus for the model, the accelerator and the engine family, "
                "sliders for batch, prompt and output tokens and cards; shows the floor of the "
-               "time per output token and the range published engines reach above it.")
+               "time per output token and the fitted forecast above it, with its band.")
     width_px, height_px = 720, 300
 
     def __init__(self, model_name, hw, engine, batch, prompt_tokens, output_tokens, cards):
@@ -60,7 +64,7 @@ class ForecastExplorer(Explorer):
         slider = dict(continuous_update=False, style={"description_width": "initial"})
         self.controls = {
             **model_and_card_menus(model_name, hw),
-            "engine": w.Dropdown(options=list(ENGINE_FAMILIES), value=engine,
+            "engine": w.Dropdown(options=forecast_engines(), value=engine,
                                  description="engine", style={"description_width": "initial"},
                                  layout=w.Layout(width="17em")),
             "batch": w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch),
@@ -73,29 +77,29 @@ class ForecastExplorer(Explorer):
                                        description="cards", **slider),
         }
         self.ax = self.fig.add_subplot()
-        self.artists = draw_forecast_panel(self.ax, self.state(), engine)
+        self.artists = draw_forecast_panel(self.ax, self.state())
         self._use_heading(self.artists["title"])
         self.fig.tight_layout()
         a = self.artists
-        self._animated = [a["bar"], a["band"], a["legend"], a["title"]]
+        self._animated = [a["bar"], a["band"], a["tick"], a["legend"], a["title"]]
         c = self.controls
         self._finish([(c["model"], c["hw"], c["engine"]),
                       (c["batch"], c["cards"]), (c["prompt"], c["output"])])
 
     def state(self):
-        """``(generation_time result, floor TPOT, (fast, slow))`` of the current setting."""
+        """The :class:`~infra_calc.forecasting.Forecast` of the current setting."""
         c = self.controls
         return forecast_panel_state(c["model"].value, c["hw"].value, c["engine"].value,
                                     c["batch"].value, c["prompt"].value, c["output"].value,
                                     c["cards"].value)
 
     def _update(self):
-        st = self.state()
-        engine = self.controls["engine"].value
-        update_forecast_panel(self.artists, st, engine)
-        self.ax.set_xlim(0, nice_ceiling(st[2][1] * 1e3 * 1.15))
-        self.readout.value = _readout(st, engine)
-        return st
+        f = self.state()
+        update_forecast_panel(self.artists, f)
+        # a little past the round limit, so the last tick label stays inside the image
+        self.ax.set_xlim(0, 1.06 * nice_ceiling(f.tpot.high * 1e3 * 1.15))
+        self.readout.value = _readout(f)
+        return f
 
 
 def forecast_explorer(model_name=FORECAST_EXPLORER_SETTINGS["model"],

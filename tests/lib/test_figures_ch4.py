@@ -1,9 +1,10 @@
-"""Chapter 4's data helpers in infra_calc.figures.ch4: the shares of the floor, the held-out
-baseline and the explorer's range."""
-import numpy as np
+"""Chapter 4's data helpers in infra_calc.figures.ch4: the shares of the floor, the explorer's
+forecast panel and the TTFT rows under heavy load."""
 import pytest
 
+import infra_calc as ic
 from infra_calc.figures import ch4
+from infra_calc.fit import HEAVY_LOAD
 
 
 def test_every_decode_row_is_slower_than_its_floor():
@@ -13,36 +14,42 @@ def test_every_decode_row_is_slower_than_its_floor():
     assert len({m.id for m, _ in rows}) == len(rows)
 
 
-def test_a_held_out_row_is_never_predicted_from_its_own_group_or_publisher():
-    rows = ch4.decode_fractions()
-    for by in ("group", "publisher"):
-        for m, _share, pred in ch4.held_out_shares(by):
-            others = [g for o, g in rows if getattr(o, by) != getattr(m, by)
-                      and o.engine == m.engine]
-            if not others:
-                others = [g for o, g in rows if getattr(o, by) != getattr(m, by)]
-            assert pred == pytest.approx(np.median(others)), (by, m.id)
+def test_the_panel_is_the_library_forecast_and_never_faster_than_the_floor():
+    f = ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", "vLLM", 8, 1000, 200, 2)
+    g = ic.forecast("Llama-3.1-8B", "H100 SXM", prompt_tokens=1000, output_tokens=200,
+                    batch=8, cards=2, engine="vLLM")
+    assert f.tpot == g.tpot and f.engine == "vLLM"
+    assert f.floor.floor_step_times.mean() <= f.tpot.low <= f.tpot.value <= f.tpot.high
+    pooled = ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", "any", 1, 1000, 200, 1)
+    assert ch4.engine_label(pooled) == "pooled" and ch4.engine_label(f) == "vLLM"
 
 
-def test_held_out_refuses_an_unknown_split():
-    with pytest.raises(ValueError, match="by"):
-        ch4.held_out_shares("row")
+def test_the_panel_refuses_an_unknown_engine_naming_the_known_ones():
+    with pytest.raises(ValueError, match="known engines: any"):
+        ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", "SGLang", 1, 1000, 200, 1)
 
 
-def test_share_range_is_ordered_and_refuses_an_unknown_engine():
-    for engine in ch4.ENGINE_FAMILIES:
-        lo, hi = ch4.share_range(engine)
-        assert 0 < lo < hi <= 1
-    with pytest.raises(ValueError, match="engine: unknown engine family 'SGLang'"):
-        ch4.share_range("SGLang")
+def test_heavy_load_ttft_rows_are_the_loaded_ttft_rows_only():
+    rows = ch4.heavy_load_ttft()
+    assert rows, "the data set holds MLPerf Server TTFT rows"
+    for m, t, ratio in rows:
+        assert m.metric == "ttft" and m.scenario in HEAVY_LOAD
+        if t is None:
+            assert ratio is None and not (m.prompt_tokens and m.cards)
+        else:
+            assert ratio == pytest.approx(m.value_si / t)
 
 
-def test_the_range_is_never_faster_than_the_floor():
-    _, floor, (fast, slow) = ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", "vLLM", 8,
-                                                      1000, 200, 2)
-    assert floor <= fast < slow
+def test_heavy_load_ttft_forecasts_a_row_that_states_its_prompt(monkeypatch):
+    import dataclasses
 
+    from infra_calc import measurements
 
-def test_measured_step_time_of_a_batch_one_rate():
-    row = next(m for m, _ in ch4.decode_fractions() if m.id == "gptfast-7b-base-a100-tp1-tput")
-    assert ch4.measured_step_time(row) == pytest.approx(1 / row.value)
+    row = next(m for m in measurements.independent() if m.metric == "ttft"
+               and m.scenario in HEAVY_LOAD and m.cards and m.accelerator == "H100 SXM")
+    stated = dataclasses.replace(row, prompt_tokens=800)
+    monkeypatch.setattr(ch4, "independent", lambda: [stated])
+    [(m, t, ratio)] = ch4.heavy_load_ttft()
+    w = ic.reality.workload_for(stated).with_(batch=1)
+    assert t == pytest.approx(ic.forecast(w, prompt_tokens=800, output_tokens=1).ttft.value)
+    assert ratio == pytest.approx(stated.value_si / t)
