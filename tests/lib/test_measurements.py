@@ -190,7 +190,47 @@ def test_trap_mixed_and_preview_systems_are_excluded_with_a_reason():
     assert all("mixed" in m.exclude for m in mixed)
     assert all("preview" in m.exclude for m in preview)
     assert not set(mixed + preview) & set(M.independent())
-    assert all(re.search(r"(mixed|preview) system: ", m.exclude) for m in rows if m.excluded)
+    assert all(re.search(r"(mixed|preview) system: |same run: ", m.exclude)
+               for m in rows if m.excluded)
+
+
+# ------------------------------------------------------- NeMo Framework's Llama-2 results page
+NEMO_URL = "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html"
+
+
+def test_nemo_rows_are_present_with_their_provenance():
+    nemo = [m for m in M.load() if m.id.startswith("nemo-")]
+    tput = [m for m in nemo if m.metric == "output_throughput"]
+    # Llama-2-7B, TP 1/2/4/8, batch 1/2/4/8, A100 80GB SXM4 and H100 80GB HBM3
+    assert len(tput) == 32 and len(nemo) == 64
+    assert {(m.cards, m.batch) for m in tput} == {(c, b) for c in (1, 2, 4, 8) for b in (1, 2, 4, 8)}
+    assert {m.hardware_as_printed for m in tput} == {"A100 80GB SXM4", "H100 80GB HBM3"}
+    for m in nemo:
+        assert m.url == NEMO_URL and not m.repo and "Chatbot Conversation" in m.table, m.id
+        assert (m.prompt_tokens, m.output_tokens, m.model) == (128, 20, "Llama-2-7B"), m.id
+        assert "read on 2026-12-02" in m.note, m.id
+        assert m.group.startswith(f"nvidia/NeMo Framework/{m.hardware_as_printed}/Llama-2-7B "
+                                  f"TP{m.cards} "), m.id
+    # one group per card and TP (the batch sweep is one recipe): 8 groups
+    assert len({m.group for m in nemo}) == 8
+
+
+def test_nemo_throughput_is_derived_from_sentences_per_second_and_not_counted_twice():
+    by_id = {m.id: m for m in M.load()}
+    m = by_id["nemo-7b-a100-tp1-b1-tput"]
+    # printed 4.3 sentences/s x 20 output tokens, the whole system's rate
+    assert (m.value, m.unit, m.tokens_counted) == (86.0, "tok/s", "output")
+    assert "sentences/s" in m.derived_fields["value"] and "x 20" in m.derived_fields["value"]
+    assert by_id["nemo-7b-h100-tp8-b8-tput"].output_rate_per_card == pytest.approx(62.0 * 20 / 8)
+    lat = by_id["nemo-7b-a100-tp1-b1-latency"]
+    assert (lat.value, lat.unit) == (234.0, "ms")
+    for m in by_id.values():
+        if m.id.startswith("nemo-") and m.metric == "e2e_latency":
+            t = by_id[m.id[:-len("latency")] + "tput"]
+            # the page's throughput is batch / latency to its one printed decimal
+            assert t.value / 20 == pytest.approx(m.batch / m.value_si, abs=0.07), m.id
+            assert m.excluded and m.exclude.startswith(f"same run: {t.id} ") and not t.excluded
+    assert not [m for m in M.independent() if m.id.startswith("nemo-") and m.metric != "output_throughput"]
 
 
 # --------------------------------------------------------------------------- malformed rows
