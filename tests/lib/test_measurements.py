@@ -190,7 +190,7 @@ def test_trap_mixed_and_preview_systems_are_excluded_with_a_reason():
     assert all("mixed" in m.exclude for m in mixed)
     assert all("preview" in m.exclude for m in preview)
     assert not set(mixed + preview) & set(M.independent())
-    assert all(re.search(r"(mixed|preview) system: |same run: ", m.exclude)
+    assert all(re.search(r"(mixed|preview) system: |same run: |prefill shared: ", m.exclude)
                for m in rows if m.excluded)
 
 
@@ -255,3 +255,28 @@ def test_a_web_row_needs_its_table_and_ids_are_unique():
         M.parse(to_text([template(cards="16", system_cards="8")]))
     with pytest.raises(M.MeasurementError, match="columns missing: note"):
         M.parse("\n".join(to_text([template()]).splitlines()[0:1]).replace(",note", ""))
+
+
+# ------------------------------------------------ NVIDIA NIM's concurrency sweep (5000 in, 500 out)
+def test_nim_sweep_batch_by_littles_law_and_loaded_itl_left_out_with_its_reason():
+    by_id = {m.id: m for m in M.load()}
+    sweep = [m for m in by_id.values() if m.id.startswith("nim-70b-tput-5000-c")]
+    assert len(sweep) == 8
+    for t in sweep:
+        c = int(t.id.rsplit("-c", 1)[1])
+        assert (t.prompt_tokens, t.output_tokens, t.system_cards, t.cards) == (5000, 500, 2, 2)
+        assert t.unit == "Tokens/s" and t.output_rate_per_card == pytest.approx(t.value / 2)
+        assert not t.excluded and "read on 2026-12-02" in t.note
+        if c == 1:
+            assert t.batch == 1
+            continue
+        itl, ttft = by_id[f"nim-70b-itl-5000-c{c}"], by_id[f"nim-70b-ttft-5000-c{c}"]
+        # the batch is derived (Little's law: tokens/s x ITL), the same on both rows
+        assert "Little's law" in t.derived_fields["batch"] and itl.batch == t.batch
+        assert t.batch == round(t.value_si * itl.value_si) <= c
+        # the throughput counts output tokens only: c x 500 / (TTFT + 499 ITL)
+        assert c * 500 / (ttft.value_si + 499 * itl.value_si) == pytest.approx(t.value, rel=0.01)
+        assert ttft.batch is None                        # TTFT under load: queueing
+        assert itl.exclude.startswith("prefill shared: ") and t.id in itl.exclude
+    assert by_id["nim-70b-tput-5000-c250"].value == 920.12
+    assert by_id["nim-70b-itl-5000-c50"].value == 59.73
