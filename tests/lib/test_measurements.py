@@ -280,3 +280,21 @@ def test_nim_sweep_batch_by_littles_law_and_loaded_itl_left_out_with_its_reason(
         assert itl.exclude.startswith("prefill shared: ") and t.id in itl.exclude
     assert by_id["nim-70b-tput-5000-c250"].value == 920.12
     assert by_id["nim-70b-itl-5000-c50"].value == 59.73
+
+
+# ------------------------------------------- AMD's ROCm vLLM latency table (MI300X, Llama 3.1 70B FP8)
+def test_rocm_vllm_latency_rows_are_present_as_printed_with_their_provenance():
+    rows = [m for m in M.load() if m.id.startswith("rocmvllm-")]
+    assert len(rows) == 16 and {m.prompt_tokens for m in rows} == {128, 2048}
+    assert {m.batch for m in rows} == {1, 2, 4, 8, 16, 32, 64, 128}
+    for m in rows:
+        assert (m.repo, m.path) == ("ROCm/vllm", "docs/dev-docker/README.md") and m.commit in m.url
+        assert (m.vendor, m.accelerator, m.engine, m.cards, m.output_tokens) == \
+            ("AMD", "MI300X", "vLLM", 8, 2048), m.id
+        assert m.metric == "e2e_latency" and m.unit == "s" and not m.excluded, m.id
+        # the FP8 KV cache is read from the README's command: derived, said so
+        assert m.kv_precision == "fp8" and "--kv-cache-dtype fp8" in m.derived_fields["kv_precision"]
+    raw = {r["id"]: r for r in raw_rows()}
+    assert raw["rocmvllm-70b-fp8-mi300x-tp8-in128-b8"]["value"] == "20.180"
+    assert raw["rocmvllm-70b-fp8-mi300x-tp8-in2048-b128"]["value"] == "62.420"
+    assert len({m.group for m in rows}) == 2                 # one group per input length
