@@ -45,7 +45,7 @@ from .forecasting import KNOB_COLUMNS, POOLED
 
 __all__ = ["Prediction", "Score", "Report", "cross_validate", "scores", "evaluate", "summary",
            "rows_table", "UnderLoad", "under_load",
-           "knobs_csv", "METRIC_OF", "GOALS", "HOLDOUT_RULE", "BAND_MIN_ROWS"]
+           "knobs_csv", "METRIC_OF", "GOALS", "HOLDOUT_RULE", "BAND_MIN_GROUPS"]
 
 #: row kind -> metric name of the report
 METRIC_OF = {"tpot": "tpot", "rate": "output_throughput_per_card", "ttft": "ttft_low_load",
@@ -56,9 +56,10 @@ GOALS = {"tpot": (0.15, 0.35), "output_throughput_per_card": (0.15, 0.35),
 #: How the held-out groups were chosen (written into ``sets`` of measurements.csv).
 HOLDOUT_RULE = ("every group whose SHA-256 of its name (UTF-8) starts with the hex digit 0, "
                 "1 or 2: about 3/16 of the groups, chosen without looking at any fit")
-#: A family's band comes from its own cross-validated rows when it has at least this many;
-#: otherwise from every row's.
-BAND_MIN_ROWS = 8
+#: A family's band comes from its own cross-validated rows when they come from at least this
+#: many provenance groups (the rows of one group, a sweep of one recipe, are not independent:
+#: the reason the cross-validation is grouped); otherwise from every row's.
+BAND_MIN_GROUPS = 8
 
 
 @dataclass(frozen=True)
@@ -177,8 +178,10 @@ def _bands(cv) -> dict:
     every = [p.log_ratio("pooled") for p in cv]
     out = {POOLED: (*np.percentile(every, [10, 90]), len(every))}
     for fam in sorted({p.row.family for p in cv}):
-        own = [p.log_ratio() for p in cv if p.row.family == fam]
-        src = own if len(own) >= BAND_MIN_ROWS else [p.log_ratio() for p in cv]
+        mine = [p for p in cv if p.row.family == fam]
+        own = [p.log_ratio() for p in mine]
+        enough = len({p.row.group for p in mine}) >= BAND_MIN_GROUPS
+        src = own if enough else [p.log_ratio() for p in cv]
         out[fam] = (*np.percentile(src, [10, 90]), len(src))
     return {k: (float(a), float(b), int(n)) for k, (a, b, n) in out.items()}
 

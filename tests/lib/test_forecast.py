@@ -63,6 +63,20 @@ def test_stored_knobs_are_fractions_and_costs_of_the_right_sign():
         assert kn.band[0] < 0 < kn.band[1] and kn.rows > 0 and kn.groups > 0
 
 
+def test_a_family_band_needs_enough_groups_not_just_rows():
+    rep = crossval.evaluate()
+    every = len(rep.cv)
+    for fam, kn in forecasting.stored_knobs().items():
+        if fam == forecasting.POOLED:
+            continue
+        mine = [p for p in rep.cv if p.row.family == fam]
+        own = len({p.row.group for p in mine}) >= crossval.BAND_MIN_GROUPS
+        assert kn.cv_rows == (len(mine) if own else every), fam
+    # NIM: a 5000-token sweep of one recipe gives many rows but only 2 groups
+    nim = forecasting.stored_knobs()["NVIDIA NIM"]
+    assert nim.rows >= crossval.BAND_MIN_GROUPS > nim.groups and nim.cv_rows == every
+
+
 # ------------------------------------------------------------------------ stored = refit
 def test_stored_knobs_are_what_the_data_give():
     stored = resources.files("infra_calc").joinpath("data", "forecast_knobs.csv").read_text("utf-8")

@@ -190,7 +190,47 @@ def test_trap_mixed_and_preview_systems_are_excluded_with_a_reason():
     assert all("mixed" in m.exclude for m in mixed)
     assert all("preview" in m.exclude for m in preview)
     assert not set(mixed + preview) & set(M.independent())
-    assert all(re.search(r"(mixed|preview) system: ", m.exclude) for m in rows if m.excluded)
+    assert all(re.search(r"(mixed|preview) system: |same run: |prefill shared: ", m.exclude)
+               for m in rows if m.excluded)
+
+
+# ------------------------------------------------------- NeMo Framework's Llama-2 results page
+NEMO_URL = "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html"
+
+
+def test_nemo_rows_are_present_with_their_provenance():
+    nemo = [m for m in M.load() if m.id.startswith("nemo-")]
+    tput = [m for m in nemo if m.metric == "output_throughput"]
+    # Llama-2-7B, TP 1/2/4/8, batch 1/2/4/8, A100 80GB SXM4 and H100 80GB HBM3
+    assert len(tput) == 32 and len(nemo) == 64
+    assert {(m.cards, m.batch) for m in tput} == {(c, b) for c in (1, 2, 4, 8) for b in (1, 2, 4, 8)}
+    assert {m.hardware_as_printed for m in tput} == {"A100 80GB SXM4", "H100 80GB HBM3"}
+    for m in nemo:
+        assert m.url == NEMO_URL and not m.repo and "Chatbot Conversation" in m.table, m.id
+        assert (m.prompt_tokens, m.output_tokens, m.model) == (128, 20, "Llama-2-7B"), m.id
+        assert "read on 2026-12-02" in m.note, m.id
+        assert m.group.startswith(f"nvidia/NeMo Framework/{m.hardware_as_printed}/Llama-2-7B "
+                                  f"TP{m.cards} "), m.id
+    # one group per card and TP (the batch sweep is one recipe): 8 groups
+    assert len({m.group for m in nemo}) == 8
+
+
+def test_nemo_throughput_is_derived_from_sentences_per_second_and_not_counted_twice():
+    by_id = {m.id: m for m in M.load()}
+    m = by_id["nemo-7b-a100-tp1-b1-tput"]
+    # printed 4.3 sentences/s x 20 output tokens, the whole system's rate
+    assert (m.value, m.unit, m.tokens_counted) == (86.0, "tok/s", "output")
+    assert "sentences/s" in m.derived_fields["value"] and "x 20" in m.derived_fields["value"]
+    assert by_id["nemo-7b-h100-tp8-b8-tput"].output_rate_per_card == pytest.approx(62.0 * 20 / 8)
+    lat = by_id["nemo-7b-a100-tp1-b1-latency"]
+    assert (lat.value, lat.unit) == (234.0, "ms")
+    for m in by_id.values():
+        if m.id.startswith("nemo-") and m.metric == "e2e_latency":
+            t = by_id[m.id[:-len("latency")] + "tput"]
+            # the page's throughput is batch / latency to its one printed decimal
+            assert t.value / 20 == pytest.approx(m.batch / m.value_si, abs=0.07), m.id
+            assert m.excluded and m.exclude.startswith(f"same run: {t.id} ") and not t.excluded
+    assert not [m for m in M.independent() if m.id.startswith("nemo-") and m.metric != "output_throughput"]
 
 
 # --------------------------------------------------------------------------- malformed rows
@@ -215,3 +255,46 @@ def test_a_web_row_needs_its_table_and_ids_are_unique():
         M.parse(to_text([template(cards="16", system_cards="8")]))
     with pytest.raises(M.MeasurementError, match="columns missing: note"):
         M.parse("\n".join(to_text([template()]).splitlines()[0:1]).replace(",note", ""))
+
+
+# ------------------------------------------------ NVIDIA NIM's concurrency sweep (5000 in, 500 out)
+def test_nim_sweep_batch_by_littles_law_and_loaded_itl_left_out_with_its_reason():
+    by_id = {m.id: m for m in M.load()}
+    sweep = [m for m in by_id.values() if m.id.startswith("nim-70b-tput-5000-c")]
+    assert len(sweep) == 8
+    for t in sweep:
+        c = int(t.id.rsplit("-c", 1)[1])
+        assert (t.prompt_tokens, t.output_tokens, t.system_cards, t.cards) == (5000, 500, 2, 2)
+        assert t.unit == "Tokens/s" and t.output_rate_per_card == pytest.approx(t.value / 2)
+        assert not t.excluded and "read on 2026-12-02" in t.note
+        if c == 1:
+            assert t.batch == 1
+            continue
+        itl, ttft = by_id[f"nim-70b-itl-5000-c{c}"], by_id[f"nim-70b-ttft-5000-c{c}"]
+        # the batch is derived (Little's law: tokens/s x ITL), the same on both rows
+        assert "Little's law" in t.derived_fields["batch"] and itl.batch == t.batch
+        assert t.batch == round(t.value_si * itl.value_si) <= c
+        # the throughput counts output tokens only: c x 500 / (TTFT + 499 ITL)
+        assert c * 500 / (ttft.value_si + 499 * itl.value_si) == pytest.approx(t.value, rel=0.01)
+        assert ttft.batch is None                        # TTFT under load: queueing
+        assert itl.exclude.startswith("prefill shared: ") and t.id in itl.exclude
+    assert by_id["nim-70b-tput-5000-c250"].value == 920.12
+    assert by_id["nim-70b-itl-5000-c50"].value == 59.73
+
+
+# ------------------------------------------- AMD's ROCm vLLM latency table (MI300X, Llama 3.1 70B FP8)
+def test_rocm_vllm_latency_rows_are_present_as_printed_with_their_provenance():
+    rows = [m for m in M.load() if m.id.startswith("rocmvllm-")]
+    assert len(rows) == 16 and {m.prompt_tokens for m in rows} == {128, 2048}
+    assert {m.batch for m in rows} == {1, 2, 4, 8, 16, 32, 64, 128}
+    for m in rows:
+        assert (m.repo, m.path) == ("ROCm/vllm", "docs/dev-docker/README.md") and m.commit in m.url
+        assert (m.vendor, m.accelerator, m.engine, m.cards, m.output_tokens) == \
+            ("AMD", "MI300X", "vLLM", 8, 2048), m.id
+        assert m.metric == "e2e_latency" and m.unit == "s" and not m.excluded, m.id
+        # the FP8 KV cache is read from the README's command: derived, said so
+        assert m.kv_precision == "fp8" and "--kv-cache-dtype fp8" in m.derived_fields["kv_precision"]
+    raw = {r["id"]: r for r in raw_rows()}
+    assert raw["rocmvllm-70b-fp8-mi300x-tp8-in128-b8"]["value"] == "20.180"
+    assert raw["rocmvllm-70b-fp8-mi300x-tp8-in2048-b128"]["value"] == "62.420"
+    assert len({m.group for m in rows}) == 2                 # one group per input length
