@@ -45,6 +45,7 @@ import os
 import pathlib
 import re
 
+from bookkit.roles import split_inline
 from tools.translations import LANGUAGE, LOCALE, ROOT, catalog_path, load, page_status, templates
 
 TERMS = LOCALE / LANGUAGE / "terms.tsv"
@@ -62,7 +63,9 @@ ATTRIBUTIONS = ("S23-J07", "S23-J13", "clxstart", "原文")
 
 
 # -- what a translated message must keep ----------------------------------------------
-ROLE = re.compile(r"\{(eval|numref|doc|ref|term|download|math|eq)\}`([^`]*)`")
+# ``{eval}`` roles are found by bookkit's one parser (:func:`bookkit.roles.split_inline`);
+# these are the other roles
+ROLE = re.compile(r"\{(numref|doc|ref|term|download|math|eq)\}`([^`]*)`")
 # a display-math message (a `$$`/`{math}` block, a sympy output) kept as it is: LaTeX
 # commands, no `$` and no Chinese; its \text{...} labels are math, not prose
 LATEX_COMMAND = re.compile(r"\\[A-Za-z,;!]|[_^]\{")
@@ -97,8 +100,11 @@ def parity_items(text: str) -> collections.Counter:
     """The parts of a message its translation must keep: roles (an {eval} by its
     expression, a reference by its target), math spans and link targets."""
     items: collections.Counter = collections.Counter()
+    parts = split_inline(text)
+    items.update(f"{{eval}}`{e}`" for e in parts[1::2])
+    text = " ".join(parts[0::2])
     for name, body in ROLE.findall(text):
-        if name in ("eval", "math"):
+        if name == "math":
             items[f"{{{name}}}`{body}`"] += 1
         else:
             items[f"{{{name}}}<{_role_target(body)}>"] += 1
@@ -123,6 +129,7 @@ def missing_parity(msgid: str, msgstr: str) -> list[str]:
 def prose(text: str, *, keep_quotes: bool = True) -> str:
     """A message as a reader sees its words: roles reduced to their own text, inline
     code, math, link targets, URLs and HTML tags removed."""
+    text = " ".join(split_inline(text)[0::2])
     text = ROLE.sub(lambda m: _role_text(*m.groups()), text)
     text = CODE.sub(" ", text)
     text = MATH.sub(" ", text)
@@ -287,7 +294,6 @@ def unattributed_quotes(msgstr: str) -> list[str]:
 
 
 # -- a message as the Chinese edition renders it ------------------------------------------
-EVAL = re.compile(r"\{eval\}`([^`]*)`")
 EMPHASIS = re.compile(r"\*{1,3}|(?<![\w\\])_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
 
 
@@ -322,7 +328,7 @@ def render(msgstr: str, values: dict[str, str]) -> tuple[str, list[tuple[int, in
     an expression without a stored value renders as ``?``."""
     from bookkit import zh_glue_after, zh_glue_before, zh_text
 
-    parts = EVAL.split(msgstr)       # text, expression, text, expression, ..., text
+    parts = split_inline(msgstr)     # text, expression, text, expression, ..., text
     texts = [_reader_text(t) for t in parts[0::2]]
     shown = [zh_text(values[e]) if e in values else "?" for e in parts[1::2]]
     for i, value in enumerate(shown):
