@@ -171,7 +171,7 @@ class Explorer(w.VBox):
             c.observe(self.refresh, names="value")
         super().__init__([w.HBox(list(r), layout=w.Layout(flex_flow="row wrap")) for r in rows]
                          + [self.readout, self.heading, self.image])
-        # stable hooks for the browser tests (tests/e2e/test_lab_e2e.py, tests/e2e/test_lab_explorers.py)
+        # stable hooks for the browser tests (tests/lab_pages.py, tests/e2e/test_lab_explorers.py)
         self.add_class("ic-explorer")
         self.readout.add_class("ic-readout")
         self.heading.add_class("ic-title")
