@@ -6,7 +6,7 @@ import pytest
 import infra_calc as ic
 from bookkit import check_page_values, eval_expressions, plain_result
 from bookkit.roles import split_inline
-from tools import zh_checks
+from tools import zh_message
 
 ROLE_IN_CODE = "{eval}`v.a` and ``{eval}`v.code` `` and {eval}`v.a`"
 
@@ -23,11 +23,11 @@ def test_the_catalog_checks_read_roles_with_the_same_parser():
     find the roles the page check and the store find, on the same string."""
     want = eval_expressions(ROLE_IN_CODE)
     assert split_inline(ROLE_IN_CODE)[1::2] == want
-    evals = [k for k in zh_checks.parity_items(ROLE_IN_CODE).elements() if k.startswith("{eval}")]
+    evals = [k for k in zh_message.parity_items(ROLE_IN_CODE).elements() if k.startswith("{eval}")]
     assert evals == [f"{{eval}}`{e}`" for e in want]
-    text, spans = zh_checks.render(ROLE_IN_CODE, {"v.a": "1 ms", "v.code": "2 ms"})
+    text, spans = zh_message.render(ROLE_IN_CODE, {"v.a": "1 ms", "v.code": "2 ms"})
     assert [text[a:b] for a, b in spans] == ["1 ms", "1 ms"] and "2 ms" not in text
-    assert "eval" not in zh_checks.prose("{eval}`v.a` 个")
+    assert "eval" not in zh_message.prose("{eval}`v.a` 个")
 
 
 def test_a_stored_str_and_its_value_compare_as_shown(tmp_path):
