@@ -27,7 +27,8 @@ The package, one job per module:
 * :mod:`~infra_calc.exercises.hints`: hints that coach without telling (``hint_for``);
 * :mod:`~infra_calc.exercises.grading`: right or a hint (``check``, ``check_text``,
   ``check_choice``);
-* ``j07``, ``j13``, ``ch3``: the chapters' exercises.
+* ``j07``, ``j13``, ``ch3``, ``ch4``: the chapters' exercises; ``j07_page``: the numbers
+  chapter 1's self-test page shows.
 """
 from __future__ import annotations
 
