@@ -31,11 +31,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..figures._registry import style
-from ..figures.j07 import fmt_sig as sig
-from ..figures.j07 import round_sig
 
-__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "table_html", "sig", "object_options",
-           "warning_html", "round_sig"]
+__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "table_html", "object_options", "warning_html"]
 
 #: rendering scale over CSS pixels (2 = sharp on a HiDPI / Retina screen)
 PIXEL_RATIO = 2

@@ -74,8 +74,8 @@ def _typed_texts(eid: str, n: int) -> list[str]:
 
 def _judge(eid: str, verdict: dict | None, typed: str) -> str | None:
     """What is wrong with the verdict of a click that carried ``typed`` (None: nothing)."""
+    from infra_calc.display import plain_number
     from infra_calc.exercises import check_text, get
-    from infra_calc.exercises.answers import fmt_number
 
     if verdict is None:
         return "no verdict"
@@ -85,7 +85,7 @@ def _judge(eid: str, verdict: dict | None, typed: str) -> str | None:
     message = html_lib.unescape(re.sub(r"<[^>]+>", "", verdict.get("html", "")))
     if bool(verdict.get("correct")) != want.correct:
         return f"graded {'right' if verdict.get('correct') else 'wrong'}: {message!r}"
-    if "you gave" in want.message and f"you gave {fmt_number(want.value)} {get(eid).unit}" \
+    if "you gave" in want.message and f"you gave {plain_number(want.value)} {get(eid).unit}" \
             not in message:
         return f"about another value: {message!r}"
     return None
