@@ -21,6 +21,7 @@ import math
 
 from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes
+from ..display import shown
 from ..hardware import accelerator
 from ..models import model
 from ..step import batch_turning_point, decode_step, read_time
@@ -55,7 +56,7 @@ def _m_kv():
 
 
 def _ms(t: float) -> str:
-    return f"{t * 1e3:.2f} ms"
+    return f"{shown(t, 'ms', 2)}"
 
 
 # --- 1.1: the A100 (source question 1) ----------------------------------------------
@@ -72,9 +73,9 @@ _register(
               "What does it tell the team?"),
     unit="ms", answer=_a100_read,
     solution=lambda: (
-        f"T_read = b_W·N / β = {S.J07_PARAMS * S.J07_BYTES_PER_PARAM / GB:.0f} GB / "
-        f"{S.j07_a100().mem_bandwidth / GB:.0f} GB/s = {_a100_read():.1f} ms > "
-        f"{S.J07_TARGET_STEP * 1e3:.0f} ms: no, it is slower than on the H100."),
+        f"T_read = b_W·N / β = {shown(S.J07_PARAMS * S.J07_BYTES_PER_PARAM, 'GB', 0)} / "
+        f"{shown(S.j07_a100().mem_bandwidth, 'GB/s', 0)} = {_a100_read():.1f} ms > "
+        f"{shown(S.J07_TARGET_STEP, 'ms', 0)}: no, it is slower than on the H100."),
     source_answer=34.3,
     hints=("The read bound is the bytes of all weights divided by the memory bandwidth: "
            "T_read = b_W·N / β.",
@@ -104,9 +105,9 @@ _register(
     unit="ms", answer=_q4_read,
     solution=lambda: (
         f"b_W = ({Q4_BITS} + {Q4_SCALE_BITS}/{Q4_GROUP}) bits / 8 = "
-        f"{q4_bytes_per_weight():.4g} bytes; R_W = {S.J07_PARAMS * q4_bytes_per_weight() / GB:.3f} GB; "
-        f"T_read = R_W / {_h100().mem_bandwidth / GB:.0f} GB/s = {_q4_read():.2f} ms, "
-        f"still above {S.J07_TARGET_STEP * 1e3:.0f} ms."),
+        f"{q4_bytes_per_weight():.4g} bytes; R_W = {shown(S.J07_PARAMS * q4_bytes_per_weight(), 'GB', 3)}; "
+        f"T_read = R_W / {shown(_h100().mem_bandwidth, 'GB/s', 0)} = {_q4_read():.2f} ms, "
+        f"still above {shown(S.J07_TARGET_STEP, 'ms', 0)}."),
     hints=("Count the bits a step reads per weight: the weight's own bits plus its share of "
            "the group's scale.",
            "Bytes per weight = bits per weight / 8; then T_read = b_W·N / β."),
@@ -129,9 +130,9 @@ _register(
               "how long a user in that batch waits for each token?"),
     unit="ms", answer=lambda: _b32().read_time_per_output * 1e3,
     solution=lambda: (
-        f"T_read / B = {_b32().t_read * 1e3:.2f} ms / 32 = "
-        f"{_b32().read_time_per_output * 1e3:.2f} ms per output. Latency does not fall: every "
-        f"request still waits for the whole {_b32().t_step * 1e3:.2f} ms step."),
+        f"T_read / B = {shown(_b32().t_read, 'ms', 2)} / 32 = "
+        f"{shown(_b32().read_time_per_output, 'ms', 2)} per output. Latency does not fall: every "
+        f"request still waits for the whole {shown(_b32().t_step, 'ms', 2)} step."),
     source_answer=0.65,
     hints=("The step still reads every weight once; divide that read time by the batch.",),
     parts=(yes_no("Did single-request latency fall?", lambda: False,
@@ -159,7 +160,7 @@ _register(
               "each keep? What does that say about the plan?"),
     unit="tokens", answer=_bstar_context,
     solution=lambda: (
-        f"Left: {(_h100().mem_capacity - S.J07_WEIGHTS_8BIT) / GB:.2f} GB; one token of context "
+        f"Left: {shown((_h100().mem_capacity - S.J07_WEIGHTS_8BIT), 'GB', 2)}; one token of context "
         f"costs {_m_kv():,} bytes of KV cache; ⌊left / ({bstar_requests()} × {_m_kv():,})⌋ = "
         f"{_bstar_context()} tokens per request: far too short for real requests, so the "
         f"batch a card can hold, not B*, sets the pace."),
@@ -192,8 +193,8 @@ _register(
               "when reads and arithmetic overlap than when they run one after the other?"),
     unit="ms", answer=_n1_saving,
     solution=lambda: (
-        f"Read: {n1_step().bytes_read / GB:.2f} GB → {_ms(n1_step().t_read)}; arithmetic: "
-        f"{n1_step().flops / 1e12:.0f} TFLOP → {_ms(n1_step().t_compute)}. Overlapped: the "
+        f"Read: {shown(n1_step().bytes_read, 'GB', 2)} → {_ms(n1_step().t_read)}; arithmetic: "
+        f"{shown(n1_step().flops, 'TFLOP', 0)} → {_ms(n1_step().t_compute)}. Overlapped: the "
         f"larger, {_ms(n1_step().t_step)}; serial: the sum, "
         f"{_ms(n1_step().t_read + n1_step().t_compute)}. The overlap saves the smaller one, "
         f"{_n1_saving():.2f} ms."),
@@ -216,9 +217,9 @@ _register(
               "What memory-bandwidth utilisation (MBU) does that imply, in %?"),
     unit="%", answer=_n2_mbu,
     solution=lambda: (
-        f"Achieved bandwidth: {S.J07_PARAMS / GB:.0f} GB / {N2_MEASURED * 1e3:g} ms = "
-        f"{S.J07_PARAMS / N2_MEASURED / 1e12:.2f} TB/s, against "
-        f"{_h100().mem_bandwidth / 1e12:.2f} TB/s: MBU = {_n2_mbu():.1f}%, the read bound "
+        f"Achieved bandwidth: {shown(S.J07_PARAMS, 'GB', 0)} / {N2_MEASURED * 1e3:g} ms = "
+        f"{shown(S.J07_PARAMS / N2_MEASURED, 'TB/s', 2)}, against "
+        f"{shown(_h100().mem_bandwidth, 'TB/s', 2)}: MBU = {_n2_mbu():.1f}%, the read bound "
         f"divided by the measured time."),
     hints=("MBU = the bandwidth the step achieves (bytes read / measured time) divided by the "
            "card's peak bandwidth.",),
@@ -257,7 +258,7 @@ _register(
         f"in BF16. 4-bit weights: {n3_steps()['4-bit weights'].bytes_read / GB:.2f} GB → "
         f"{_ms(n3_steps()['4-bit weights'].t_step)}. Twice the bandwidth: "
         f"{n3_steps()['baseline'].bytes_read / GB:.2f} GB at "
-        f"{2 * _h100().mem_bandwidth / 1e12:.1f} TB/s → "
+        f"{shown(2 * _h100().mem_bandwidth, 'TB/s', 1)} → "
         f"{_ms(n3_steps()['twice the bandwidth'].t_step)}. Quantising the weights leaves the "
         f"KV bytes alone; more bandwidth speeds up every byte."),
     hints=("Add the KV caches to the bytes a step reads; 4-bit storage halves only the "
@@ -281,9 +282,9 @@ _register(
               "10 ms per token? Is the H100's enough?"),
     unit="TB/s", answer=_n4_bandwidth,
     solution=lambda: (
-        f"T_read = b_W·N / β ≤ {S.J07_TARGET_STEP * 1e3:.0f} ms ⇔ β ≥ b_W·N / 10 ms = "
-        f"{S.J07_PARAMS * HALF_BYTE / GB:.0f} GB / {S.J07_TARGET_STEP * 1e3:.0f} ms = "
-        f"{_n4_bandwidth():.2f} TB/s. The H100's {_h100().mem_bandwidth / 1e12:.2f} TB/s falls "
+        f"T_read = b_W·N / β ≤ {shown(S.J07_TARGET_STEP, 'ms', 0)} ⇔ β ≥ b_W·N / 10 ms = "
+        f"{shown(S.J07_PARAMS * HALF_BYTE, 'GB', 0)} / {shown(S.J07_TARGET_STEP, 'ms', 0)} = "
+        f"{_n4_bandwidth():.2f} TB/s. The H100's {shown(_h100().mem_bandwidth, 'TB/s', 2)} falls "
         f"just short."),
     hints=("Solve the read bound for the bandwidth: β ≥ b_W·N / T_target.",),
     parts=(yes_no("Is the H100's bandwidth enough?",
@@ -329,15 +330,16 @@ def _e1_total():
 _register(
     "Exercise",
     id="j07-e1",
-    question=(f"Does the 70B model at 8 bits ({S.J07_WEIGHTS_8BIT / GB:.2f} GB resident) fit "
+    question=(f"Does the 70B model at 8 bits ({shown(S.J07_WEIGHTS_8BIT, 'GB', 2)} resident) fit "
               f"on the H100 (80e9 bytes, the source's reading) beside one request of "
               f"{S.J07_CONTEXT:,} tokens ({_m_kv():,} bytes of KV cache per token) and a "
               "2 GiB workspace? What is the total, in GB?"),
     unit="GB", answer=_e1_total,
     solution=lambda: (
-        f"{S.J07_WEIGHTS_8BIT / GB:.2f} + {kv_cache_bytes(S.J07_CONTEXT, _m_kv()) / GB:.2f} + "
-        f"{S.J07_WORKSPACE / GB:.2f} = {_e1_total():.2f} GB ≤ "
-        f"{_h100().mem_capacity / GB:.0f} GB: it fits, with "
+        f"{shown(S.J07_WEIGHTS_8BIT, 'GB', 2, bare=True)}"
+        f" + {shown(kv_cache_bytes(S.J07_CONTEXT, _m_kv()), 'GB', 2, bare=True)} + "
+        f"{shown(S.J07_WORKSPACE, 'GB', 2, bare=True)} = {_e1_total():.2f} GB ≤ "
+        f"{shown(_h100().mem_capacity, 'GB', 0)}: it fits, with "
         f"{_h100().mem_capacity / GB - _e1_total():.2f} GB to spare."),
     hints=("Add the weights, one request's KV cache (tokens × bytes per token) and the "
            "workspace (2 GiB = 2 × 2³⁰ bytes).",),
