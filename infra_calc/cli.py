@@ -271,13 +271,13 @@ def main(argv=None) -> int:
         elif args.command == "list":
             from ._names import listed
             from .hardware import CATALOG
-            from .models import _SHIPPED
+            from .models import model_listing
             print("accelerators:")
             for acc in CATALOG.values():
                 print(f"  {acc}" + listed(acc).removeprefix(acc.name))
             print("models:")
-            for entry in _SHIPPED:
-                print(f"  {listed(entry)}")
+            for line in model_listing():
+                print(f"  {line}")
         elif args.command == "estimate":
             print(_estimate(args))
         elif args.command == "forecast":

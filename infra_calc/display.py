@@ -35,7 +35,7 @@ import numbers
 from .units import UNIT_SCALES
 
 __all__ = ["Shown", "shown", "shown_up", "shown_prefixed", "sig", "round_sig", "plain_number",
-           "with_unit", "TIME_UNITS", "PageValues", "UNIT_SCALES"]
+           "with_unit", "TIME_UNITS", "PageValues"]
 
 
 # no space between the number and these units
@@ -88,7 +88,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
         The quantity in SI units (s, bytes, FLOPs, FLOP/s, bytes/s); a fraction
         for ``"%"``.
     unit : str, optional
-        One of :data:`UNIT_SCALES`; ``None`` shows a plain number.
+        One of :data:`infra_calc.units.UNIT_SCALES`; ``None`` shows a plain number.
     digits : int
         Decimals after the point.
     bare : bool

@@ -1,7 +1,7 @@
 """A reader's answer as a number in the exercise's unit, and an answer as text.
 
 The scales come from the library's one unit table,
-:data:`infra_calc.display.UNIT_SCALES` (unit -> the SI value of one of it).  A
+:data:`infra_calc.units.UNIT_SCALES` (unit -> the SI value of one of it).  A
 unit's kind (time, bytes, work, compute rate, bandwidth) is read off its name:
 an SI or binary prefix in front of a base unit (``ms`` = m + s, ``GiB/s`` =
 Gi + B/s).  Two units convert into each other only when they are of one kind;
@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 import re
 
-from ..display import UNIT_SCALES, plain_number, with_unit
+from ..display import plain_number, with_unit
+from ..units import UNIT_SCALES
 
 __all__ = ["parse_answer", "unit_kind", "answer_text"]
 
@@ -34,7 +35,7 @@ _NUMBER = re.compile(r"^\s*([-+−]?(?:\d[\d,_ ]*\.?\d*|\.\d+)(?:[eE][-+−]?\d+
 
 
 def unit_kind(unit: str) -> str | None:
-    """The kind of a unit of :data:`~infra_calc.display.UNIT_SCALES`, or None for counts.
+    """The kind of a unit of :data:`~infra_calc.units.UNIT_SCALES`, or None for counts.
 
     >>> unit_kind("GiB/s"), unit_kind("ms"), unit_kind("requests")
     ('bandwidth', 'time', None)

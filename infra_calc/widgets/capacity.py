@@ -21,10 +21,10 @@ import html
 import ipywidgets as w
 
 from .. import source as S
-from ..capacity import READINGS, planner_state
+from ..capacity import planner_state
 from ..display import round_sig, shown
 from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles
-from ..hardware import accelerator_names
+from ..hardware import READINGS, accelerator_names
 from ..models import model_names
 from ..units import GB, GiB
 from ._base import Explorer, warning_html

@@ -49,9 +49,9 @@ def _report_checker_tries():
 
 def _typed_texts(eid: str, n: int) -> list[str]:
     """``n`` answers to type: right ones in several spellings, wrong ones all different."""
-    from infra_calc.display import UNIT_SCALES
     from infra_calc.exercises import expected, get
     from infra_calc.exercises.answers import unit_kind
+    from infra_calc.units import UNIT_SCALES
 
     ex, exp = get(eid), expected(eid)
     rights = [f"{exp:.8g}", f"{exp:.8g} {ex.unit}"]

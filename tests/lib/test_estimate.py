@@ -41,10 +41,10 @@ def test_cards_apply_to_everything():
 
 
 def test_a_request_fixes_the_default_context():
-    est = ic.estimate("Llama-3.1-8B", "H100 SXM", prompt=2048, output_tokens=256)
+    est = ic.estimate("Llama-3.1-8B", "H100 SXM", prompt_tokens=2048, output_tokens=256)
     assert est.context == 2048 + 256 - 1 and est.context_from == "the request's last step"
     assert est.t_step == pytest.approx(est.request.tpot_last)
-    short = ic.estimate("Llama-2-7B", "H100 SXM", prompt=4000)     # 256 would pass 4,096
+    short = ic.estimate("Llama-2-7B", "H100 SXM", prompt_tokens=4000)     # 256 would pass 4,096
     assert short.request.output_tokens == 97 and short.request.max_context == 4096
 
 

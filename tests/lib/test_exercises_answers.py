@@ -1,8 +1,8 @@
 """infra_calc/exercises/answers.py: a reader's text as a number in the exercise's unit."""
 import pytest
 
-from infra_calc.display import UNIT_SCALES
 from infra_calc.exercises.answers import answer_text, parse_answer, unit_kind
+from infra_calc.units import UNIT_SCALES
 
 
 @pytest.mark.parametrize("text, unit, value", [
@@ -21,7 +21,7 @@ def test_parses_and_converts(text, unit, value):
 
 
 def test_every_unit_of_the_library_table_converts_by_its_scale():
-    """The scales are the library's one unit table (infra_calc.display.UNIT_SCALES)."""
+    """The scales are the library's one unit table (infra_calc.units.UNIT_SCALES)."""
     by_kind: dict[str, list[str]] = {}
     for u in UNIT_SCALES:
         if unit_kind(u):
