@@ -20,8 +20,9 @@ Check your units: your number is 1,000× the answer's. The answer is in ms.
 The package, one job per module:
 
 * :mod:`~infra_calc.exercises.spec`: what an exercise is (``Exercise``, ``Choice``,
-  ``yes_no``; ``tflops``/``tbs`` for question text);
-* :mod:`~infra_calc.exercises.registry`: every exercise by id (``register``, ``get``,
+  ``yes_no``; ``tflops``/``tbs`` for question text) and where the chapters put theirs
+  (``register``, ``EXERCISES``);
+* :mod:`~infra_calc.exercises.registry`: every exercise by id, in book order (``get``,
   ``expected``, ``exercise_ids``);
 * :mod:`~infra_calc.exercises.answers`: a reader's text as a number (``parse_answer``);
 * :mod:`~infra_calc.exercises.hints`: hints that coach without telling (``hint_for``);
@@ -35,8 +36,8 @@ from __future__ import annotations
 from .answers import parse_answer
 from .grading import CheckResult, check, check_choice, check_text
 from .hints import hint_for
-from .registry import EXERCISES, exercise_ids, expected, get, register
-from .spec import Choice, Exercise, tbs, tflops, yes_no
+from .registry import exercise_ids, expected, get
+from .spec import EXERCISES, Choice, Exercise, register, tbs, tflops, yes_no
 
 __all__ = ["Exercise", "Choice", "yes_no", "CheckResult", "EXERCISES", "register", "get",
            "expected", "check", "check_text", "check_choice", "parse_answer", "hint_for",

@@ -26,8 +26,7 @@ from ..hardware import accelerator
 from ..models import model
 from ..step import batch_turning_point, decode_step, read_time
 from ..units import GB
-from .registry import register
-from .spec import Choice, Exercise, tbs, tflops, yes_no
+from .spec import Choice, Exercise, register, tbs, tflops, yes_no
 
 #: group quantisation in exercise 1.2: 4-bit weights, one 16-bit scale per group of 32
 Q4_BITS, Q4_SCALE_BITS, Q4_GROUP = 4, 16, 32

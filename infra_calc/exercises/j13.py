@@ -31,8 +31,7 @@ from ..capacity import max_batch
 from ..display import shown
 from ..roofline import arithmetic_intensity
 from ..shape import padded_gemm, padded_rows, route_tokens
-from .registry import register
-from .spec import Choice, Exercise, tbs, tflops
+from .spec import Choice, Exercise, register, tbs, tflops
 
 #: inputs of the new exercises (the book's, not the source's)
 N3_BATCH = 4                      # requests that must fit at once
