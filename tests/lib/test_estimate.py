@@ -66,7 +66,7 @@ def test_table_says_when_it_does_not_fit():
     (lambda: ic.estimate("qwen3-8b", "H100", batch=0), r"batch \(requests\) must be >= 1"),
     (lambda: ic.estimate("gpt-9", "H100"), "unknown model"),
     (lambda: ic.estimate("qwen3-8b", "H100", output_tokens=10), "needs prompt"),
-    (lambda: ic.estimate("Llama-2-7B", "H100", prompt=4097), r"prompt_tokens \(tokens\) must be <= 4,096"),
+    (lambda: ic.estimate("Llama-2-7B", "H100", prompt_tokens=4097), r"prompt_tokens \(tokens\) must be <= 4,096"),
     (lambda: ic.estimate("Llama-2-7B", "H100", context=5000), r"context \(tokens\) must be <= 4,096"),
 ])
 def test_errors(call, match):
