@@ -189,7 +189,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
     model : ModelSpec, str or path
         A catalog model name, a ``config.json`` path, or a ``ModelSpec``.
     hw : Accelerator or str
-    bytes_per_param : float, keyword-only
+    bytes_per_param : float
         Stored bytes per weight (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
     batch : int
         Concurrent requests, each decoding one token per step.
@@ -201,7 +201,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         Bytes per card for activations and buffers (default 2 GiB).
     kv_bytes_per_element : float
         Bytes per cached K/V element (2 = BF16).
-    cards : int, keyword-only
+    cards : int
         Tensor-parallel cards; every number (capacity included) is per card.
     prompt_tokens : int, optional
         Prompt tokens ``P``: adds prefill (time to first token) and the request.

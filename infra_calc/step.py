@@ -174,11 +174,13 @@ def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
     - compute doubled: the same card with ``2Π``;
     - bandwidth doubled: the same card with ``2β``;
     - half the parameters (``N/2``, a model half the size), which halves bytes *and* FLOPs;
-    - (``four_bit``) 4-bit weights: ``b_W/2`` with ``N`` unchanged, which halves only the bytes;
+    - (``four_bit``) half the bits per weight: ``b_W/2`` with ``N`` unchanged, which
+      halves only the bytes (4-bit weights from the source's 8-bit ones);
+    - batch sharing: ``batch`` requests share one read of the weights.
 
     The two "halve the weights" readings are labelled with the model size they
-    describe, e.g. ``"half the parameters (35B)"`` and ``"4-bit weights (70B)"``.
-    - batch sharing: ``batch`` requests share one read of the weights.
+    describe, and the second with the bits it stores, ``4·b_W``: ``"half the parameters
+    (35B)"`` and, at the source's 1 byte per parameter, ``"4-bit weights (70B)"``.
     """
     from . import source as S
 
@@ -194,6 +196,7 @@ def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
         f"half the parameters ({params / 2e9:.0f}B)": decode_step(params / 2, bytes_per_param, h),
     }
     if four_bit:
-        cases[f"4-bit weights ({params / 1e9:.0f}B)"] = decode_step(params, bytes_per_param / 2, h)
+        cases[f"{4 * bytes_per_param:g}-bit weights ({params / 1e9:.0f}B)"] = decode_step(
+            params, bytes_per_param / 2, h)
     cases[f"batch {batch} shares the read"] = decode_step(params, bytes_per_param, h, batch=batch)
     return cases
