@@ -150,6 +150,6 @@ def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
     v = gemm_bytes(m, k, n, bytes_per_element)
     i = f / v
     p = attainable_flops(i, acc)
-    t = bounds(v, f, acc)
+    t = bounds(f, v, acc)
     return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge_point, unwrap(p), t.t_floor,
                          t.floor_bound, unwrap(p / acc.peak_flops))

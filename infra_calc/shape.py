@@ -238,7 +238,7 @@ def padded_gemm(rows, k, n, hw, *, bytes_per_element=2, tile=(16, 16, 16)) -> Pa
     useful = 2.0 * float(active.sum()) * k * n
     executed = 2.0 * float((np.ceil(active / mt) * mt).sum()) * pad_to_tile(k, kt) * pad_to_tile(n, nt)
     nbytes = b * float((active * k + k * n + active * n).sum())
-    t = bounds(nbytes, executed, acc)
+    t = bounds(executed, nbytes, acc)
     return PaddedGemm(useful_flops=useful, executed_flops=executed, nbytes=nbytes,
                       t_compute=t.t_compute, t_compute_useful=useful / acc.peak_flops,
                       t_read=t.t_read, time=t.t_floor, bound=t.floor_bound)

@@ -55,7 +55,7 @@ def step_time(flops, nbytes, hw, overlap=True):
     """
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    return bounds(nbytes, flops, accelerator(hw), overlap=overlap).t_floor
+    return bounds(flops, nbytes, accelerator(hw), overlap=overlap).t_floor
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     kv = check_number(kv_bytes, "kv_bytes", "bytes", allow_zero=True)
     r = bw * n + kv
     f = 2.0 * b * n
-    t = bounds(r, f, acc, overlap=overlap)
+    t = bounds(f, r, acc, overlap=overlap)
     return DecodeStep(
         hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r), flops=unwrap(f),
         t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor, bound=t.floor_bound,
