@@ -13,7 +13,7 @@ from matplotlib.patches import Rectangle
 
 import infra_calc as ic
 from infra_calc import exercises
-from bookkit import eval_expressions
+from bookkit import eval_expressions, stored_values
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j13_memory as figs
 from infra_calc.units import GB, GiB
@@ -250,13 +250,10 @@ def test_notebook_values_and_structure(path):
     md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert len(re.findall(r"^# ", md, flags=re.M)) == 1
     assert "CC BY-NC-SA 4.0" in md and "S23-J13" in md
-    used, stored = set(), set()
+    used, stored = set(), set(stored_values(path))
     for c in nb["cells"]:
-        if c["cell_type"] != "markdown":
-            continue
-        used |= set(eval_expressions("".join(c["source"])))
-        stored |= {e["expression"] for e in c["metadata"].get("user_expressions", [])
-                   if e["result"]["status"] == "ok"}
+        if c["cell_type"] == "markdown":
+            used |= set(eval_expressions("".join(c["source"])))
     assert used and used <= stored, used - stored
     for fig in re.findall(r"```\{figure\} \.\./figures/([\w.-]+)", md):
         assert (path.parents[1] / "figures" / fig).is_file(), fig
