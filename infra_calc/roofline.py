@@ -122,7 +122,7 @@ class RooflinePoint:
     #: FLOPs of the GEMM, ``F = 2mkn``.
     flops: float | np.ndarray
     #: Bytes moved when each operand crosses memory once, ``V``.
-    nbytes: float | np.ndarray
+    bytes_read: float | np.ndarray
     #: Arithmetic intensity ``I = F / V``, FLOP/byte.
     intensity: float | np.ndarray
     #: The accelerator's ridge point ``I* = Π / β``, FLOP/byte.

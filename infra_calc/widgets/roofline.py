@@ -80,7 +80,7 @@ class RooflineExplorer(Explorer):
                   else f"{self.m_star:,.1f} rows (smallest whole batch {int(-(-self.m_star // 1)):,})")
         self.readout.value = table_html([
             ("F = 2MKN", str(shown_prefixed(pt.flops, ("MFLOP", "GFLOP", "TFLOP")))),
-            ("V = b(MK + KN + MN)", str(shown_prefixed(pt.nbytes, ("MB", "GB")))),
+            ("V = b(MK + KN + MN)", str(shown_prefixed(pt.bytes_read, ("MB", "GB")))),
             ("I = F/V", f"{pt.intensity:,.1f} FLOP/byte"),
             ("I* = Π/β", f"{pt.ridge:,.1f} FLOP/byte"),
             ("attainable", f"{pt.attainable / TERA:,.1f} TFLOP/s ({pt.fraction_of_peak:.1%} of peak)"),

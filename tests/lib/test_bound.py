@@ -26,8 +26,8 @@ def _results(acc):
             ("ModelDecodeStep", md.bytes_read, md.flops, md.bound, md.t_step),
             ("PrefillStep", pf.bytes_read, pf.flops, pf.bound, pf.t_step),
             ("TensorParallelStep", tp.bytes_read, tp.flops, tp.bound, tp.t_step),
-            ("RooflinePoint", rp.nbytes, rp.flops, rp.bound, rp.time),
-            ("PaddedGemm", pg.nbytes, pg.executed_flops, pg.bound, pg.time)]
+            ("RooflinePoint", rp.bytes_read, rp.flops, rp.bound, rp.time),
+            ("PaddedGemm", pg.bytes_read, pg.executed_flops, pg.bound, pg.time)]
 
 
 @pytest.mark.parametrize("i", range(len(_results(CARD))))
