@@ -1,5 +1,7 @@
 """Checking a page: every stored ``{eval}`` result must match what the code computes now.
 
+Both sides are compared as the page shows them (:func:`bookkit.roles.plain_result`).
+
 ``tools/execute.py`` stores each markdown cell's ``{eval}`` results in its metadata
 (:mod:`bookkit.roles`) and writes the page before it runs the page's last hidden
 cell, :func:`check_page_values`; under nbval the same cell runs against the committed
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import pathlib
 
-from .roles import eval_expressions, stored_expressions
+from .roles import eval_expressions, plain_result, stored_expressions, unquoted
 
 __all__ = ["check_page_values"]
 
@@ -49,12 +51,11 @@ def check_page_values(namespace: dict, notebook: str) -> int:
                 problems.append(f"cell {i}: {{eval}}`{expr}` has no stored result (run `make execute`)")
                 continue
             try:
-                got = _plain(eval(expr, namespace))  # the page's own expressions
+                got = unquoted(_plain(eval(expr, namespace)))  # the page's own expressions
             except Exception as exc:  # report every failure at once
                 problems.append(f"cell {i}: {{eval}}`{expr}` raises {type(exc).__name__}: {exc}")
                 continue
-            res = stored[expr]
-            want = res.get("data", {}).get("text/plain") if res.get("status") == "ok" else None
+            want = plain_result(stored[expr])
             if got != want:
                 problems.append(f"cell {i}: {{eval}}`{expr}` is {got!r} now, stored {want!r}")
     if problems:

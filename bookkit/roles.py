@@ -16,8 +16,8 @@ import json
 import pathlib
 import re
 
-__all__ = ["CODE_DIRECTIVES", "eval_expressions", "stored_expressions", "plain_result",
-           "stored_values"]
+__all__ = ["CODE_DIRECTIVES", "eval_expressions", "split_inline", "stored_expressions",
+           "plain_result", "unquoted", "stored_values"]
 
 #: directives whose body is not MyST markdown (roles in it are not evaluated)
 CODE_DIRECTIVES = {"code", "code-block", "code-cell", "sourcecode", "literalinclude", "math",
@@ -55,7 +55,24 @@ def eval_expressions(markdown: str) -> list[str]:
         if stack and _OPTION.match(line.strip()):
             continue
         text.append(line)
-    return [m.group("expr") for m in _INLINE.finditer("\n".join(text)) if m.group("expr")]
+    return split_inline("\n".join(text))[1::2]
+
+
+def split_inline(text: str) -> list[str]:
+    """One block of markdown (a paragraph, a gettext message) cut at its ``{eval}`` roles,
+    as :func:`re.split` cuts: text, expression, text, ..., text; a role inside a code
+    span stays text.
+
+    >>> split_inline("a {eval}`v.a` b ``{eval}`v.c` `` c")
+    ['a ', 'v.a', ' b ``{eval}`v.c` `` c']
+    """
+    parts, last = [], 0
+    for m in _INLINE.finditer(text):
+        if m.group("expr"):
+            parts += [text[last:m.start()], m.group("expr")]
+            last = m.end()
+    parts.append(text[last:])
+    return parts
 
 
 def stored_expressions(cell: dict) -> dict[str, dict]:
@@ -85,6 +102,15 @@ def plain_result(result: dict) -> str | None:
         text = "".join(text)
     if not isinstance(text, str):
         return None
+    return unquoted(text)
+
+
+def unquoted(text: str) -> str:
+    """A ``text/plain`` as the page shows it: a Python str repr unquoted, anything else kept.
+
+    >>> unquoted("'H100 SXM'"), unquoted("20.90 ms")
+    ('H100 SXM', '20.90 ms')
+    """
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         try:

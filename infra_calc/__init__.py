@@ -22,18 +22,23 @@ from . import source, units
 from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
 from .bound import Bounds, bounds
 from .capacity import (
-    READINGS,
     CapacityCheck,
     PlannerState,
     capacity_check,
-    capacity_reading,
-    decimal_reading,
     kv_cache_bytes,
     max_batch,
     planner_state,
 )
 from .estimate import Estimate, estimate
-from .hardware import CATALOG, Accelerator, accelerator, accelerator_names
+from .hardware import (
+    CATALOG,
+    READINGS,
+    Accelerator,
+    accelerator,
+    accelerator_names,
+    capacity_reading,
+    decimal_reading,
+)
 from .roofline import (
     RooflinePoint,
     arithmetic_intensity,

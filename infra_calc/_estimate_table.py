@@ -1,28 +1,13 @@
 """The command line's table of an :class:`~infra_calc.estimate.Estimate` (formatting only).
 
-Every number is rendered by :func:`infra_calc.display.shown`, the one place
-that turns an SI value into text with its unit.
+Every number is rendered by :func:`infra_calc.display.shown_up` (``shown``, with a long
+time in a larger unit), the one place that turns an SI value into text with its unit.
 """
 from __future__ import annotations
 
-import math
-
-from .display import UNIT_SCALES, shown
+from .display import shown_up
 
 __all__ = ["table"]
-
-
-#: A time of 10,000 or more of its unit is shown in the next one (no 19-digit milliseconds).
-_TIME_UNITS = ("ms", "s", "h", "years")
-
-
-def _n(x, unit=None, digits=1) -> str:
-    """A number for the table; infinity as a word."""
-    if isinstance(x, float) and math.isinf(x):
-        return "none (infinite)"
-    while unit in _TIME_UNITS[:-1] and x >= 1e4 * UNIT_SCALES[unit]:
-        unit = _TIME_UNITS[_TIME_UNITS.index(unit) + 1]
-    return str(shown(x, unit, digits))
 
 
 def table(e) -> str:
@@ -31,47 +16,47 @@ def table(e) -> str:
     ctx_note = {"given": "", "default": " (default)",
                 "the request's last step": " (the request's last decode step)"}[e.context_from]
     rows = [
-        ("model", f"{e.model.name} ({_n(e.params, 'billion', 2)} parameters"
-                  + (f", {_n(e.active_params, 'billion', 2)} active" if e.model.is_moe else "")
+        ("model", f"{e.model.name} ({shown_up(e.params, 'billion', 2)} parameters"
+                  + (f", {shown_up(e.active_params, 'billion', 2)} active" if e.model.is_moe else "")
                   + ")"),
         ("accelerator", f"{e.hw.name}" + (f" x {e.cards} (tensor parallel)" if e.cards > 1 else "")),
         ("bytes per parameter / per KV element", f"{e.bytes_per_param:g} / {e.kv_bytes_per_element:g}"),
         ("batch x context", f"{e.batch:,} x {e.context:,} tokens{ctx_note}"),
         ("", ""),
         (f"decode step{per}", ""),
-        ("  bytes read", f"{_n(e.bytes_read, 'GB', 2)} (weights + KV cache)"),
-        ("  FLOPs", f"{_n(e.flops, 'GFLOP', 1)} (matrix products + attention)"),
-        ("  T_read    (R / beta)", _n(e.t_read, "ms", 3)),
-        ("  T_compute (F / Pi)", _n(e.t_compute, "ms", 4)),
+        ("  bytes read", f"{shown_up(e.bytes_read, 'GB', 2)} (weights + KV cache)"),
+        ("  FLOPs", f"{shown_up(e.flops, 'GFLOP', 1)} (matrix products + attention)"),
+        ("  T_read    (R / beta)", shown_up(e.t_read, "ms", 3)),
+        ("  T_compute (F / Pi)", shown_up(e.t_compute, "ms", 4)),
     ]
     if e.cards > 1:
-        rows.append(("  floor, max(T_read, T_compute)", _n(e.t_floor, "ms", 3)))
-        rows.append(("  T_comm (ring all-reduces, a model)", _n(e.t_comm, "ms", 3)))
-        rows.append(("  T_step = floor + T_comm", f"{_n(e.t_step, 'ms', 3)}  [{e.bound}-bound]"))
+        rows.append(("  floor, max(T_read, T_compute)", shown_up(e.t_floor, "ms", 3)))
+        rows.append(("  T_comm (ring all-reduces, a model)", shown_up(e.t_comm, "ms", 3)))
+        rows.append(("  T_step = floor + T_comm", f"{shown_up(e.t_step, 'ms', 3)}  [{e.bound}-bound]"))
     else:
-        rows.append(("  T_step, max(T_read, T_compute)", f"{_n(e.t_step, 'ms', 3)}  [{e.bound}-bound]"))
+        rows.append(("  T_step, max(T_read, T_compute)", f"{shown_up(e.t_step, 'ms', 3)}  [{e.bound}-bound]"))
     if e.model.is_moe:
-        rows.append(("  T_step, uniform routing (a model)", _n(e.t_step_uniform_routing, "ms", 3)
-                     + f"  (the bound reads {e.model.experts_per_token} of "
+        rows.append(("  T_step, uniform routing (a model)", f"{shown_up(e.t_step_uniform_routing, 'ms', 3)}"
+                     f"  (the bound reads {e.model.experts_per_token} of "
                        f"{e.model.num_experts} experts per layer)"))
     rows += [
-        ("  T_step if nothing overlaps (sum)", _n(e.t_step_serial, "ms", 3)),
-        ("  throughput (upper bound)", _n(e.tokens_per_s, "tokens/s", 1)),
-        ("  read time per output token", _n(e.read_time_per_output, "ms", 3)),
+        ("  T_step if nothing overlaps (sum)", shown_up(e.t_step_serial, "ms", 3)),
+        ("  throughput (upper bound)", shown_up(e.tokens_per_s, "tokens/s", 1)),
+        ("  read time per output token", shown_up(e.read_time_per_output, "ms", 3)),
         ("", ""),
         ("turning points", ""),
-        ("  B* (J07: compute = weight read)", _n(e.batch_turning_point, None, 1)),
-        ("  B*(S) (compute = weights + KV read)", _n(e.batch_turning_point_kv, None, 1)),
-        ("  S_max (no batch is compute-bound)", _n(e.critical_context, "tokens", 0)),
+        ("  B* (J07: compute = weight read)", shown_up(e.batch_turning_point, None, 1)),
+        ("  B*(S) (compute = weights + KV read)", shown_up(e.batch_turning_point_kv, None, 1)),
+        ("  S_max (no batch is compute-bound)", shown_up(e.critical_context, "tokens", 0)),
         ("", ""),
         (f"capacity{per}", ""),
-        ("  weights", _n(e.weight_bytes, "GB", 2)),
-        ("  KV cache", f"{_n(e.kv_bytes, 'GB', 2)} ({_n(e.kv_bytes_per_token, 'KiB', 0)}/token)"),
-        ("  workspace", _n(e.workspace, "GB", 2)),
-        ("  total / capacity", f"{_n(e.total_memory, 'GB', 2)} / {_n(e.capacity, 'GB', 2)} "
-                               f"({_n(e.capacity, 'GiB', 0)})"),
+        ("  weights", shown_up(e.weight_bytes, "GB", 2)),
+        ("  KV cache", f"{shown_up(e.kv_bytes, 'GB', 2)} ({shown_up(e.kv_bytes_per_token, 'KiB', 0)}/token)"),
+        ("  workspace", shown_up(e.workspace, "GB", 2)),
+        ("  total / capacity", f"{shown_up(e.total_memory, 'GB', 2)} / {shown_up(e.capacity, 'GB', 2)} "
+                               f"({shown_up(e.capacity, 'GiB', 0)})"),
         ("  fits", "yes" if e.decode_fits
-         else f"NO: short by {_n(-e.headroom, 'GB', 2)}; the times above assume it did"),
+         else f"NO: short by {shown_up(-e.headroom, 'GB', 2)}; the times above assume it did"),
         ("  max batch at this context", f"{e.max_batch:,}"),
     ]
     g = e.request
@@ -80,14 +65,14 @@ def table(e) -> str:
             ("", ""),
             (f"request: {g.prompt_tokens:,} prompt + {g.output_tokens:,} output tokens", ""),
             ("  TTFT, time to first token (prefill)",
-             f"{_n(g.ttft, 'ms', 2)}  [{g.prefill.bound}-bound]"),
+             f"{shown_up(g.ttft, 'ms', 2)}  [{g.prefill.bound}-bound]"),
             ("  TPOT, time per output token (mean)",
-             _n(g.tpot_mean, "ms", 3) + f" over contexts {g.prompt_tokens + 1:,}..{g.max_context:,}"
+             f"{shown_up(g.tpot_mean, 'ms', 3)} over contexts {g.prompt_tokens + 1:,}..{g.max_context:,}"
              if g.output_tokens > 1 else "none (one output token: no decode step)"),
-            ("  total", _n(g.total, "s", 3)),
+            ("  total", shown_up(g.total, "s", 3)),
             ("  tokens/s per request / in total",
-             f"{_n(g.tokens_per_s_request, None, 1)} / {_n(g.tokens_per_s_total, None, 1)}"),
-            (f"  memory{per} at {g.max_context:,} tokens", _n(g.memory_per_card, "GB", 2)),
+             f"{shown_up(g.tokens_per_s_request, None, 1)} / {shown_up(g.tokens_per_s_total, None, 1)}"),
+            (f"  memory{per} at {g.max_context:,} tokens", shown_up(g.memory_per_card, "GB", 2)),
             ("  fits", "yes" if g.fits else "NO: the times above assume it did"),
         ]
     if not e.fits:

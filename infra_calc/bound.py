@@ -58,9 +58,9 @@ class Bounds:
     bound: str | np.ndarray
 
 
-def bounds(nbytes, flops, acc, *, t_comm=0.0, overlap=True, overlap_comm=False,
+def bounds(flops, nbytes, acc, *, t_comm=0.0, overlap=True, overlap_comm=False,
            math="bf16") -> Bounds:
-    """The two floors of ``nbytes`` read and ``flops`` done on ``acc``, and the step time.
+    """The two floors of ``flops`` done and ``nbytes`` read on ``acc``, and the step time.
 
     .. math:: T_{read} = R/\\beta,\\quad T_{compute} = F/\\Pi_m,\\quad
               T_{floor} = \\max(T_{read}, T_{compute})\\ \\text{(or the sum)},\\quad
@@ -68,8 +68,9 @@ def bounds(nbytes, flops, acc, *, t_comm=0.0, overlap=True, overlap_comm=False,
 
     Parameters
     ----------
-    nbytes, flops : float or array_like
-        Bytes read ``R`` and FLOPs ``F`` (already checked: >= 0).
+    flops, nbytes : float or array_like
+        FLOPs ``F`` and bytes read ``R`` (already checked: >= 0), in the order of
+        :func:`~infra_calc.step.step_time`.
     acc : Accelerator
         Already resolved: bandwidth ``β`` (bytes/s) and dense peaks (FLOP/s).
     t_comm : float or array_like, keyword-only
@@ -83,7 +84,7 @@ def bounds(nbytes, flops, acc, *, t_comm=0.0, overlap=True, overlap_comm=False,
         ``acc.peak_flops``; see :meth:`~infra_calc.hardware.Accelerator.peak`).
 
     >>> from infra_calc.hardware import Accelerator
-    >>> b = bounds(1e9, 2e12, Accelerator("tie", 2e12, 1e12, 1e12))
+    >>> b = bounds(2e12, 1e9, Accelerator("tie", 2e12, 1e12, 1e12))
     >>> b.t_read, b.t_compute, b.bound
     (0.001, 1.0, 'compute')
     """

@@ -7,10 +7,10 @@ Resident weights, every request's KV cache and a workspace must fit in memory:
 so the largest batch is the inequality solved for ``B`` and rounded down,
 :math:`B_{max} = \\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor`.
 
-A card's capacity can be read two ways (:data:`READINGS`): the physical
+A card's capacity can be read two ways (:data:`infra_calc.hardware.READINGS`): the physical
 size (memory is built in binary sizes, so a card sold as "24 GB" holds
 24 GiB) or the label read as 10^9 bytes, as the source chapters do
-(:func:`capacity_reading`, :func:`decimal_reading`).
+(:func:`~infra_calc.hardware.capacity_reading`, :func:`~infra_calc.hardware.decimal_reading`).
 """
 from __future__ import annotations
 
@@ -22,19 +22,15 @@ import numpy as np
 from . import source as S
 from ._validate import check_number, unwrap
 from .hardware import (
-    DECIMAL_CAPACITY_NOTE,
-    READINGS,
     Accelerator,
     accelerator,
     capacity_reading,
-    decimal_reading,
 )
 
 if TYPE_CHECKING:                      # infra_calc.models loads on first use
     from .modelspec import ModelSpec
 
-__all__ = ["CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes", "READINGS",
-           "DECIMAL_CAPACITY_NOTE", "capacity_reading", "decimal_reading", "PlannerState",
+__all__ = ["CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes", "PlannerState",
            "planner_state"]
 
 
@@ -178,11 +174,6 @@ class PlannerState:
     fits: bool
     #: Largest batch of ``context``-token requests that fits (:func:`max_batch`).
     max_batch: int
-
-    @property
-    def b_max(self) -> int:
-        """The old name of :attr:`max_batch`."""
-        return self.max_batch
 
 
 def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, batch=4,

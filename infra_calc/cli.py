@@ -206,19 +206,20 @@ def _forecast_dict(fc) -> dict:
 
 
 def _forecast_text(fc) -> str:
+    from .display import shown, shown_up  # SI in, long times in a larger unit
+
     d = _forecast_dict(fc)
     kn = fc.knobs
     lines = [f"forecast (a MODEL, not a bound): engine {fc.engine}, math {fc.math}; knobs fitted on "
              f"{kn.rows} rows in {kn.groups} groups: eta_mem {kn.eta_mem:.2f}, eta_flop "
-             f"{kn.eta_flop:.2f}, {kn.c_layer * 1e6:.1f} us per layer, {kn.c_allreduce * 1e6:.1f} "
-             "us per all-reduce",
+             f"{kn.eta_flop:.2f}, {shown(kn.c_layer, 'us', 1)} per layer, "
+             f"{shown(kn.c_allreduce, 'us', 1)} per all-reduce",
              f"{'':38}{'forecast':>12}  {'80% interval':^25}  {'floor':>12}"]
-    from ._estimate_table import _n  # the table's numbers: SI in, long times in a larger unit
     for name, label, unit in (("ttft", "TTFT", "ms"), ("tpot", "TPOT (mean)", "ms"),
                               ("total", "total", "s"), ("output_tokens_per_s",
                                                         "tokens/s (whole batch)", None)):
         b = d[name]
-        cells = [_n(x, unit, 3) for x in (b["value"], b["low"], b["high"], d["floor"][name])]
+        cells = [str(shown_up(x, unit, 3)) for x in (b["value"], b["low"], b["high"], d["floor"][name])]
         lines.append(f"  {label:<36}{cells[0]:>12}  [{cells[1]:>9} - {cells[2]:>9}]  {cells[3]:>12}")
     lines.append(f"  held-out rows inside their interval: {kn.holdout_inside} of {kn.holdout_rows}")
     return "\n".join(lines)
@@ -270,13 +271,13 @@ def main(argv=None) -> int:
         elif args.command == "list":
             from ._names import listed
             from .hardware import CATALOG
-            from .models import _SHIPPED
+            from .models import model_listing
             print("accelerators:")
             for acc in CATALOG.values():
                 print(f"  {acc}" + listed(acc).removeprefix(acc.name))
             print("models:")
-            for entry in _SHIPPED:
-                print(f"  {listed(entry)}")
+            for line in model_listing():
+                print(f"  {line}")
         elif args.command == "estimate":
             print(_estimate(args))
         elif args.command == "forecast":

@@ -199,7 +199,7 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
     acc = w.hw
     r = c["weight_bytes"] + c["kv_bytes"]
     f = c["flops_linear"] + c["flops_attention"]
-    t = bounds(r, f, acc, math=w.math)
+    t = bounds(f, r, acc, math=w.math)
     bound = np.asarray(t.floor_bound)
     region = np.where(bound == "compute", "compute",
                       np.where(c["weight_bytes"] >= c["kv_bytes"], "weight-read", "kv-read"))

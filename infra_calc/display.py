@@ -19,6 +19,13 @@ A page computes a quantity in SI units and turns it into text once, with
 99.3%
 >>> shown(147.66, "×", 1)
 147.7×
+
+The other forms a number takes, all here: :func:`shown_up` (a time in a larger unit
+once it reaches 10,000 of its own), :func:`shown_prefixed` (the largest of a few
+units that keeps the number at least 1), :func:`sig` (fixed significant digits, for
+labels and readouts), :func:`round_sig` (a chosen input, no trailing zeros) and
+:func:`plain_number` (a number a reader typed, echoed back).  One rule for infinity:
+every one of them writes ``∞`` (``−∞``).
 """
 from __future__ import annotations
 
@@ -27,7 +34,8 @@ import numbers
 
 from .units import UNIT_SCALES
 
-__all__ = ["Shown", "shown", "PageValues", "UNIT_SCALES"]
+__all__ = ["Shown", "shown", "shown_up", "shown_prefixed", "sig", "round_sig", "plain_number",
+           "with_unit", "TIME_UNITS", "PageValues"]
 
 
 # no space between the number and these units
@@ -80,7 +88,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
         The quantity in SI units (s, bytes, FLOPs, FLOP/s, bytes/s); a fraction
         for ``"%"``.
     unit : str, optional
-        One of :data:`UNIT_SCALES`; ``None`` shows a plain number.
+        One of :data:`infra_calc.units.UNIT_SCALES`; ``None`` shows a plain number.
     digits : int
         Decimals after the point.
     bare : bool
@@ -108,18 +116,112 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
         raise ValueError(f"value must be a number (in SI units for {unit or 'a plain number'}), got NaN")
     scaled = x / UNIT_SCALES[unit] if unit is not None else x
     if math.isinf(scaled):
-        num = "∞" if scaled > 0 else "−∞"
+        num = _infinity(scaled)
     else:
         num = f"{scaled:{',' if sep else ''}.{int(digits)}f}"
         if num.startswith("-"):
             num = "−" + num[1:]
-    if unit is None or bare:
-        text = num
-    elif unit in _TIGHT:
-        text = f"{num}{unit}"
+    return Shown(x, with_unit(num, None if bare else unit), unit)
+
+
+def _infinity(x: float) -> str:
+    return "∞" if x > 0 else "−∞"
+
+
+#: a time of 10,000 or more of its unit is shown in the next one (no 19-digit milliseconds)
+TIME_UNITS = ("ms", "s", "h", "years")
+
+
+def shown_up(value, unit: str | None = None, digits: int = 2) -> Shown:
+    """:func:`shown`, with a time (a unit of :data:`TIME_UNITS`) moved to the next unit up
+    while it would read 10,000 or more (tables of long requests: no 19-digit milliseconds).
+
+    >>> shown_up(0.0209, "ms", 1), shown_up(12.5, "ms", 1), shown_up(7.2e5, "ms", 1)
+    (20.9 ms, 12.5 s, 200.0 h)
+    """
+    while unit in TIME_UNITS[:-1] and math.isfinite(value) and value >= 1e4 * UNIT_SCALES[unit]:
+        unit = TIME_UNITS[TIME_UNITS.index(unit) + 1]
+    return shown(value, unit, digits)
+
+
+def shown_prefixed(value, units, digits: int = 2) -> Shown:
+    """``value`` in the largest of ``units`` (smallest first) that keeps it at least 1.
+
+    >>> shown_prefixed(3.2e12, ("GFLOP", "TFLOP")), shown_prefixed(5e8, ("GFLOP", "TFLOP"))
+    (3.20 TFLOP, 0.50 GFLOP)
+    """
+    pick = units[0]
+    for u in units:
+        if abs(value) >= UNIT_SCALES[u]:
+            pick = u
+    return shown(value, pick, digits)
+
+
+def _scaled(value, unit: str | None) -> float:
+    if unit is not None and unit not in UNIT_SCALES:
+        raise ValueError(f"unit must be one of {sorted(UNIT_SCALES)}, got {unit!r}")
+    return float(value) / UNIT_SCALES[unit] if unit is not None else float(value)
+
+
+def with_unit(num: str, unit: str | None) -> str:
+    """A number's text and its unit: no space before %, × and x."""
+    if unit is None:
+        return num
+    return f"{num}{unit}" if unit in _TIGHT else f"{num} {unit}"
+
+
+def sig(value: float, unit: str | None = None, *, digits: int = 4) -> str:
+    """An SI ``value`` in ``unit`` with ``digits`` significant digits, thousands separated
+    (the unit left out when ``unit`` is None).
+
+    The bar labels and the explorers' readouts both use it, so one number shows
+    the same digits in both.
+
+    >>> sig(0.020896, "ms"), sig(0.14146), sig(34.3306), sig(1234.6), sig(0.0), sig(math.inf)
+    ('20.90 ms', '0.1415', '34.33', '1,235', '0', '∞')
+    """
+    x = _scaled(value, unit)
+    if math.isinf(x):
+        num = _infinity(x)
+    elif x == 0 or not math.isfinite(x):
+        num = f"{x:g}"
     else:
-        text = f"{num} {unit}"
-    return Shown(x, text, unit)
+        num = f"{x:,.{max(0, digits - 1 - math.floor(math.log10(abs(x))))}f}"
+    return with_unit(num, unit)
+
+
+def round_sig(value: float, unit: str | None = None, *, digits: int = 3) -> str:
+    """An SI ``value`` in ``unit`` rounded to ``digits`` significant figures, no trailing
+    zeros, no exponent.
+
+    For an input a reader chose (a parameter count), where ``70`` should read
+    ``70``, not ``70.0``; a computed number uses :func:`sig` (fixed digits).
+
+    >>> round_sig(3.46737e9, "billion"), round_sig(70.0), round_sig(405.3), round_sig(1000.0)
+    ('3.47 billion', '70', '405', '1,000')
+    """
+    x = _scaled(value, unit)
+    num = _infinity(x) if math.isinf(x) else f"{float(f'{x:.{digits}g}'):,g}"
+    return with_unit(num, unit)
+
+
+def plain_number(x: float) -> str:
+    """A number a reader gave, echoed back: about four significant digits, every digit
+    before the point kept, thousands separated, an exponent outside [1, 10⁶).
+
+    >>> plain_number(34.3306), plain_number(4096), plain_number(1.23e7), plain_number(math.inf)
+    ('34.33', '4,096', '1.23e+07', '∞')
+    """
+    if x == 0:
+        return "0"
+    if math.isinf(x):
+        return _infinity(x)
+    ax = abs(x)
+    if ax >= 1e6 or ax < 1:
+        return f"{x:.4g}"
+    digits = max(0, 4 - len(str(int(ax))))
+    text = f"{x:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 class PageValues:

@@ -181,16 +181,15 @@ def default_context(model, prompt=None, output_tokens=None) -> tuple[int, str]:
 
 
 def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace=2 * GiB,
-             kv_bytes_per_element=2.0, cards=1, prompt_tokens=None, output_tokens=None,
-             prompt=None) -> Estimate:
-    """Estimate a decode step, the memory budget and (with ``prompt``) a whole request.
+             kv_bytes_per_element=2.0, cards=1, prompt_tokens=None, output_tokens=None) -> Estimate:
+    """Estimate a decode step, the memory budget and (with ``prompt_tokens``) a whole request.
 
     Parameters
     ----------
     model : ModelSpec, str or path
         A catalog model name, a ``config.json`` path, or a ``ModelSpec``.
     hw : Accelerator or str
-    bytes_per_param : float, keyword-only
+    bytes_per_param : float
         Stored bytes per weight (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
     batch : int
         Concurrent requests, each decoding one token per step.
@@ -202,11 +201,10 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         Bytes per card for activations and buffers (default 2 GiB).
     kv_bytes_per_element : float
         Bytes per cached K/V element (2 = BF16).
-    cards : int, keyword-only
+    cards : int
         Tensor-parallel cards; every number (capacity included) is per card.
     prompt_tokens : int, optional
         Prompt tokens ``P``: adds prefill (time to first token) and the request.
-        ``prompt`` is accepted as its short name (the command line's ``--prompt``).
     output_tokens : int, optional
         Output tokens ``O`` (default 256 with a prompt, capped by the model).
 
@@ -217,10 +215,6 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
     from .parallel import tensor_parallel_step
     from .workload import Workload
 
-    if prompt is not None:
-        if prompt_tokens is not None:
-            raise TypeError("pass prompt_tokens (tokens), not both it and prompt")
-        prompt_tokens = prompt
     prompt = prompt_tokens
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
                     kv_bytes_per_element=kv_bytes_per_element, workspace=workspace, cards=cards)

@@ -220,7 +220,7 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
         raise ValueError(f"cards must be 1 for speculative_step, got {w.cards}")
     tokens, wb, kv, f_lin, f_att = _verify_counts(w, k)
     acc = w.hw
-    t = bounds(wb + kv, f_lin + f_att, acc, math=w.math)
+    t = bounds(f_lin + f_att, wb + kv, acc, math=w.math)
     kf = np.asarray(k, dtype=float)
     mem = np.asarray(w.memory_per_card(), dtype=float)
     if draft is None:
@@ -393,7 +393,7 @@ def shared_prefix_step(model, hw=None, batch=None, context=None, *, prefix,
     kv_cached = (sp + b * (s - sp)) * m_card            # tokens of cache held and read
     kv = kv_cached + 0.0 * c["weight_bytes"]
     f = c["flops_linear"] + c["attention_flops_per_token"] * s
-    t = bounds(c["weight_bytes"] + kv, f, w.hw, math=w.math)
+    t = bounds(f, c["weight_bytes"] + kv, w.hw, math=w.math)
     mem = (np.asarray(w.resident_weight_bytes()) + kv_cached + w.workspace) + 0.0 * kv
     return SharedPrefixStep(
         model=w.model, hw=w.hw, batch=w.batch, context=w.context, prefix=unwrap(sp, int),
@@ -473,7 +473,7 @@ def cached_prefill_step(model, hw=None, prompt_tokens=None, *, cached, batch=Non
     f = c["flops"] + 4.0 * b * spec.layers * spec.heads * spec.head_dim * pcf * n
     prefix_kv = pcf * spec.kv_bytes_per_token(w.kv_bytes_per_element)
     r = c["bytes_read"] + prefix_kv
-    t = bounds(r, f, w.hw, math=w.math)
+    t = bounds(f, r, w.hw, math=w.math)
     return CachedPrefill(model=spec, hw=w.hw, prompt_tokens=p, cached=pc, batch=w.batch,
                          flops=unwrap(f), bytes_read=unwrap(r), prefix_kv_bytes=unwrap(prefix_kv),
                          t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,

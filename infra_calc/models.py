@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
-from ._names import NameIndex
+from ._names import NameIndex, listed
 from .modelspec import ModelSpec
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "UnknownModelError",
     "model",
     "model_names",
+    "model_listing",
     "resolve_model",
 ]
 
@@ -138,6 +139,12 @@ def model_names() -> list[str]:
     list of str
     """
     return _INDEX.names()
+
+
+def model_listing() -> list[str]:
+    """One line per shipped model, in catalog order: its name, the aliases that differ from
+    it in more than spelling, and its note (what ``python -m infra_calc list`` prints)."""
+    return [listed(entry) for entry in _SHIPPED]
 
 
 def model(name) -> ModelSpec:

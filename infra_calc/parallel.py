@@ -103,8 +103,8 @@ def step_parts(w: Workload, weights="touched", comm="ring", context=None, *,
     acc = w.hw
     s = np.asarray(w.context if context is None else context, dtype=float)
     _, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    return bounds(k["weight_bytes"] + k["kv_bytes_per_token"] * s,
-                  k["flops_linear"] + k["attention_flops_per_token"] * s, acc,
+    return bounds(k["flops_linear"] + k["attention_flops_per_token"] * s,
+                  k["weight_bytes"] + k["kv_bytes_per_token"] * s, acc,
                   t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
 
 
@@ -177,7 +177,7 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
     r = c["weight_bytes"] + c["kv_bytes"]
     f = c["flops_linear"] + c["flops_attention"]
     msg, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    t = bounds(r, f, acc, t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
+    t = bounds(f, r, acc, t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
     zero = 0.0 * np.asarray(t.t_step)
     mem = np.asarray(w.memory_per_card()) + zero
     return TensorParallelStep(

@@ -175,7 +175,7 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
     acc = w.hw
     c = prefill_counts(w, p, weights)
     _, tcomm = layer_comm(w.model, w.batch * np.asarray(p, dtype=float), w.cards, acc, comm)
-    t = bounds(c["bytes_read"], c["flops"], acc, t_comm=tcomm, math=w.math)
+    t = bounds(c["flops"], c["bytes_read"], acc, t_comm=tcomm, math=w.math)
     mem = np.asarray(w.memory_per_card(p)) + 0.0 * np.asarray(t.t_read)
     return PrefillStep(
         model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,

@@ -49,7 +49,8 @@ from .workload import Workload
 __all__ = ["Measurement", "RealityRow", "measurements", "lower_bound", "reality_check",
            "accelerator_for", "math_of", "workload_for", "request_lengths", "METRICS"]
 
-#: metric -> (kind, unit it is stored in SI by) ; "time" metrics are seconds
+#: metric -> its kind: "time" (stored in seconds; the bound is reached when the time is
+#: long) or "rate" (tokens/s per card; the bound is reached when the rate is high)
 METRICS = {"ttft": "time", "itl": "time", "tpot": "time", "e2e_latency": "time",
            "output_throughput_per_gpu": "rate"}
 

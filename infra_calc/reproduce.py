@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from . import source as S
 from .capacity import capacity_check, kv_cache_bytes, max_batch
+from .display import shown  # sep=False: the source printed no thousands separators
 from .roofline import arithmetic_intensity, critical_rows, gemm_bytes, gemm_flops
 from .shape import padded_rows, route_tokens
 from .step import batch_turning_point, compute_time, decode_step, read_time
-from .units import GB, GIGA, MEGA, TB, TERA, MiB
+from .units import MEGA, TB, TERA, MiB
 
 __all__ = ["j07_lines", "j13_lines", "reproduce", "CHAPTERS"]
 
@@ -29,36 +30,43 @@ def j07_lines() -> list[str]:
     t_comp = compute_time(f, h100)
     b_star = batch_turning_point(h100, bw)
     lines = [
-        f"H100 SXM: {h100.mem_capacity / GB:.0f} GB / {h100.mem_bandwidth / TB:.2f} TB/s / "
+        f"H100 SXM: {shown(h100.mem_capacity, 'GB', 0, sep=False)}"
+        f" / {shown(h100.mem_bandwidth, 'TB/s', 2, sep=False)} / "
         f"{h100.peak_flops / TERA:.1f} TFLOP/s (BF16 dense)",
-        f"T_read    = {r / GB:.2f} GB / {h100.mem_bandwidth / GB:.2f} GB/s = {t_read * 1e3:.3f} ms",
-        f"T_compute = {f / GIGA:.2f} GFLOPs / {h100.peak_flops / GIGA:.0f} GFLOP/s = {t_comp * 1e3:.4f} ms",
+        f"T_read    = {shown(r, 'GB', 2, sep=False)}"
+        f" / {shown(h100.mem_bandwidth, 'GB/s', 2, sep=False)} = {shown(t_read, 'ms', 3, sep=False)}",
+        f"T_compute = {shown(f, 'GFLOPs', 2, sep=False)}"
+        f" / {shown(h100.peak_flops, 'GFLOP/s', 0, sep=False)} = {shown(t_comp, 'ms', 4, sep=False)}",
         f"ratio     = {t_read / t_comp:.1f} x",
         f"B*        = {b_star:.1f} (b_W={bw:g})",
     ]
     b8, b32, b148 = (decode_step(n, bw, h100, batch=b) for b in S.J07_BATCHES)
     lines.append(
-        f"batch {b8.batch:<4.0f}: compute {b8.t_compute * 1e3:.3f} ms, per-output read "
-        f"{b8.read_time_per_output * 1e3:.3f} ms, tput {b8.tokens_per_s:.1f} tok/s")
-    lines.append(f"batch {b32.batch:<4.0f}: compute {b32.t_compute * 1e3:.2f} ms")
+        f"batch {b8.batch:<4.0f}: compute {shown(b8.t_compute, 'ms', 3, sep=False)}, per-output read "
+        f"{shown(b8.read_time_per_output, 'ms', 3, sep=False)}, tput {b8.tokens_per_s:.1f} tok/s")
+    lines.append(f"batch {b32.batch:<4.0f}: compute {shown(b32.t_compute, 'ms', 2, sep=False)}")
     verdict = "-> compute now exceeds the read" if b148.bound == "compute" else "-> still below the read"
-    lines.append(f"batch {b148.batch:<4.0f}: compute {b148.t_compute * 1e3:.2f} ms {verdict}")
+    lines.append(f"batch {b148.batch:<4.0f}: compute {shown(b148.t_compute, 'ms', 2, sep=False)} {verdict}")
 
     m70 = model(S.J07_MODEL)
     kv_one = kv_cache_bytes(S.J07_CONTEXT, m70.kv_bytes_per_token(2))
     chk = capacity_check(h100.mem_capacity, S.J07_WEIGHTS_8BIT, kv_one, S.J07_WORKSPACE)
     rel = "<=" if chk.fits else ">"
     lines.append(
-        f"capacity (8-bit, {S.J07_CONTEXT // 1024}k context): {chk.weights / GB:.2f} + {chk.kv / GB:.2f} + "
-        f"{chk.workspace / GB:.2f} = {chk.total / GB:.2f} GB {rel} {chk.capacity / GB:.1f} GB")
+        f"capacity (8-bit, {S.J07_CONTEXT // 1024}k context): "
+        f"{shown(chk.weights, 'GB', 2, bare=True, sep=False)} + "
+        f"{shown(chk.kv, 'GB', 2, bare=True, sep=False)} + "
+        f"{shown(chk.workspace, 'GB', 2, bare=True, sep=False)}"
+        f" = {shown(chk.total, 'GB', 2, sep=False)} {rel} {shown(chk.capacity, 'GB', 1, sep=False)}")
     left = h100.mem_capacity - S.J07_WEIGHTS_8BIT
     b_max = max_batch(h100.mem_capacity, S.J07_WEIGHTS_8BIT, 0, S.J07_CONTEXT, m70.kv_bytes_per_token(2))
     lines.append(
-        f"left after weights {left / GB:.2f} GB; one {S.J07_CONTEXT}-token KV {kv_one / GB:.2f} GB "
+        f"left after weights {shown(left, 'GB', 2, sep=False)}; one {S.J07_CONTEXT}"
+        f"-token KV {shown(kv_one, 'GB', 2, sep=False)} "
         f"-> at most {b_max} {S.J07_CONTEXT // 1024}k requests (workspace not counted)")
     lines.append(
-        f"A100 same conditions T_read = {read_time(r, a100) * 1e3:.1f} ms; "
-        f"T_compute = {compute_time(f, a100) * 1e3:.3f} ms")
+        f"A100 same conditions T_read = {shown(read_time(r, a100), 'ms', 1, sep=False)}; "
+        f"T_compute = {shown(compute_time(f, a100), 'ms', 3, sep=False)}")
     return lines
 
 
@@ -94,16 +102,18 @@ def j13_lines() -> list[str]:
     s8, s16 = S.J13_CONTEXTS
     one8 = kv_cache_bytes(s8, m_kv)
     lines.append(
-        f"RTX 4090 {gpu.mem_capacity / GB:.0f} GB: weights {weights / GB:.2f} GB, remaining "
-        f"{left / GB:.2f} GB; {s8 // 1024}K single request {one8 / GB:.2f} GB")
+        f"RTX 4090 {shown(gpu.mem_capacity, 'GB', 0, sep=False)}"
+        f": weights {shown(weights, 'GB', 2, sep=False)}, remaining "
+        f"{shown(left, 'GB', 2, sep=False)}; {s8 // 1024}K single request {shown(one8, 'GB', 2, sep=False)}")
     b_max8 = max_batch(gpu.mem_capacity, weights, S.J13_WORKSPACE, s8, m_kv)
     for batch in (b_max8, b_max8 + 1):
         kv = kv_cache_bytes(s8, m_kv, batch)
         ok = capacity_check(gpu.mem_capacity, weights, kv, S.J13_WORKSPACE).fits
-        lines.append(f"{batch} × {s8 // 1024}K = {kv / GB:.2f} GB {'fits' if ok else 'exceeds'}")
+        lines.append(f"{batch} × {s8 // 1024}K = {shown(kv, 'GB', 2, sep=False)}"
+                     f" {'fits' if ok else 'exceeds'}")
     one16 = kv_cache_bytes(s16, m_kv)
     b_max16 = max_batch(gpu.mem_capacity, weights, S.J13_WORKSPACE, s16, m_kv)
-    lines.append(f"{s16 // 1024}K: each {one16 / GB:.2f} GB → fits {b_max16}")
+    lines.append(f"{s16 // 1024}K: each {shown(one16, 'GB', 2, sep=False)} → fits {b_max16}")
     return lines
 
 

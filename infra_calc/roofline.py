@@ -122,7 +122,7 @@ class RooflinePoint:
     #: FLOPs of the GEMM, ``F = 2mkn``.
     flops: float | np.ndarray
     #: Bytes moved when each operand crosses memory once, ``V``.
-    nbytes: float | np.ndarray
+    bytes_read: float | np.ndarray
     #: Arithmetic intensity ``I = F / V``, FLOP/byte.
     intensity: float | np.ndarray
     #: The accelerator's ridge point ``I* = Π / β``, FLOP/byte.
@@ -150,6 +150,6 @@ def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
     v = gemm_bytes(m, k, n, bytes_per_element)
     i = f / v
     p = attainable_flops(i, acc)
-    t = bounds(v, f, acc)
+    t = bounds(f, v, acc)
     return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge_point, unwrap(p), t.t_floor,
                          t.floor_bound, unwrap(p / acc.peak_flops))

@@ -154,7 +154,7 @@ class PaddedGemm:
     #: ``F_pad = 2·Σ_e ⌈r_e/m_t⌉m_t·⌈K/k_t⌉k_t·⌈N/n_t⌉n_t``.
     executed_flops: float
     #: Bytes that cross the memory bus, ``V = b·Σ_{e: r_e > 0} (r_e K + K N + r_e N)``.
-    nbytes: float
+    bytes_read: float
     #: Time of the padded arithmetic at peak, ``F_pad / Π``, seconds.
     t_compute: float
     #: Time of the useful arithmetic alone at peak, ``F / Π``, seconds.
@@ -238,7 +238,7 @@ def padded_gemm(rows, k, n, hw, *, bytes_per_element=2, tile=(16, 16, 16)) -> Pa
     useful = 2.0 * float(active.sum()) * k * n
     executed = 2.0 * float((np.ceil(active / mt) * mt).sum()) * pad_to_tile(k, kt) * pad_to_tile(n, nt)
     nbytes = b * float((active * k + k * n + active * n).sum())
-    t = bounds(nbytes, executed, acc)
-    return PaddedGemm(useful_flops=useful, executed_flops=executed, nbytes=nbytes,
+    t = bounds(executed, nbytes, acc)
+    return PaddedGemm(useful_flops=useful, executed_flops=executed, bytes_read=nbytes,
                       t_compute=t.t_compute, t_compute_useful=useful / acc.peak_flops,
                       t_read=t.t_read, time=t.t_floor, bound=t.floor_bound)

@@ -55,7 +55,7 @@ def step_time(flops, nbytes, hw, overlap=True):
     """
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    return bounds(nbytes, flops, accelerator(hw), overlap=overlap).t_floor
+    return bounds(flops, nbytes, accelerator(hw), overlap=overlap).t_floor
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     kv = check_number(kv_bytes, "kv_bytes", "bytes", allow_zero=True)
     r = bw * n + kv
     f = 2.0 * b * n
-    t = bounds(r, f, acc, overlap=overlap)
+    t = bounds(f, r, acc, overlap=overlap)
     return DecodeStep(
         hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r), flops=unwrap(f),
         t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor, bound=t.floor_bound,
@@ -174,11 +174,13 @@ def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
     - compute doubled: the same card with ``2Π``;
     - bandwidth doubled: the same card with ``2β``;
     - half the parameters (``N/2``, a model half the size), which halves bytes *and* FLOPs;
-    - (``four_bit``) 4-bit weights: ``b_W/2`` with ``N`` unchanged, which halves only the bytes;
+    - (``four_bit``) half the bits per weight: ``b_W/2`` with ``N`` unchanged, which
+      halves only the bytes (4-bit weights from the source's 8-bit ones);
+    - batch sharing: ``batch`` requests share one read of the weights.
 
     The two "halve the weights" readings are labelled with the model size they
-    describe, e.g. ``"half the parameters (35B)"`` and ``"4-bit weights (70B)"``.
-    - batch sharing: ``batch`` requests share one read of the weights.
+    describe, and the second with the bits it stores, ``4·b_W``: ``"half the parameters
+    (35B)"`` and, at the source's 1 byte per parameter, ``"4-bit weights (70B)"``.
     """
     from . import source as S
 
@@ -194,6 +196,7 @@ def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
         f"half the parameters ({params / 2e9:.0f}B)": decode_step(params / 2, bytes_per_param, h),
     }
     if four_bit:
-        cases[f"4-bit weights ({params / 1e9:.0f}B)"] = decode_step(params, bytes_per_param / 2, h)
+        cases[f"{4 * bytes_per_param:g}-bit weights ({params / 1e9:.0f}B)"] = decode_step(
+            params, bytes_per_param / 2, h)
     cases[f"batch {batch} shares the read"] = decode_step(params, bytes_per_param, h, batch=batch)
     return cases

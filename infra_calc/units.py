@@ -3,15 +3,13 @@
 Everything in :mod:`infra_calc` is SI: seconds, bytes, FLOPs, FLOP/s and
 bytes/s.  The source chapters mix decimal gigabytes (GB = 10**9 bytes) and
 binary gibibytes (GiB = 2**30 bytes); the constants below keep the two apart
-and the helpers always print the unit they used.
+and :mod:`infra_calc.display` turns a value into text with its unit.
 
 Examples
 --------
 >>> from infra_calc import units
 >>> 80 * units.GiB / units.GB
 85.89934592
->>> units.fmt_bytes(24 * units.GiB, "GB")
-'25.77 GB'
 """
 from __future__ import annotations
 
@@ -21,7 +19,7 @@ __all__ = [
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
     "MEGA", "GIGA", "TERA",
     "MS", "US", "BYTE_UNITS", "UNIT_SCALES",
-    "to_unit", "fmt_bytes", "fmt_time", "fmt_flops", "fmt_rate",
+    "to_unit",
 ]
 
 # decimal (SI) prefixes
@@ -36,7 +34,7 @@ BYTE_UNITS = {"B": 1, "KB": KB, "MB": MB, "GB": GB, "TB": TB,
               "KiB": KiB, "MiB": MiB, "GiB": GiB, "TiB": TiB}
 
 #: unit -> the SI value of one of it (seconds, bytes, FLOPs, FLOP/s, bytes/s ...): the one
-#: table of scales, used by the ``fmt_*`` helpers here and by :func:`infra_calc.display.shown`.
+#: table of scales, used by :func:`infra_calc.display.shown` and the answer checker.
 UNIT_SCALES: dict[str, float] = {
     # time
     "years": 365.25 * 86400.0, "h": 3600.0, "s": 1.0, "ms": MS, "µs": US, "μs": US, "us": US, "ns": 1e-9,
@@ -69,36 +67,3 @@ def to_unit(nbytes, unit: str = "GB"):
         raise ValueError(f"unit must be one of {sorted(BYTE_UNITS)}, got {unit!r}")
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
     return nbytes / BYTE_UNITS[unit]
-
-
-def fmt_bytes(nbytes, unit: str = "GB", digits: int = 2) -> str:
-    """Format a byte count with an explicit unit, e.g. ``'16.38 GB'``."""
-    return f"{to_unit(nbytes, unit):,.{digits}f} {unit}"
-
-
-def fmt_time(seconds, unit: str = "ms", digits: int = 2) -> str:
-    """Format a time in ``s``, ``ms`` or ``us``, e.g. ``'20.90 ms'``."""
-    scale = _pick(unit, ("s", "ms", "us", "μs"))
-    seconds = check_number(seconds, "seconds", "s", allow_zero=True, allow_inf=True)
-    return f"{seconds / scale:,.{digits}f} {unit}"
-
-
-def fmt_flops(flops, unit: str = "GFLOPs", digits: int = 2) -> str:
-    """Format a FLOP count, e.g. ``'140.00 GFLOPs'``."""
-    scale = _pick(unit, ("FLOPs", "MFLOPs", "GFLOPs", "TFLOPs"))
-    flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
-    return f"{flops / scale:,.{digits}f} {unit}"
-
-
-def fmt_rate(value, unit: str = "TFLOP/s", digits: int = 1) -> str:
-    """Format a throughput: ``TFLOP/s``, ``GFLOP/s``, ``TB/s`` or ``GB/s``."""
-    scale = _pick(unit, ("TFLOP/s", "GFLOP/s", "TB/s", "GB/s"))
-    value = check_number(value, "value", unit, allow_zero=True)
-    return f"{value / scale:,.{digits}f} {unit}"
-
-
-def _pick(unit: str, allowed) -> float:
-    """The scale of ``unit`` from :data:`UNIT_SCALES`, if it is one of ``allowed``."""
-    if unit not in allowed:
-        raise ValueError(f"unit must be one of {sorted(allowed)}, got {unit!r}")
-    return UNIT_SCALES[unit]

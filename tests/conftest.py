@@ -6,6 +6,7 @@
 * pytest-mpl's comparison is switched on (``--mpl``) however pytest is invoked, so the
   figure tests in ``test_figures.py`` can never pass by comparing nothing.
 * Every test closes the figures it leaves open.
+* The lab tests share one JupyterLab per worker (the session fixture ``lab``).
 * Hypothesis runs under one profile for the whole suite: no per-example deadline and no
   "too slow" health check (both are clocks, and a busy 2-core machine trips them), and
   derandomized, so a failing example is the same on every run and every machine.
@@ -144,3 +145,22 @@ def _close_figures():
     yield
     if "matplotlib.pyplot" in sys.modules:      # only tests that drew have figures to close
         sys.modules["matplotlib.pyplot"].close("all")
+
+
+# -- the JupyterLab of the lab tests (tests/lab_pages.py) ---------------------------------
+@pytest.fixture(scope="session")
+def lab():
+    """One JupyterLab and one browser on a copy of the book per pytest-xdist worker, shared
+    by every lab test file the worker runs (a module may define its own ``lab``)."""
+    from lab_pages import BOOK, Session
+    from lab_server import book_copy, browser, lab_server
+
+    with book_copy("lab-e2e-book-", BOOK) as root, lab_server(root) as server, browser() as b:
+        yield Session(server, b, root)
+
+
+def pytest_generate_tests(metafunc):
+    """The pages of a ``lab_pages.PageChecks`` subclass, as its tests' ``relpath``."""
+    pages = getattr(metafunc.cls, "PAGES", None)
+    if pages is not None and "relpath" in metafunc.fixturenames:
+        metafunc.parametrize("relpath", pages)

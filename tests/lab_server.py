@@ -1,4 +1,4 @@
-"""A real JupyterLab server and a Chromium page driving it (tests/e2e/test_lab_e2e.py,
+"""A real JupyterLab server and a Chromium page driving it (tests/lab_pages.py,
 benchmarks/lab_latency.py).
 
 :func:`lab_server` starts ``jupyter lab`` on 127.0.0.1 at a free port with a

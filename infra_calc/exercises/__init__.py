@@ -9,7 +9,7 @@ reader's number is right within the exercise's stated tolerance.
 True
 
 A reader's text may carry a unit; it is converted to the exercise's unit
-(:data:`infra_calc.display.UNIT_SCALES`), and a wrong answer gets a hint, not
+(:data:`infra_calc.units.UNIT_SCALES`), and a wrong answer gets a hint, not
 the answer:
 
 >>> exercises.check_text("j07-1", "0.0343 s").correct
@@ -20,22 +20,24 @@ Check your units: your number is 1,000× the answer's. The answer is in ms.
 The package, one job per module:
 
 * :mod:`~infra_calc.exercises.spec`: what an exercise is (``Exercise``, ``Choice``,
-  ``yes_no``; ``tflops``/``tbs`` for question text);
-* :mod:`~infra_calc.exercises.registry`: every exercise by id (``register``, ``get``,
+  ``yes_no``; ``tflops``/``tbs`` for question text) and where the chapters put theirs
+  (``register``, ``EXERCISES``);
+* :mod:`~infra_calc.exercises.registry`: every exercise by id, in book order (``get``,
   ``expected``, ``exercise_ids``);
 * :mod:`~infra_calc.exercises.answers`: a reader's text as a number (``parse_answer``);
 * :mod:`~infra_calc.exercises.hints`: hints that coach without telling (``hint_for``);
 * :mod:`~infra_calc.exercises.grading`: right or a hint (``check``, ``check_text``,
   ``check_choice``);
-* ``j07``, ``j13``, ``ch3``: the chapters' exercises.
+* ``j07``, ``j13``, ``ch3``, ``ch4``: the chapters' exercises; ``j07_page``: the numbers
+  chapter 1's self-test page shows.
 """
 from __future__ import annotations
 
 from .answers import parse_answer
 from .grading import CheckResult, check, check_choice, check_text
 from .hints import hint_for
-from .registry import EXERCISES, exercise_ids, expected, get, register
-from .spec import Choice, Exercise, tbs, tflops, yes_no
+from .registry import exercise_ids, expected, get
+from .spec import EXERCISES, Choice, Exercise, register, tbs, tflops, yes_no
 
 __all__ = ["Exercise", "Choice", "yes_no", "CheckResult", "EXERCISES", "register", "get",
            "expected", "check", "check_text", "check_choice", "parse_answer", "hint_for",

@@ -1,7 +1,7 @@
 """A reader's answer as a number in the exercise's unit, and an answer as text.
 
 The scales come from the library's one unit table,
-:data:`infra_calc.display.UNIT_SCALES` (unit -> the SI value of one of it).  A
+:data:`infra_calc.units.UNIT_SCALES` (unit -> the SI value of one of it).  A
 unit's kind (time, bytes, work, compute rate, bandwidth) is read off its name:
 an SI or binary prefix in front of a base unit (``ms`` = m + s, ``GiB/s`` =
 Gi + B/s).  Two units convert into each other only when they are of one kind;
@@ -18,9 +18,10 @@ from __future__ import annotations
 import math
 import re
 
-from ..display import UNIT_SCALES
+from ..display import plain_number, with_unit
+from ..units import UNIT_SCALES
 
-__all__ = ["parse_answer", "unit_kind", "fmt_number", "answer_text"]
+__all__ = ["parse_answer", "unit_kind", "answer_text"]
 
 # base unit -> kind; a unit of a kind is an optional prefix + a base
 _BASE_KIND = {"FLOP/s": "compute rate", "FLOPs": "work", "FLOP": "work", "bytes": "bytes",
@@ -34,7 +35,7 @@ _NUMBER = re.compile(r"^\s*([-+−]?(?:\d[\d,_ ]*\.?\d*|\.\d+)(?:[eE][-+−]?\d+
 
 
 def unit_kind(unit: str) -> str | None:
-    """The kind of a unit of :data:`~infra_calc.display.UNIT_SCALES`, or None for counts.
+    """The kind of a unit of :data:`~infra_calc.units.UNIT_SCALES`, or None for counts.
 
     >>> unit_kind("GiB/s"), unit_kind("ms"), unit_kind("requests")
     ('bandwidth', 'time', None)
@@ -111,18 +112,6 @@ def parse_answer(text, unit: str) -> float:
     return value * (found[1] / UNIT_SCALES[unit])
 
 
-def fmt_number(x: float) -> str:
-    """About four significant digits, thousands separated: ``'34.33'``, ``'4,096'``, ``'1.2e+07'``."""
-    if x == 0:
-        return "0"
-    ax = abs(x)
-    if ax >= 1e6 or ax < 1:
-        return f"{x:.4g}"
-    digits = max(0, 4 - len(str(int(ax))))
-    text = f"{x:,.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
 def answer_text(value: float, unit: str, digits: int | None = None) -> str:
     """A value with its unit as the checker shows it: ``'34.33 ms'``, ``'4 requests'``, ``'2.5×'``."""
     if digits is not None:
@@ -130,5 +119,5 @@ def answer_text(value: float, unit: str, digits: int | None = None) -> str:
     elif float(value).is_integer():
         num = f"{value:,.0f}"
     else:
-        num = fmt_number(value)
-    return f"{num}{unit}" if unit in ("×", "%") else f"{num} {unit}"
+        num = plain_number(value)
+    return with_unit(num, unit)

@@ -38,8 +38,7 @@ from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
 from ..units import GB, GiB
 from ..workload import Workload
-from .registry import register
-from .spec import Choice, Exercise, tbs, tflops, yes_no
+from .spec import Choice, Exercise, register, tbs, tflops, yes_no
 
 #: the cases the exercises use (the self-test page reads them from here)
 CARD = "H100 SXM"

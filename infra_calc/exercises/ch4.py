@@ -23,8 +23,7 @@ from __future__ import annotations
 from ..generation import generation_time
 from ..models import model
 from ..parallel import tensor_parallel_step
-from .registry import register
-from .spec import Exercise, yes_no
+from .spec import Exercise, register, yes_no
 
 CARD = "H100 SXM"
 #: 4.1: a request and the mean time per output token an engine is said to measure

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .answers import answer_text, fmt_number, parse_answer
+from ..display import plain_number
+from .answers import answer_text, parse_answer
 from .hints import hint_for
 from .registry import get
 
@@ -41,9 +42,9 @@ class CheckResult:
         if self.correct:
             if self.tolerance == "exact":
                 return f"Right: {self.answer_text}."
-            return (f"Right: you gave {fmt_number(self.value)} {self.unit}, within "
+            return (f"Right: you gave {plain_number(self.value)} {self.unit}, within "
                     f"{self.tolerance} of the answer ({self.answer_text}).")
-        return f"Not yet: you gave {fmt_number(self.value)} {self.unit}. {self.hint}".rstrip()
+        return f"Not yet: you gave {plain_number(self.value)} {self.unit}. {self.hint}".rstrip()
 
     def __str__(self) -> str:
         return self.message

@@ -21,12 +21,12 @@ import math
 
 from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes
+from ..display import shown
 from ..hardware import accelerator
 from ..models import model
 from ..step import batch_turning_point, decode_step, read_time
 from ..units import GB
-from .registry import register
-from .spec import Choice, Exercise, tbs, tflops, yes_no
+from .spec import Choice, Exercise, register, tbs, tflops, yes_no
 
 #: group quantisation in exercise 1.2: 4-bit weights, one 16-bit scale per group of 32
 Q4_BITS, Q4_SCALE_BITS, Q4_GROUP = 4, 16, 32
@@ -55,7 +55,7 @@ def _m_kv():
 
 
 def _ms(t: float) -> str:
-    return f"{t * 1e3:.2f} ms"
+    return f"{shown(t, 'ms', 2)}"
 
 
 # --- 1.1: the A100 (source question 1) ----------------------------------------------
@@ -72,9 +72,9 @@ _register(
               "What does it tell the team?"),
     unit="ms", answer=_a100_read,
     solution=lambda: (
-        f"T_read = b_W·N / β = {S.J07_PARAMS * S.J07_BYTES_PER_PARAM / GB:.0f} GB / "
-        f"{S.j07_a100().mem_bandwidth / GB:.0f} GB/s = {_a100_read():.1f} ms > "
-        f"{S.J07_TARGET_STEP * 1e3:.0f} ms: no, it is slower than on the H100."),
+        f"T_read = b_W·N / β = {shown(S.J07_PARAMS * S.J07_BYTES_PER_PARAM, 'GB', 0)} / "
+        f"{shown(S.j07_a100().mem_bandwidth, 'GB/s', 0)} = {_a100_read():.1f} ms > "
+        f"{shown(S.J07_TARGET_STEP, 'ms', 0)}: no, it is slower than on the H100."),
     source_answer=34.3,
     hints=("The read bound is the bytes of all weights divided by the memory bandwidth: "
            "T_read = b_W·N / β.",
@@ -104,9 +104,9 @@ _register(
     unit="ms", answer=_q4_read,
     solution=lambda: (
         f"b_W = ({Q4_BITS} + {Q4_SCALE_BITS}/{Q4_GROUP}) bits / 8 = "
-        f"{q4_bytes_per_weight():.4g} bytes; R_W = {S.J07_PARAMS * q4_bytes_per_weight() / GB:.3f} GB; "
-        f"T_read = R_W / {_h100().mem_bandwidth / GB:.0f} GB/s = {_q4_read():.2f} ms, "
-        f"still above {S.J07_TARGET_STEP * 1e3:.0f} ms."),
+        f"{q4_bytes_per_weight():.4g} bytes; R_W = {shown(S.J07_PARAMS * q4_bytes_per_weight(), 'GB', 3)}; "
+        f"T_read = R_W / {shown(_h100().mem_bandwidth, 'GB/s', 0)} = {_q4_read():.2f} ms, "
+        f"still above {shown(S.J07_TARGET_STEP, 'ms', 0)}."),
     hints=("Count the bits a step reads per weight: the weight's own bits plus its share of "
            "the group's scale.",
            "Bytes per weight = bits per weight / 8; then T_read = b_W·N / β."),
@@ -129,9 +129,9 @@ _register(
               "how long a user in that batch waits for each token?"),
     unit="ms", answer=lambda: _b32().read_time_per_output * 1e3,
     solution=lambda: (
-        f"T_read / B = {_b32().t_read * 1e3:.2f} ms / 32 = "
-        f"{_b32().read_time_per_output * 1e3:.2f} ms per output. Latency does not fall: every "
-        f"request still waits for the whole {_b32().t_step * 1e3:.2f} ms step."),
+        f"T_read / B = {shown(_b32().t_read, 'ms', 2)} / 32 = "
+        f"{shown(_b32().read_time_per_output, 'ms', 2)} per output. Latency does not fall: every "
+        f"request still waits for the whole {shown(_b32().t_step, 'ms', 2)} step."),
     source_answer=0.65,
     hints=("The step still reads every weight once; divide that read time by the batch.",),
     parts=(yes_no("Did single-request latency fall?", lambda: False,
@@ -159,7 +159,7 @@ _register(
               "each keep? What does that say about the plan?"),
     unit="tokens", answer=_bstar_context,
     solution=lambda: (
-        f"Left: {(_h100().mem_capacity - S.J07_WEIGHTS_8BIT) / GB:.2f} GB; one token of context "
+        f"Left: {shown((_h100().mem_capacity - S.J07_WEIGHTS_8BIT), 'GB', 2)}; one token of context "
         f"costs {_m_kv():,} bytes of KV cache; ⌊left / ({bstar_requests()} × {_m_kv():,})⌋ = "
         f"{_bstar_context()} tokens per request: far too short for real requests, so the "
         f"batch a card can hold, not B*, sets the pace."),
@@ -192,8 +192,8 @@ _register(
               "when reads and arithmetic overlap than when they run one after the other?"),
     unit="ms", answer=_n1_saving,
     solution=lambda: (
-        f"Read: {n1_step().bytes_read / GB:.2f} GB → {_ms(n1_step().t_read)}; arithmetic: "
-        f"{n1_step().flops / 1e12:.0f} TFLOP → {_ms(n1_step().t_compute)}. Overlapped: the "
+        f"Read: {shown(n1_step().bytes_read, 'GB', 2)} → {_ms(n1_step().t_read)}; arithmetic: "
+        f"{shown(n1_step().flops, 'TFLOP', 0)} → {_ms(n1_step().t_compute)}. Overlapped: the "
         f"larger, {_ms(n1_step().t_step)}; serial: the sum, "
         f"{_ms(n1_step().t_read + n1_step().t_compute)}. The overlap saves the smaller one, "
         f"{_n1_saving():.2f} ms."),
@@ -216,9 +216,9 @@ _register(
               "What memory-bandwidth utilisation (MBU) does that imply, in %?"),
     unit="%", answer=_n2_mbu,
     solution=lambda: (
-        f"Achieved bandwidth: {S.J07_PARAMS / GB:.0f} GB / {N2_MEASURED * 1e3:g} ms = "
-        f"{S.J07_PARAMS / N2_MEASURED / 1e12:.2f} TB/s, against "
-        f"{_h100().mem_bandwidth / 1e12:.2f} TB/s: MBU = {_n2_mbu():.1f}%, the read bound "
+        f"Achieved bandwidth: {shown(S.J07_PARAMS, 'GB', 0)} / {N2_MEASURED * 1e3:g} ms = "
+        f"{shown(S.J07_PARAMS / N2_MEASURED, 'TB/s', 2)}, against "
+        f"{shown(_h100().mem_bandwidth, 'TB/s', 2)}: MBU = {_n2_mbu():.1f}%, the read bound "
         f"divided by the measured time."),
     hints=("MBU = the bandwidth the step achieves (bytes read / measured time) divided by the "
            "card's peak bandwidth.",),
@@ -257,7 +257,7 @@ _register(
         f"in BF16. 4-bit weights: {n3_steps()['4-bit weights'].bytes_read / GB:.2f} GB → "
         f"{_ms(n3_steps()['4-bit weights'].t_step)}. Twice the bandwidth: "
         f"{n3_steps()['baseline'].bytes_read / GB:.2f} GB at "
-        f"{2 * _h100().mem_bandwidth / 1e12:.1f} TB/s → "
+        f"{shown(2 * _h100().mem_bandwidth, 'TB/s', 1)} → "
         f"{_ms(n3_steps()['twice the bandwidth'].t_step)}. Quantising the weights leaves the "
         f"KV bytes alone; more bandwidth speeds up every byte."),
     hints=("Add the KV caches to the bytes a step reads; 4-bit storage halves only the "
@@ -281,9 +281,9 @@ _register(
               "10 ms per token? Is the H100's enough?"),
     unit="TB/s", answer=_n4_bandwidth,
     solution=lambda: (
-        f"T_read = b_W·N / β ≤ {S.J07_TARGET_STEP * 1e3:.0f} ms ⇔ β ≥ b_W·N / 10 ms = "
-        f"{S.J07_PARAMS * HALF_BYTE / GB:.0f} GB / {S.J07_TARGET_STEP * 1e3:.0f} ms = "
-        f"{_n4_bandwidth():.2f} TB/s. The H100's {_h100().mem_bandwidth / 1e12:.2f} TB/s falls "
+        f"T_read = b_W·N / β ≤ {shown(S.J07_TARGET_STEP, 'ms', 0)} ⇔ β ≥ b_W·N / 10 ms = "
+        f"{shown(S.J07_PARAMS * HALF_BYTE, 'GB', 0)} / {shown(S.J07_TARGET_STEP, 'ms', 0)} = "
+        f"{_n4_bandwidth():.2f} TB/s. The H100's {shown(_h100().mem_bandwidth, 'TB/s', 2)} falls "
         f"just short."),
     hints=("Solve the read bound for the bandwidth: β ≥ b_W·N / T_target.",),
     parts=(yes_no("Is the H100's bandwidth enough?",
@@ -329,164 +329,19 @@ def _e1_total():
 _register(
     "Exercise",
     id="j07-e1",
-    question=(f"Does the 70B model at 8 bits ({S.J07_WEIGHTS_8BIT / GB:.2f} GB resident) fit "
+    question=(f"Does the 70B model at 8 bits ({shown(S.J07_WEIGHTS_8BIT, 'GB', 2)} resident) fit "
               f"on the H100 (80e9 bytes, the source's reading) beside one request of "
               f"{S.J07_CONTEXT:,} tokens ({_m_kv():,} bytes of KV cache per token) and a "
               "2 GiB workspace? What is the total, in GB?"),
     unit="GB", answer=_e1_total,
     solution=lambda: (
-        f"{S.J07_WEIGHTS_8BIT / GB:.2f} + {kv_cache_bytes(S.J07_CONTEXT, _m_kv()) / GB:.2f} + "
-        f"{S.J07_WORKSPACE / GB:.2f} = {_e1_total():.2f} GB ≤ "
-        f"{_h100().mem_capacity / GB:.0f} GB: it fits, with "
+        f"{shown(S.J07_WEIGHTS_8BIT, 'GB', 2, bare=True)}"
+        f" + {shown(kv_cache_bytes(S.J07_CONTEXT, _m_kv()), 'GB', 2, bare=True)} + "
+        f"{shown(S.J07_WORKSPACE, 'GB', 2, bare=True)} = {_e1_total():.2f} GB ≤ "
+        f"{shown(_h100().mem_capacity, 'GB', 0)}: it fits, with "
         f"{_h100().mem_capacity / GB - _e1_total():.2f} GB to spare."),
     hints=("Add the weights, one request's KV cache (tokens × bytes per token) and the "
            "workspace (2 GiB = 2 × 2³⁰ bytes).",),
     parts=(yes_no("Does it fit?", lambda: _e1_total() * GB <= _h100().mem_capacity,
                   "The total is below the capacity."),),
 )
-
-
-# --- what the self-test page shows -------------------------------------------------------
-C1_LONG, C1_SHORT = S.J07_CONTEXT, 128   # the judgement question: two requests' contexts
-
-
-def page_values():
-    """The numbers ``book/1_decode_step/06_self_test.ipynb`` shows in its questions and solutions.
-
-    One call at the top of the page (``v = page_values()``), so the page's hidden
-    bookkeeping can sit at its end, away from the exercises; the page's last cells
-    check these values against the registry and the library.
-
-    Returns
-    -------
-    PageValues
-        ``v.<name>``: a :class:`~infra_calc.display.Shown` per number, in its unit.
-    """
-    from ..display import PageValues, Shown, shown
-    from ..hardware import accelerator_names
-
-    v = PageValues()
-    h100, a100, h200 = _h100(), S.j07_a100(), accelerator("H200 SXM")
-    n, bw, m_kv = S.J07_PARAMS, S.J07_BYTES_PER_PARAM, _m_kv()
-    base = decode_step(n, bw, h100)
-    v.target = shown(S.J07_TARGET_STEP, "ms", 0)
-    v.bw = shown(bw, digits=0)
-    v.half = shown(HALF_BYTE, digits=1)
-    v.r = shown(n * bw, "GB", 0)
-    v.cap = shown(h100.mem_capacity, "GB", 0)
-    v.w8 = shown(S.J07_WEIGHTS_8BIT, "GB", 2)
-    v.ctx = shown(S.J07_CONTEXT, digits=0)
-    v.mkv = shown(m_kv, "bytes", 0)
-    v.mkv_bare = shown(m_kv, digits=0)
-    v.ws_gib = shown(S.J07_WORKSPACE, "GiB", 0)
-    v.ws = shown(S.J07_WORKSPACE, "GB", 2)
-    v.h100_beta = shown(h100.mem_bandwidth, "GB/s", 0)
-    v.h100_tbs = shown(h100.mem_bandwidth, "TB/s", 2)
-    v.h100_read = shown(base.t_read, "ms", 2)
-    v.h100_read_bare = shown(base.t_read, "ms", 2, bare=True)
-
-    # worked example: the capacity check
-    kv8 = kv_cache_bytes(S.J07_CONTEXT, m_kv)
-    v.kv8 = shown(kv8, "GB", 2)
-    v.e1 = shown(_e1_total() * GB, "GB", 2)
-    v.e1_spare = shown(h100.mem_capacity - _e1_total() * GB, "GB", 2)
-
-    # 1.1
-    v.a100_tbs = shown(a100.mem_bandwidth, "TB/s", 3)
-    v.a100_pi = shown(a100.peak_flops, "TFLOP/s", 0)
-    v.a100_beta = shown(a100.mem_bandwidth, "GB/s", 0)
-    v.s1 = shown(_a100_read() * 1e-3, "ms", 1)
-
-    # 1.2
-    v.q4_bits, v.q4_group, v.q4_scale = (shown(x, digits=0) for x in (Q4_BITS, Q4_GROUP,
-                                                                       Q4_SCALE_BITS))
-    v.q4_bw = shown(q4_bytes_per_weight(), digits=4)
-    v.q4_r = shown(n * q4_bytes_per_weight(), "GB", 2)
-    v.s2 = shown(_q4_read() * 1e-3, "ms", 2)
-    v.q4_plain = shown(read_time(n * HALF_BYTE, h100), "ms", 2)
-    v.q4_extra_pct = shown(q4_bytes_per_weight() / HALF_BYTE - 1, "%", 1)
-
-    # 1.3
-    b32 = _b32()
-    v.b32 = shown(b32.batch, digits=0)
-    v.s3_step = shown(b32.t_step, "ms", 2)
-    v.s3_step_bare = shown(b32.t_step, "ms", 2, bare=True)
-    v.s3 = shown(b32.read_time_per_output, "ms", 2)
-    v.s3_comp = shown(b32.t_compute, "ms", 2)
-
-    # 1.4
-    left = h100.mem_capacity - S.J07_WEIGHTS_8BIT
-    v.bstar = shown(batch_turning_point(h100, bw), digits=1)
-    v.bstar_int = shown(bstar_requests(), digits=0)
-    v.left = shown(left, "GB", 2)
-    v.left_per = shown(left / bstar_requests(), "MB", 2)
-    v.left_per_bare = shown(left / bstar_requests(), digits=0)
-    v.s4 = shown(_bstar_context(), "tokens", 0)
-
-    # 1.5
-    st1 = n1_step()
-    kv1 = st1.bytes_read - n * bw
-    v.h200_tbs = shown(h200.mem_bandwidth, "TB/s", 1)
-    v.h200_beta = shown(h200.mem_bandwidth, "GB/s", 0)
-    v.h200_pi = shown(h200.peak_flops, "TFLOP/s", 1)
-    v.h200_cap = shown(h200.mem_capacity, "GB", 1)
-    v.h200_ridge = shown(h200.ridge_point, "FLOP/byte", 1)
-    v.n1_b = shown(N1_BATCH, digits=0)
-    v.n1_ctx = shown(N1_CONTEXT, digits=0)
-    v.n1_kv = shown(kv1, "GB", 2)
-    v.n1_total = shown(capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, kv1,
-                                      S.J07_WORKSPACE).total, "GB", 2)
-    v.n1_r = shown(st1.bytes_read, "GB", 2)
-    v.n1_tr = shown(st1.t_read, "ms", 2)
-    v.n1_f = shown(st1.flops, "TFLOP", 0)
-    v.n1_tc = shown(st1.t_compute, "ms", 2)
-    v.n1_sum = shown(st1.t_read + st1.t_compute, "ms", 2)
-    v.n1 = shown(_n1_saving() * 1e-3, "ms", 2)
-    v.n1_pct = shown(_n1_saving() * 1e-3 / (st1.t_read + st1.t_compute), "%", 0)
-    v.serial1_pct = shown(base.t_compute / base.t_step, "%", 1)
-
-    # 1.6
-    v.n2_meas = shown(N2_MEASURED, "ms", 0)
-    v.n2_meas_bare = shown(N2_MEASURED, "ms", 0, bare=True)
-    v.n2_bw = shown(n * bw / N2_MEASURED, "TB/s", 2)
-    v.n2 = shown(_n2_mbu() / 100, "%", 1)
-
-    # 1.7
-    s3 = n3_steps()
-    v.n3_b = shown(N3_BATCH, digits=0)
-    v.n3_ctx = shown(N3_CONTEXT, digits=0)
-    v.n3_kv = shown(s3["baseline"].bytes_read - n * bw, "GB", 2)
-    v.n3_base_r = shown(s3["baseline"].bytes_read, "GB", 2)
-    v.n3_base = shown(s3["baseline"].t_step, "ms", 2)
-    v.n3_q_r = shown(s3["4-bit weights"].bytes_read, "GB", 2)
-    v.n3 = shown(s3["4-bit weights"].t_step, "ms", 2)
-    v.n3_tc = shown(s3["baseline"].t_compute, "ms", 2)
-    v.beta2 = shown(2 * h100.mem_bandwidth, "TB/s", 2)
-    v.n3_bw = shown(s3["twice the bandwidth"].t_step, "ms", 2)
-    v.n3_choice = Shown(None, _n3_better())
-
-    # 1.8
-    need = _n4_bandwidth() * 1e12
-    cards = [c for c in accelerator_names()
-             if accelerator(c).mem_capacity >= S.J07_WEIGHTS_8BIT
-             and accelerator(c).mem_bandwidth >= need]
-    v.n4_r = shown(n * HALF_BYTE, "GB", 0)
-    v.n4 = shown(need, "TB/s", 2)
-    v.n4_short_pct = shown(1 - h100.mem_bandwidth / need, "%", 1)
-    v.n4_cards = Shown(len(cards), ", ".join(cards))
-
-    # 1.9
-    v.n5_bstar = shown(batch_turning_point(h200, HALF_BYTE), digits=2)
-    v.n5 = shown(_n5_batch(), "requests", 0)
-
-    # the question of judgement: a long and a short request share a step
-    kv_long, kv_short = (kv_cache_bytes(c, m_kv) for c in (C1_LONG, C1_SHORT))
-    alone = decode_step(n, bw, h100, kv_bytes=kv_short)
-    both = decode_step(n, bw, h100, batch=2, kv_bytes=kv_long + kv_short)
-    v.c1_long, v.c1_short = shown(C1_LONG, digits=0), shown(C1_SHORT, digits=0)
-    v.c1_long_kv = shown(kv_long, "GB", 2)
-    v.c1_short_kv = shown(kv_short, "GB", 3)
-    v.c1_alone = shown(alone.t_step, "ms", 2)
-    v.c1_both = shown(both.t_step, "ms", 2)
-    v.c1_delta = shown(both.t_step - alone.t_step, "ms", 2)
-    return v

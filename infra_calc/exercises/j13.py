@@ -28,10 +28,10 @@ import math
 
 from .. import source as S
 from ..capacity import max_batch
+from ..display import shown
 from ..roofline import arithmetic_intensity
 from ..shape import padded_gemm, padded_rows, route_tokens
-from .registry import register
-from .spec import Choice, Exercise, tbs, tflops
+from .spec import Choice, Exercise, register, tbs, tflops
 
 #: inputs of the new exercises (the book's, not the source's)
 N3_BATCH = 4                      # requests that must fit at once
@@ -207,9 +207,9 @@ register(Exercise(
     f"of {N3_BATCH} requests must fit at once with the same context. What is the longest context, "
     "in tokens, that still fits?",
     "tokens", _s_max,
-    lambda: (f"24 GiB = {_capacity_phys() / 1e9:.2f} GB; minus {_qwen().weight_bytes(2) / 1e9:.2f} GB "
+    lambda: (f"24 GiB = {shown(_capacity_phys(), 'GB', 2)}; minus {shown(_qwen().weight_bytes(2), 'GB', 2)} "
              f"of weights and 2 GiB leaves "
-             f"{(_capacity_phys() - _qwen().weight_bytes(2) - S.J13_WORKSPACE) / 1e9:.2f} GB, shared "
+             f"{shown((_capacity_phys() - _qwen().weight_bytes(2) - S.J13_WORKSPACE), 'GB', 2)}, shared "
              f"by {N3_BATCH} requests at 144 KiB per token: S_max = floor(that / ({N3_BATCH} × 147,456 "
              f"bytes)) = {_s_max():,} tokens."),
     rel_tol=0.002,
@@ -235,10 +235,12 @@ register(Exercise(
     "lower bound on its time than it would be without padding? Which limit sets the padded time?",
     "%", _n4_cost,
     lambda: (f"Padded to {math.ceil(N4_ROWS / N4_TILE_ROWS) * N4_TILE_ROWS} rows. Without padding: "
-             f"max(F/Π, V/β) = max({_n4_gemm().t_compute_useful * 1e6:.2f}, "
-             f"{_n4_gemm().t_read * 1e6:.2f}) µs = {_n4_gemm().time_unpadded * 1e6:.2f} µs (the read). "
-             f"Padded: max(F_pad/Π, V/β) = max({_n4_gemm().t_compute * 1e6:.2f}, "
-             f"{_n4_gemm().t_read * 1e6:.2f}) µs = {_n4_gemm().time * 1e6:.2f} µs (the arithmetic): "
+             f"max(F/Π, V/β) = max({shown(_n4_gemm().t_compute_useful, 'µs', 2, bare=True)}, "
+             f"{shown(_n4_gemm().t_read, 'µs', 2, bare=True)}"
+             f") µs = {shown(_n4_gemm().time_unpadded, 'µs', 2)} (the read). "
+             f"Padded: max(F_pad/Π, V/β) = max({shown(_n4_gemm().t_compute, 'µs', 2, bare=True)}, "
+             f"{shown(_n4_gemm().t_read, 'µs', 2, bare=True)}"
+             f") µs = {shown(_n4_gemm().time, 'µs', 2)} (the arithmetic): "
              f"{_n4_cost():.1f}% longer, not the {(_n4_gemm().efficiency ** -1 - 1) * 100:.0f}% that "
              f"the padded FLOPs alone suggest."),
     rel_tol=0.03,
@@ -291,9 +293,10 @@ register(Exercise(
     "What share of the card's memory bandwidth does that use (its MBU)?",
     "%", _mbu,
     lambda: (f"Each step must read the weights once, except the input-embedding table (one row is "
-             f"gathered), and the whole KV cache: {_n6_bytes() / 1e9:.2f} GB. At "
-             f"{tbs(S.j13_h100())} TB/s that takes at least {_n6_floor() * 1e3:.2f} ms; "
-             f"{_n6_floor() * 1e3:.2f} / {N6_MEASURED * 1e3:g} = {_mbu():.0f}% of the bandwidth. "
+             f"gathered), and the whole KV cache: {shown(_n6_bytes(), 'GB', 2)}. At "
+             f"{tbs(S.j13_h100())} TB/s that takes at least {shown(_n6_floor(), 'ms', 2)}; "
+             f"{shown(_n6_floor(), 'ms', 2, bare=True)} / {N6_MEASURED * 1e3:g} = {_mbu():.0f}"
+             f"% of the bandwidth. "
              f"The rest of the time is lost to how the bytes move (small kernels, gaps between "
              f"them), not to arithmetic."),
     rel_tol=0.03,

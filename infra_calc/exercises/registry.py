@@ -1,40 +1,31 @@
-"""The registry: every exercise by id, and the chapters that register them.
+"""The registry: every exercise by id, in book order.
 
-A chapter module (``j07``, ``j13``, ``ch3``) calls :func:`register` for each of
-its exercises when it is imported; the look-ups below import the chapters of
-:data:`CHAPTERS` the first time they are needed (by name, so that this module
-imports none of them).
+The chapter modules (:data:`CHAPTERS`) each register their exercises
+(:func:`infra_calc.exercises.spec.register`) when imported; the look-ups below import
+them the first time they are needed and order :data:`~infra_calc.exercises.spec.EXERCISES`
+by chapter, whichever chapter some caller imported first.  The chapters import
+``spec``, never this module: the import graph has no cycle.
 """
 from __future__ import annotations
 
-import importlib
+from .spec import EXERCISES, Exercise
 
-from .spec import Exercise
+__all__ = ["CHAPTERS", "get", "expected", "exercise_ids"]
 
-__all__ = ["EXERCISES", "CHAPTERS", "register", "get", "expected", "exercise_ids"]
-
-#: id -> Exercise, in registration order
-EXERCISES: dict[str, Exercise] = {}
 #: the chapter modules of this package that register exercises, in book order
 CHAPTERS = ("j07", "j13", "ch3", "ch4")
 _loaded = False
 
 
-def register(ex: Exercise) -> Exercise:
-    """Add an exercise to the registry (ids must be unique); returns it."""
-    if not isinstance(ex, Exercise):
-        raise TypeError(f"ex must be an Exercise, got {type(ex).__name__}")
-    if ex.id in EXERCISES:
-        raise ValueError(f"exercise id {ex.id!r} is already registered")
-    EXERCISES[ex.id] = ex
-    return ex
-
-
 def _load_chapters() -> None:
     global _loaded
     if not _loaded:
-        for name in CHAPTERS:
-            importlib.import_module(f"{__package__}.{name}")
+        from . import ch3, ch4, j07, j13  # noqa: F401  (each registers its exercises)
+
+        rank = {name: i for i, name in enumerate(CHAPTERS)}
+        ordered = sorted(EXERCISES.values(), key=lambda ex: rank.get(ex.chapter, len(rank)))
+        EXERCISES.clear()
+        EXERCISES.update((ex.id, ex) for ex in ordered)
         _loaded = True
 
 

@@ -1,7 +1,8 @@
 """What an exercise is: a question, a computed answer, its tolerance and hints.
 
-The chapter modules (``j07``, ``j13``, ``ch3``) build :class:`Exercise` values and
-hand them to :func:`infra_calc.exercises.registry.register`.  Question text
+The chapter modules (``j07``, ``j13``, ``ch3``, ``ch4``) build :class:`Exercise` values
+and hand them to :func:`register`, which keeps them in :data:`EXERCISES`
+(:mod:`infra_calc.exercises.registry` loads the chapters and puts them in book order).  Question text
 quotes catalog numbers through :func:`tflops` and :func:`tbs`, so that a
 catalog change reaches the question too.
 """
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..hardware import accelerator
 
-__all__ = ["Choice", "yes_no", "Exercise", "tflops", "tbs"]
+__all__ = ["Choice", "yes_no", "Exercise", "tflops", "tbs", "EXERCISES", "register"]
 
 
 @dataclass(frozen=True)
@@ -127,3 +128,17 @@ def tbs(hw) -> str:
     ``f"{β / 1e12:g}"`` with β the memory bandwidth in bytes/s.
     """
     return f"{accelerator(hw).mem_bandwidth / 1e12:g}"
+
+
+#: id -> Exercise; in book order once :mod:`~infra_calc.exercises.registry` has loaded the chapters
+EXERCISES: dict[str, Exercise] = {}
+
+
+def register(ex: Exercise) -> Exercise:
+    """Add an exercise to :data:`EXERCISES` (ids must be unique); returns it."""
+    if not isinstance(ex, Exercise):
+        raise TypeError(f"ex must be an Exercise, got {type(ex).__name__}")
+    if ex.id in EXERCISES:
+        raise ValueError(f"exercise id {ex.id!r} is already registered")
+    EXERCISES[ex.id] = ex
+    return ex

@@ -5,6 +5,7 @@ case) and returns a :class:`matplotlib.figure.Figure`.  The notebooks call the
 same functions, so the page and the published file cannot drift apart.
 ``python -m infra_calc figures --out DIR`` (``make figures``) writes them all.
 """
+from . import catalog, ch3, ch4, j07, j13, j13_memory, lab  # noqa: F401  (each registers its figures)
 from ._registry import (
     FIGURES,
     HATCHES,
@@ -14,13 +15,10 @@ from ._registry import (
     STYLE,
     FigureSpec,
     figure,
-    load_all,
     main,
     render_all,
     style,
 )
 
-load_all()
-
 __all__ = ["FIGURES", "FigureSpec", "figure", "render_all", "style", "STYLE",
-           "PALETTE", "HATCHES", "MARKERS", "SAVE_KWARGS", "main", "load_all"]
+           "PALETTE", "HATCHES", "MARKERS", "SAVE_KWARGS", "main"]

@@ -1,4 +1,9 @@
-"""Registry, shared style and writer of the book's published figures."""
+"""Registry, shared style and writer of the book's published figures.
+
+The figure modules register their figures with :func:`figure` when imported;
+:mod:`infra_calc.figures` imports every one of them (statically: the import graph has
+no cycle, since no figure module imports the package).
+"""
 from __future__ import annotations
 
 import contextlib
@@ -11,10 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["FigureSpec", "FIGURES", "figure", "STYLE", "PALETTE", "HATCHES", "MARKERS",
-           "style", "render_all", "SAVE_KWARGS", "main", "load_all", "FIGURE_MODULES"]
-
-#: The modules of :mod:`infra_calc.figures` that register figures.
-FIGURE_MODULES = ("j07", "j13", "j13_memory", "catalog", "lab", "ch3", "ch4")
+           "style", "render_all", "SAVE_KWARGS", "main"]
 
 STYLE = str(pathlib.Path(__file__).with_name("infra_calc.mplstyle"))
 #: Okabe-Ito colours, safe for colour-blind readers; pair them with HATCHES /
@@ -52,15 +54,6 @@ class FigureSpec:
 
 
 FIGURES: dict = {}
-
-
-def load_all():
-    """Import every figure module so that all figures are registered."""
-    import importlib
-
-    package = __name__.rpartition(".")[0]
-    for name in FIGURE_MODULES:
-        importlib.import_module(f"{package}.{name}")
 
 
 def figure(fig_id: str, caption: str):
@@ -146,7 +139,6 @@ def main(argv=None) -> int:
     p.add_argument("--format", nargs="+", default=["png", "svg"], choices=["png", "svg", "pdf"])
     p.add_argument("--list", action="store_true", help="list figure ids and captions")
     args = p.parse_args(argv)
-    load_all()
     if args.list:
         for fid in sorted(FIGURES):
             print(f"{fid}: {FIGURES[fid].caption}")

@@ -12,6 +12,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from ..decode import REGIONS, model_decode_step
+from ..display import sig
 from ..hardware import accelerator
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..levers import at_math, speculative_step
@@ -21,7 +22,6 @@ from ..prefill import prefill_step
 from ..step import batch_turning_point
 from ..workload import Workload
 from ._registry import HATCHES, MARKERS, PALETTE, figure
-from .j07 import fmt_sig
 
 __all__ = ["kv_regions_figure", "prefill_figure", "tensor_parallel_figure", "moe_bytes_figure",
            "reality_figure", "levers_figure", "kv_explorer_snapshot_figure", "draw_kv_panel",
@@ -330,9 +330,9 @@ def _panel_title(st):
     """Two lines (one would run off a 7-inch panel with a long model name): the setting,
     then the step, its bound and whether it fits; times with 4 significant figures."""
     fits = ("" if st.fits else
-            f" (does not fit: {fmt_sig(st.memory_per_card / 1e9, 3)} GB per card)")
+            f" (does not fit: {sig(st.memory_per_card, 'GB', digits=3)} per card)")
     return (f"{st.model.name}, {st.hw.name}: B = {st.batch:,}, S = {st.context:,}\n"
-            f"step {fmt_sig(st.t_step * 1e3)} ms, {st.region} bound{fits}")
+            f"step {sig(st.t_step, 'ms')}, {st.region} bound{fits}")
 
 
 def draw_kv_panel(ax, st):

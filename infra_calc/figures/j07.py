@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes, max_batch
+from ..display import round_sig, sig
 from ..hardware import accelerator
 from ..models import model
 from ..step import batch_turning_point, decode_step, fix_scenarios
@@ -22,7 +23,7 @@ from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["draw_decode_panel", "update_decode_panel", "fixes_figure",
-           "batch_sweep_figure", "capacity_figure", "explorer_snapshot_figure", "round_sig",
+           "batch_sweep_figure", "capacity_figure", "explorer_snapshot_figure",
            "EXPLORER_SETTINGS"]
 
 _BAR_FLOOR_MS = 1e-6   # bars on a log axis start here (far left of any view)
@@ -172,35 +173,8 @@ def _xlim_for(values_ms):
     return 10 ** (math.floor(math.log10(lo)) - 0.3), 10 ** (math.ceil(math.log10(hi)) + 0.6)
 
 
-def fmt_sig(value: float, digits: int = 4) -> str:
-    """``value`` with ``digits`` significant digits and thousands separators.
-
-    The bar labels and the explorer's readout both use it, so one number shows
-    the same digits in both.
-
-    >>> fmt_sig(20.896), fmt_sig(0.14146), fmt_sig(34.3306), fmt_sig(1234.6), fmt_sig(0.0)
-    ('20.90', '0.1415', '34.33', '1,235', '0')
-    """
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
-    return f"{value:,.{decimals}f}"
-
-
-def round_sig(value: float, digits: int = 3) -> str:
-    """``value`` rounded to ``digits`` significant figures, no trailing zeros, no exponent.
-
-    For an input a reader chose (a parameter count), where ``70`` should read
-    ``70``, not ``70.0``; a computed time uses :func:`sig` (fixed digits).
-
-    >>> round_sig(3.46737), round_sig(70.0), round_sig(405.3), round_sig(1000.0), round_sig(0.5)
-    ('3.47', '70', '405', '1,000', '0.5')
-    """
-    return f"{float(f'{value:.{digits}g}'):,g}"
-
-
 def _panel_text(st):
-    return (f"{st.hw.name}, N = {round_sig(st.params / 1e9)} billion, b_W = {st.bytes_per_param:g} byte, "
+    return (f"{st.hw.name}, N = {round_sig(st.params, 'billion')}, b_W = {st.bytes_per_param:g} byte, "
             f"B = {st.batch:g}\n{st.bound}-bound, {st.tokens_per_s:,.1f} tokens/s")
 
 
@@ -221,7 +195,7 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
     ax.invert_yaxis()
     ax.set_xlabel("time (ms, log scale)")
     ax.grid(axis="y", visible=False)
-    labels = [ax.text(v * 1.1, i, f"{fmt_sig(v)} ms", va="center", fontsize=8.5)
+    labels = [ax.text(v * 1.1, i, f"{sig(v)} ms", va="center", fontsize=8.5)
               for i, v in enumerate(vals)]
     ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.2)
     ax.text(target * 1e3 * 1.08, 0.5, f"{target * 1e3:g} ms target", ha="left",
@@ -238,7 +212,7 @@ def update_decode_panel(artists, step):
     for patch, label, v in zip(artists["bars"], artists["labels"], vals, strict=True):
         patch.set_width(v - _BAR_FLOOR_MS)
         label.set_position((v * 1.1, label.get_position()[1]))
-        label.set_text(f"{fmt_sig(v)} ms")
+        label.set_text(f"{sig(v)} ms")
     artists["title"].set_text(_panel_text(step))
     # a fixed range (the explorer's) keeps an unchanged bar the same length
     artists["ax"].set_xlim(*(artists.get("xlim") or _xlim_for(vals + [artists["target"] * 1e3])))

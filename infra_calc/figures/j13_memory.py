@@ -15,7 +15,8 @@ from matplotlib.patches import Patch
 
 from .. import source as S
 from ..amdahl import amdahl_limit, amdahl_speedup
-from ..capacity import capacity_reading, planner_state
+from ..capacity import planner_state
+from ..hardware import capacity_reading
 from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 

@@ -31,11 +31,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..figures._registry import style
-from ..figures.j07 import fmt_sig as sig
-from ..figures.j07 import round_sig
 
-__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "table_html", "sig", "object_options",
-           "warning_html", "round_sig"]
+__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "table_html", "object_options", "warning_html"]
 
 #: rendering scale over CSS pixels (2 = sharp on a HiDPI / Retina screen)
 PIXEL_RATIO = 2
@@ -171,7 +168,7 @@ class Explorer(w.VBox):
             c.observe(self.refresh, names="value")
         super().__init__([w.HBox(list(r), layout=w.Layout(flex_flow="row wrap")) for r in rows]
                          + [self.readout, self.heading, self.image])
-        # stable hooks for the browser tests (tests/e2e/test_lab_e2e.py, tests/e2e/test_lab_explorers.py)
+        # stable hooks for the browser tests (tests/lab_pages.py, tests/e2e/test_lab_explorers.py)
         self.add_class("ic-explorer")
         self.readout.add_class("ic-readout")
         self.heading.add_class("ic-title")

@@ -21,9 +21,10 @@ import html
 import ipywidgets as w
 
 from .. import source as S
-from ..capacity import READINGS, planner_state
+from ..capacity import planner_state
+from ..display import round_sig, shown
 from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles
-from ..hardware import accelerator_names
+from ..hardware import READINGS, accelerator_names
 from ..models import model_names
 from ..units import GB, GiB
 from ._base import Explorer, warning_html
@@ -38,10 +39,6 @@ BYTES_PER_PARAM_OPTIONS = (("BF16 / FP16 (2 bytes)", 2.0), ("FP8 / INT8 (1 byte)
 
 def _fmt_ctx(tokens: float) -> str:
     return f"{tokens / 1024:g}K"
-
-
-def _gb(x: float, digits: int = 2) -> str:
-    return f"{x / GB:,.{digits}f}"
 
 
 class CapacityPlanner(Explorer):
@@ -127,21 +124,23 @@ class CapacityPlanner(Explorer):
         right_side = cap < 0.45 * hi
         self.cap_text.set_position((cap, 0.36))
         self.cap_text.set_horizontalalignment("left" if right_side else "right")
-        self.cap_text.set_text((" " if right_side else "") + f"capacity {_gb(st.capacity)} GB"
+        self.cap_text.set_text((" " if right_side else "") + f"capacity {shown(st.capacity, 'GB')}"
                                + ("" if right_side else " "))
         self.title.set_text(f"{st.model.name} on {st.accelerator.name}: {st.batch} × "
                             f"{_fmt_ctx(st.context)} tokens")
         verdict = ("<b style='color:#009E73'>fits</b>" if st.fits
                    else "<b style='color:#D55E00'>does not fit</b>")
         warn = "" if st.fits else warning_html(
-            f"<b>Does not fit</b>: {_gb(st.total)} GB needed, {_gb(st.capacity)} GB on the card; "
+            f"<b>Does not fit</b>: {shown(st.total, 'GB')} needed, {shown(st.capacity, 'GB')} on "
+            "the card; "
             f"at most {st.max_batch} requests of {_fmt_ctx(st.context)} tokens fit.")
         self.readout.value = warn + (
-            f"total {_gb(st.total)} GB = weights {_gb(st.weights)} + workspace "
-            f"{_gb(st.workspace)} ({st.workspace / GiB:g} GiB) + KV {_gb(st.kv)} GB "
-            f"({st.batch} × {_gb(st.kv_per_request, 3)} GB)<br>"
-            f"capacity {_gb(st.capacity)} GB ({html.escape(st.reading)}), headroom "
-            f"{'+' if st.headroom >= 0 else '−'}{_gb(abs(st.headroom))} GB: {verdict}; "
+            f"total {shown(st.total, 'GB')} = weights {shown(st.weights, 'GB', bare=True)} + "
+            f"workspace {shown(st.workspace, 'GB', bare=True)} ({round_sig(st.workspace, 'GiB')}) + "
+            f"KV {shown(st.kv, 'GB')} "
+            f"({st.batch} × {shown(st.kv_per_request, 'GB', 3)})<br>"
+            f"capacity {shown(st.capacity, 'GB')} ({html.escape(st.reading)}), headroom "
+            f"{'+' if st.headroom >= 0 else '−'}{shown(abs(st.headroom), 'GB')}: {verdict}; "
             f"B_max = <b>{st.max_batch}</b> requests of {_fmt_ctx(st.context)} tokens")
         return st
 

@@ -14,11 +14,12 @@ import math
 import ipywidgets as w
 
 from .. import source as S
+from ..display import round_sig, sig
 from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..hardware import accelerator, accelerator_names
 from ..models import MODELS
 from ..step import batch_turning_point, decode_step
-from ._base import Explorer, round_sig, sig, warning_html
+from ._base import Explorer, warning_html
 
 __all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "BYTES_OPTIONS",
            "model_options", "OTHER"]
@@ -39,8 +40,8 @@ def model_options() -> list[tuple[str, float]]:
     Dense catalog models only: the explorer reads every weight each step, which
     for a mixture-of-experts model holds only when the batch reaches every expert.
     """
-    opts = [(f"the chapter's model ({round_sig(S.J07_PARAMS / 1e9)} billion)", S.J07_PARAMS / 1e9)]
-    opts += [(f"{m.name} ({round_sig(m.params / 1e9)} billion)", m.params / 1e9)
+    opts = [(f"the chapter's model ({round_sig(S.J07_PARAMS, 'billion')})", S.J07_PARAMS / 1e9)]
+    opts += [(f"{m.name} ({round_sig(m.params, 'billion')})", m.params / 1e9)
              for m in MODELS.values() if not m.num_experts]
     return opts
 
@@ -137,12 +138,12 @@ class DecodeStepExplorer(Explorer):
         update_decode_panel(self.artists, st)
         hw = st.hw.name                     # the Accelerator object the step holds
         b_star = batch_turning_point(st.hw, st.bytes_per_param)
-        ms = lambda t: sig(t * 1e3) + " ms"  # noqa: E731  (the bar labels' format)
+        ms = lambda t: sig(t, "ms")  # noqa: E731  (the bar labels' format)
         weights = st.params * st.bytes_per_param
         # capacity first (chapter 1): weights that outgrow the card get a warning
         warn = "" if weights <= st.hw.mem_capacity else warning_html(
-            f"<b>Does not fit</b>: the weights alone are {sig(weights / 1e9)} GB; the "
-            f"{html.escape(hw)} has {sig(st.hw.mem_capacity / 1e9)} GB. The bars are the bounds "
+            f"<b>Does not fit</b>: the weights alone are {sig(weights, 'GB')}; the "
+            f"{html.escape(hw)} has {sig(st.hw.mem_capacity, 'GB')}. The bars are the bounds "
             f"as if they fitted on one card.")
         self.readout.value = warn + (
             f"<b>{html.escape(hw)}</b>: read {ms(st.t_read)}, compute {ms(st.t_compute)}, "

@@ -15,6 +15,7 @@ import html
 
 import ipywidgets as w
 
+from ..display import sig
 from ..figures.ch4 import (
     FORECAST_EXPLORER_SETTINGS,
     draw_forecast_panel,
@@ -23,7 +24,7 @@ from ..figures.ch4 import (
     update_forecast_panel,
 )
 from ..forecasting import forecast_engines
-from ._base import Explorer, model_and_card_menus, sig, warning_html
+from ._base import Explorer, model_and_card_menus, warning_html
 from .moe import nice_ceiling
 
 __all__ = ["ForecastExplorer", "forecast_explorer", "BATCH_OPTIONS", "LENGTH_OPTIONS",

@@ -11,24 +11,13 @@ from __future__ import annotations
 import ipywidgets as w
 
 from .. import source as S
-from ..display import shown
+from ..display import shown_prefixed
 from ..figures.j13 import roofline_axes, update_roofline_axes
 from ..hardware import CATALOG, accelerator
 from ..units import TERA
 from ._base import Explorer, object_options, table_html
 
 __all__ = ["RooflineExplorer", "roofline_explorer"]
-
-
-def _scaled(value: float, units) -> str:
-    """``value`` in the largest of ``units`` (SI prefixes) that keeps it >= 1, 2 decimals."""
-    from ..display import UNIT_SCALES
-
-    pick = units[0]
-    for u in units:
-        if abs(value) >= UNIT_SCALES[u]:
-            pick = u
-    return str(shown(value, pick, 2))
 
 
 class RooflineExplorer(Explorer):
@@ -90,8 +79,8 @@ class RooflineExplorer(Explorer):
         m_star = ("never (ridge above the M → ∞ limit)" if self.m_star == float("inf")
                   else f"{self.m_star:,.1f} rows (smallest whole batch {int(-(-self.m_star // 1)):,})")
         self.readout.value = table_html([
-            ("F = 2MKN", _scaled(pt.flops, ("MFLOP", "GFLOP", "TFLOP"))),
-            ("V = b(MK + KN + MN)", _scaled(pt.nbytes, ("MB", "GB"))),
+            ("F = 2MKN", str(shown_prefixed(pt.flops, ("MFLOP", "GFLOP", "TFLOP")))),
+            ("V = b(MK + KN + MN)", str(shown_prefixed(pt.bytes_read, ("MB", "GB")))),
             ("I = F/V", f"{pt.intensity:,.1f} FLOP/byte"),
             ("I* = Π/β", f"{pt.ridge:,.1f} FLOP/byte"),
             ("attainable", f"{pt.attainable / TERA:,.1f} TFLOP/s ({pt.fraction_of_peak:.1%} of peak)"),

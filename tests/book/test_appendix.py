@@ -12,6 +12,7 @@ import pytest
 from matplotlib.figure import Figure
 
 import infra_calc as ic
+from bookkit import stored_values
 from infra_calc import source as S
 from infra_calc.figures import FIGURES
 from infra_calc.figures.catalog import catalog_ridge_points
@@ -98,15 +99,6 @@ def test_placeholders_removed():
     assert not (ROOT / "book" / "0_start" / "how_to_use.md").exists()
 
 
-def _stored(path: Path) -> dict:
-    """{eval} expression -> the text/plain stored for it (tools/execute.py) in a notebook."""
-    out = {}
-    for cell in _load(path)["cells"]:
-        for e in cell.get("metadata", {}).get("user_expressions", []) or []:
-            out[e["expression"]] = "".join(e.get("result", {}).get("data", {}).get("text/plain", ""))
-    return out
-
-
 def _number(text: str) -> float:
     return float(re.sub(r"[^0-9.\-]", "", text.replace("−", "-")))
 
@@ -121,7 +113,7 @@ def test_source_notes_lists_six_errata():
 
 
 def test_source_notes_stored_values():
-    g = _stored(NOTES)
+    g = stored_values(NOTES)
     # (1) the smallest whole batch reaching the H100 ridge
     assert _number(g["v.mstar_ceil"]) == 346 == math.ceil(ic.critical_rows(4096, 4096, "H100 SXM"))
     assert _number(g["v.mstar"]) == pytest.approx(345.11)
@@ -145,7 +137,7 @@ def test_source_notes_stored_values():
 
 def test_source_notes_values_match_library():
     """The stored values agree with what the library computes today."""
-    g = _stored(NOTES)
+    g = stored_values(NOTES)
     q = ic.model("Qwen3-8B")
     phys = ic.max_batch(ic.accelerator("RTX 4090").mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE,
                         8192, q.kv_bytes_per_token(2))
@@ -154,16 +146,16 @@ def test_source_notes_values_match_library():
 
 
 def test_accelerator_and_model_pages_values():
-    acc = _stored(ROOT / "book" / "appendix" / "accelerators.ipynb")
+    acc = stored_values(ROOT / "book" / "appendix" / "accelerators.ipynb")
     assert _number(acc["v.count"]) == len(ic.CATALOG)
     n_reached = sum(1 for a in ic.CATALOG.values()
                     if ic.arithmetic_intensity(256, 4096, 4096) >= a.ridge_point)
     assert _number(acc["v.n_reached"]) == n_reached
-    mod = _stored(ROOT / "book" / "appendix" / "models.ipynb")
+    mod = stored_values(ROOT / "book" / "appendix" / "models.ipynb")
     assert _number(mod["v.total"]) == ic.model("Qwen3-8B").params
     assert _number(mod["v.p70"]) == ic.model("DeepSeek-R1-Distill-Llama-70B").params
 
-    how = _stored(ROOT / "book" / "0_start" / "how_to_use.ipynb")
+    how = stored_values(ROOT / "book" / "0_start" / "how_to_use.ipynb")
     assert how["v.gib_4090"] == "24 GiB" and how["v.gb_4090"] == "25.77 GB"
 
 

@@ -5,13 +5,37 @@ import pytest
 
 import infra_calc as ic
 from bookkit import check_page_values, eval_expressions, plain_result
+from bookkit.roles import split_inline
+from tools import zh_message
+
+ROLE_IN_CODE = "{eval}`v.a` and ``{eval}`v.code` `` and {eval}`v.a`"
 
 
 def test_one_parser_for_every_reader():
     """A role in a code span or a code block is no expression, for the check, the store
     and the tests alike (one parser: the three used to disagree on this string)."""
-    md = "{eval}`v.a` and ``{eval}`v.code` `` and {eval}`v.a`\n```python\n{eval}`v.b`\n```\n"
+    md = ROLE_IN_CODE + "\n```python\n{eval}`v.b`\n```\n"
     assert eval_expressions(md) == ["v.a", "v.a"]
+
+
+def test_the_catalog_checks_read_roles_with_the_same_parser():
+    """The Chinese checks (parity, the rendering of a message, the words a reader sees)
+    find the roles the page check and the store find, on the same string."""
+    want = eval_expressions(ROLE_IN_CODE)
+    assert split_inline(ROLE_IN_CODE)[1::2] == want
+    evals = [k for k in zh_message.parity_items(ROLE_IN_CODE).elements() if k.startswith("{eval}")]
+    assert evals == [f"{{eval}}`{e}`" for e in want]
+    text, spans = zh_message.render(ROLE_IN_CODE, {"v.a": "1 ms", "v.code": "2 ms"})
+    assert [text[a:b] for a, b in spans] == ["1 ms", "1 ms"] and "2 ms" not in text
+    assert "eval" not in zh_message.prose("{eval}`v.a` 个")
+
+
+def test_a_stored_str_and_its_value_compare_as_shown(tmp_path):
+    """The page check reads the stored text with the one reader (quotes of a str repr
+    dropped on both sides)."""
+    v = ic.PageValues()
+    v.t = "H100 SXM"
+    assert check_page_values({"v": v}, _notebook(tmp_path, "'H100 SXM'")) == 1
 
 
 def test_stored_text_is_unquoted_once():

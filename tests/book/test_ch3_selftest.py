@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import BOOK, cells, source
+from conftest import BOOK, cells, plain_result, source, stored_expressions
 
 from infra_calc import exercises
 
@@ -37,8 +37,7 @@ def page_text(path) -> str:
     parts = []
     for c in cells(path):
         parts.append(source(c))
-        for u in c.get("metadata", {}).get("user_expressions", []):
-            parts.append(str(u.get("result", {}).get("data", {}).get("text/plain", "")))
+        parts.extend(plain_result(r) or "" for r in stored_expressions(c).values())
         for o in c.get("outputs", []):
             if o.get("output_type") == "stream":
                 parts.append("".join(o.get("text", "")))

@@ -13,7 +13,7 @@ from matplotlib.patches import Rectangle
 
 import infra_calc as ic
 from infra_calc import exercises
-from bookkit import eval_expressions
+from bookkit import eval_expressions, stored_values
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j13_memory as figs
 from infra_calc.units import GB, GiB
@@ -141,7 +141,7 @@ def test_capacity_planner_updates_in_place():
     assert math.isclose(p.cap_line.get_xdata()[0], 24 * GiB / GB)
 
     p.controls["context"].value = 16384
-    assert p.state().b_max == 2 and p.state().context == 16384
+    assert p.state().max_batch == 2 and p.state().context == 16384
     assert math.isclose(kv_bar.get_width(), 5 * 16384 * M_KV / GB)
     assert math.isclose(p.bars["workspace"].get_x(), W_BF16 / GB)
 
@@ -156,7 +156,7 @@ def test_capacity_planner_updates_in_place():
     st = p.state()
     expected = ic.max_batch(80 * GiB, ic.model("DeepSeek-R1-Distill-Llama-70B").weight_bytes(1), 4 * GiB,
                             16384, ic.model("DeepSeek-R1-Distill-Llama-70B").kv_bytes_per_token(2))
-    assert st.b_max == expected and f"B_max = <b>{expected}</b>" in p.readout.value
+    assert st.max_batch == expected and f"B_max = <b>{expected}</b>" in p.readout.value
     assert ax.get_xlim()[1] >= max(st.total, st.capacity) / GB
     # same figure and artists throughout
     assert p.fig is fig and p.bars["kv"] is kv_bar and len(_rects(ax)) == 3
@@ -250,13 +250,10 @@ def test_notebook_values_and_structure(path):
     md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert len(re.findall(r"^# ", md, flags=re.M)) == 1
     assert "CC BY-NC-SA 4.0" in md and "S23-J13" in md
-    used, stored = set(), set()
+    used, stored = set(), set(stored_values(path))
     for c in nb["cells"]:
-        if c["cell_type"] != "markdown":
-            continue
-        used |= set(eval_expressions("".join(c["source"])))
-        stored |= {e["expression"] for e in c["metadata"].get("user_expressions", [])
-                   if e["result"]["status"] == "ok"}
+        if c["cell_type"] == "markdown":
+            used |= set(eval_expressions("".join(c["source"])))
     assert used and used <= stored, used - stored
     for fig in re.findall(r"```\{figure\} \.\./figures/([\w.-]+)", md):
         assert (path.parents[1] / "figures" / fig).is_file(), fig

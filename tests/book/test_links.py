@@ -3,7 +3,7 @@
 A ``{doc}`` role builds in Sphinx, but jupyterlab-myst links it to
 ``/files/book/…/name`` without the suffix: a 404 in JupyterLab.  A Markdown link to the
 file with its suffix (``[Formula sheet](../appendix/formulas.ipynb)``) builds under
-``-W`` to the page's HTML and opens the page in JupyterLab (tests/e2e/test_lab_e2e.py
+``-W`` to the page's HTML and opens the page in JupyterLab (tests/lab_pages.py
 clicks such links).
 """
 from __future__ import annotations

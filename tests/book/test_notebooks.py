@@ -4,6 +4,7 @@ import ast
 import re
 
 import pytest
+from bookkit.roles import split_inline
 from conftest import MARKDOWN_PAGES, NOTEBOOKS, ROOT, cells, load, nb_id, page_text, parse, source, tags
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -126,7 +127,7 @@ def prose(markdown: str) -> str:
     code (fenced blocks of code, inline code and other roles' targets), math and link
     targets.  Parenthesised prose stays."""
     text = NAMES.sub("", markdown)
-    text = re.sub(r"\{eval\}`[^`]*`", "", text)
+    text = " ".join(split_inline(text)[0::2])
 
     def fence(m):  # directives ({exercise}, {figure}, ...) hold prose: keep their body
         head, body = m.group(0).split("\n", 1)

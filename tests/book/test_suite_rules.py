@@ -55,3 +55,14 @@ def test_no_fixed_waits():
             elif re.search(r"\btime\.sleep\(", code) and rel not in POLLING_SLEEPS:
                 bad.append(f"{rel}:{i}: {line.strip()}")
     assert not bad, "fixed waits (wait for a condition instead):\n  " + "\n  ".join(bad)
+
+
+def test_readme_layout_names_every_book_folder_and_top_level_package():
+    """README's layout lists each folder of pages (a new chapter, a moved lab) and each
+    top-level Python package, so a newcomer finds them."""
+    layout = (ROOT / "README.md").read_text(encoding="utf-8").split("## Layout", 1)[1]
+    book = layout.split("| `book/` |", 1)[1].split("\n", 1)[0]
+    folders = [p.name for p in (ROOT / "book").iterdir() if p.is_dir() and any(p.glob("*.ipynb"))]
+    assert folders and all(f"`{f}`" in book for f in folders), (folders, book)
+    packages = [p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()]
+    assert all(f"| `{p}/` |" in layout for p in packages), packages

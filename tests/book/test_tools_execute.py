@@ -1,6 +1,6 @@
 """tools/execute.py, bookkit/widget_state.py and tools/lab/: a page is stored as
 JupyterLab writes it back (issue 18 §4), so opening it marks nothing modified and
-*Run All* + *Save* leaves the file as it was (tests/e2e/test_lab_e2e.py checks both in a
+*Run All* + *Save* leaves the file as it was (tests/lab_pages.py checks both in a
 real JupyterLab)."""
 from __future__ import annotations
 

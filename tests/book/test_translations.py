@@ -22,6 +22,7 @@ from conftest import ROOT
 from tools import bilingual
 from tools import translations as T
 from tools import zh_checks as C
+from tools import zh_message
 
 PAGES = e2e.toc_pages()
 CHECKS = C.CHECKS
@@ -93,7 +94,7 @@ def test_edition_settings_are_chinese():
     cfg = yaml.safe_load(T.build_book.ZH_SETTINGS.read_text(encoding="utf-8"))
     assert cfg["sphinx"]["config"]["language"] == "zh_CN"
     for key in ("title", "author", "copyright"):
-        assert C.HAN.search(cfg[key]), (key, cfg[key])
+        assert zh_message.HAN.search(cfg[key]), (key, cfg[key])
         assert not C.english_words(cfg[key]), (key, C.english_words(cfg[key]))
 
 
@@ -149,7 +150,7 @@ def test_term_list_covers_the_glossary():
     missing = []
     for english, chinese, origin in rows:
         for piece in re.split(r"[、/\s]+", chinese):
-            if not C.HAN.search(piece):
+            if not zh_message.HAN.search(piece):
                 continue
             if not any((t.chinese in piece or piece in t.chinese) and t.origin == origin
                        for t in C.terms()):
@@ -169,15 +170,15 @@ def test_parity_finds_what_a_translation_drops():
           "{ref}`sec`, [text](https://a.b/c) and <https://d.e/>.")
     full = ("读 {eval}`v.t`，见{doc}`公式表 <../appendix/formulas>`、$x^2$、{numref}`fig-a`、"
             "{ref}`sec`、[文字](https://a.b/c) 和 <https://d.e/>。")
-    assert C.missing_parity(en, full) == []
-    assert C.missing_parity(en, full.replace("{eval}`v.t`", "20 ms")) == ["{eval}`v.t`"]
-    assert C.missing_parity(en, full.replace("$x^2$", "x 的平方")) == ["math x^2"]
-    assert C.missing_parity(en, full.replace("../appendix/formulas", "formulas")) == \
+    assert zh_message.missing_parity(en, full) == []
+    assert zh_message.missing_parity(en, full.replace("{eval}`v.t`", "20 ms")) == ["{eval}`v.t`"]
+    assert zh_message.missing_parity(en, full.replace("$x^2$", "x 的平方")) == ["math x^2"]
+    assert zh_message.missing_parity(en, full.replace("../appendix/formulas", "formulas")) == \
         ["{doc}<../appendix/formulas>"]
-    assert C.missing_parity(en, full.replace("(https://a.b/c)", "(https://a.b)")) == ["link https://a.b/c"]
-    assert C.missing_parity(en, full.replace("{numref}`fig-a`", "图 1")) == ["{numref}<fig-a>"]
+    assert zh_message.missing_parity(en, full.replace("(https://a.b/c)", "(https://a.b)")) == ["link https://a.b/c"]
+    assert zh_message.missing_parity(en, full.replace("{numref}`fig-a`", "图 1")) == ["{numref}<fig-a>"]
     # a number shown twice in English must be shown twice in Chinese
-    assert C.missing_parity("{eval}`v.a` and {eval}`v.a`", "{eval}`v.a`") == ["{eval}`v.a`"]
+    assert zh_message.missing_parity("{eval}`v.a` and {eval}`v.a`", "{eval}`v.a`") == ["{eval}`v.a`"]
 
 
 def test_terms_check_wants_the_listed_chinese():
@@ -202,7 +203,7 @@ def test_source_check_finds_a_copied_sentence():
     assert C.shared_runs("权重要读一遍，算力再高也得等它。") == []
     # marked as a quotation it is no longer prose of ours
     quoted = f"原文（S23-J07）说：“{copied}”"
-    assert C.shared_runs(C.prose(quoted, keep_quotes=False)) == []
+    assert C.shared_runs(zh_message.prose(quoted, keep_quotes=False)) == []
 
 
 def test_quotes_check_wants_an_attribution():
@@ -224,11 +225,11 @@ VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 
 
 
 def test_render_fills_in_the_chinese_values():
-    text, spans = C.render("把 {eval}`v.b` 放在一起，耗时 **{eval}`v.t`**。", VALUES)
+    text, spans = zh_message.render("把 {eval}`v.b` 放在一起，耗时 **{eval}`v.t`**。", VALUES)
     assert text == "把 32 个请求放在一起，耗时 20.90 ms。"
     assert [text[a:b] for a, b in spans] == ["32 个请求", "20.90 ms"]
-    assert C.render("共 {eval}`v.n` 个参数", VALUES)[0] == "共 700 亿个参数"
-    assert C.render("{eval}`v.missing`", VALUES)[0] == "?"
+    assert zh_message.render("共 {eval}`v.n` 个参数", VALUES)[0] == "共 700 亿个参数"
+    assert zh_message.render("{eval}`v.missing`", VALUES)[0] == "?"
 
 
 @pytest.mark.parametrize("msgstr, found", [
@@ -246,7 +247,7 @@ def test_render_fills_in_the_chinese_values():
     ("变成原来的 {eval}`v.six` 倍", None),
 ])
 def test_unit_word_check(msgstr, found):
-    problems = C.unit_word_problems(*C.render(msgstr, VALUES))
+    problems = zh_message.unit_word_problems(*zh_message.render(msgstr, VALUES))
     if found is None:
         assert problems == []
     else:
@@ -270,7 +271,7 @@ def test_unit_word_check(msgstr, found):
     ("见 {numref}`图 %s <fig>`", "two Chinese characters"),               # a title of its own
 ])
 def test_spacing_check(msgstr, found):
-    problems = C.spacing_problems(C.render(msgstr, VALUES)[0])
+    problems = zh_message.spacing_problems(zh_message.render(msgstr, VALUES)[0])
     if found is None:
         assert problems == []
     else:

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bookkit import ZH_UNITS, ZH_WORDS, zh_glue_after, zh_glue_before, zh_text
-from infra_calc.display import UNIT_SCALES, shown
+from infra_calc.display import shown
+from infra_calc.units import UNIT_SCALES
 
 # units of UNIT_SCALES written as words (the rest are symbols: ms, GB, TFLOP/s, ×, %)
 WORD_UNITS = sorted(u for u in UNIT_SCALES if re.match(r"[a-z]{3}", u) or " " in u)

@@ -23,7 +23,7 @@ import pytest
 import test_browser as en
 
 from tools import translations as T
-from tools import zh_checks as C
+from tools import zh_message
 
 PAGES = [e2e.ZH + p for p in en.PAGES]
 SEARCH_TERMS = ("算术强度", "转折点")
@@ -93,7 +93,7 @@ def cjk_families() -> set[str] | None:
 
 
 def _text_nodes(node: dict, out: list[dict]) -> list[dict]:
-    if node.get("nodeType") == 3 and C.HAN.search(node.get("nodeValue", "")):
+    if node.get("nodeType") == 3 and zh_message.HAN.search(node.get("nodeValue", "")):
         out.append(node)
     for child in node.get("children") or []:
         _text_nodes(child, out)
@@ -117,7 +117,7 @@ def glyph_report(reader, page: str) -> list[dict]:
             fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
             if fonts:
                 report.append({"text": node["nodeValue"].strip()[:40],
-                               "han": len(C.HAN.findall(node["nodeValue"])),
+                               "han": len(zh_message.HAN.findall(node["nodeValue"])),
                                "fonts": {f["familyName"]: f["glyphCount"] for f in fonts}})
         return report
     finally:

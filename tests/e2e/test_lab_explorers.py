@@ -3,7 +3,7 @@
 A JupyterLab server (``tests/lab_server.py``) serves a temporary copy of ``book/``;
 Playwright drives the system Chromium.  Each page with an explorer is opened
 once, and only its explorer cells are run (the rest of the page is the business
-of ``tests/e2e/test_lab_e2e.py``).  For every explorer, what a reader at 1280 px sees:
+of ``tests/lab_pages.py``).  For every explorer, what a reader at 1280 px sees:
 
 * **title not clipped**: the explorer's title (an HTML line above the figure,
   ``.ic-title``) shows all its text (``scrollWidth <= clientWidth`` for it and

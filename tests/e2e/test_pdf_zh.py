@@ -15,6 +15,7 @@ from conftest import ROOT
 
 from bookkit import zh_text
 from tools import zh_checks as C
+from tools import zh_message
 
 PDF_ZH = pathlib.Path(os.environ.get("BOOK_PDF_ZH") or ROOT / "_build" / "pdf" / "book-zh.pdf")
 
@@ -41,7 +42,7 @@ def han_by_font(pdf_reader, pages: int = 12) -> collections.Counter:
     drawn: collections.Counter = collections.Counter()
 
     def visit(text, cm, tm, font, size):
-        n = len(C.HAN.findall(unicodedata.normalize("NFKC", text)))
+        n = len(zh_message.HAN.findall(unicodedata.normalize("NFKC", text)))
         if n:
             font = font or {}
             drawn[(str(font.get("/Subtype")), str(font.get("/BaseFont")))] += n

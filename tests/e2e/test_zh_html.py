@@ -18,6 +18,7 @@ from conftest import HTML_DIR, NOTEBOOKS, docname, is_distinctive, nb_id, stored
 from bookkit import zh_text
 from tools import translations as T
 from tools import zh_checks as C
+from tools import zh_message
 
 ZH_DIR = HTML_DIR / "zh"
 PAGES = e2e.toc_pages()
@@ -134,11 +135,11 @@ def test_translated_page_reads_in_chinese(page):
     """A fully translated page shows no English word outside code, math and the allow-list
     (this also catches a translation that Sphinx ignored: its English stays)."""
     prose = article_prose(soup(zh_page(page)), drop_first_column=page in C.BILINGUAL_PAGES)
-    assert len(C.HAN.findall(prose)) > 20, prose[:200]
+    assert len(zh_message.HAN.findall(prose)) > 20, prose[:200]
     words = C.english_words(prose)
     assert not words, f"English words on the Chinese page: {words}"
     title = soup(zh_page(page)).select_one("article h1")
-    assert title is not None and C.HAN.search(title.get_text()), title
+    assert title is not None and zh_message.HAN.search(title.get_text()), title
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -153,9 +154,9 @@ def test_theme_and_titles_in_chinese(page):
     for text in ENGLISH_CHROME:
         assert text not in str(chrome), f"{text!r} on the Chinese page, outside the article"
     captions = [c.get_text(strip=True) for c in s.select(".bd-sidebar-primary .caption-text")]
-    assert captions and all(C.HAN.search(c) for c in captions), captions
+    assert captions and all(zh_message.HAN.search(c) for c in captions), captions
     search = s.select_one("input[name=q]")
-    assert search is not None and C.HAN.search(search.get("placeholder", "")), search
+    assert search is not None and zh_message.HAN.search(search.get("placeholder", "")), search
     assert "版权所有" in html
     titles = [t.get_text(" ", strip=True) for t in s.select(".admonition-title")]
     assert not [t for t in titles if t in GENERATED_TITLES], titles

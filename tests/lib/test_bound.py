@@ -26,8 +26,8 @@ def _results(acc):
             ("ModelDecodeStep", md.bytes_read, md.flops, md.bound, md.t_step),
             ("PrefillStep", pf.bytes_read, pf.flops, pf.bound, pf.t_step),
             ("TensorParallelStep", tp.bytes_read, tp.flops, tp.bound, tp.t_step),
-            ("RooflinePoint", rp.nbytes, rp.flops, rp.bound, rp.time),
-            ("PaddedGemm", pg.nbytes, pg.executed_flops, pg.bound, pg.time)]
+            ("RooflinePoint", rp.bytes_read, rp.flops, rp.bound, rp.time),
+            ("PaddedGemm", pg.bytes_read, pg.executed_flops, pg.bound, pg.time)]
 
 
 @pytest.mark.parametrize("i", range(len(_results(CARD))))
@@ -41,9 +41,9 @@ def test_every_result_on_its_ridge_is_compute_and_just_below_is_memory(i):
 
 
 def test_the_floor_is_the_max_or_the_serial_sum():
-    b = bounds(2e9, 1e12, CARD)                  # 2 ms read, 1 ms math
+    b = bounds(1e12, 2e9, CARD)                  # 1 ms math, 2 ms read
     assert (b.t_floor, b.floor_bound) == (b.t_read, "memory")
-    s = bounds(2e9, 1e12, CARD, overlap=False)
+    s = bounds(1e12, 2e9, CARD, overlap=False)
     assert s.t_floor == pytest.approx(3e-3)
     assert ic.step_time(1e12, 2e9, CARD, overlap=False) == s.t_floor
     assert ic.decode_step(1e9, 2, CARD, overlap=False).t_step == pytest.approx(
@@ -65,5 +65,15 @@ def test_flags_must_be_booleans():
 
 
 def test_arrays_keep_their_shape():
-    b = bounds(np.ones((2, 3)) * 1e12, np.zeros((2, 3)), CARD)
+    b = bounds(np.zeros((2, 3)), np.ones((2, 3)) * 1e12, CARD)
     assert b.bound.shape == (2, 3) and (b.bound == "memory").all()
+
+
+def test_one_argument_order_for_the_two_bounds():
+    """``step_time`` and ``bounds`` take the work in the same order, FLOPs then bytes: a
+    caller swapping them would get the other floor without an error."""
+    import inspect
+
+    for f in (ic.step_time, bounds):
+        assert list(inspect.signature(f).parameters)[:2] == ["flops", "nbytes"], f.__name__
+    assert bounds(1e12, 0.0, CARD).bound == "compute" and bounds(0.0, 1e12, CARD).bound == "memory"

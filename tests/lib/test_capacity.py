@@ -52,10 +52,10 @@ M_KV = 2 * 36 * 8 * 128 * 2      # 2 (K, V) x layers x kv heads x head dim x 2 b
 def test_planner_state_matches_library():
     st = ic.planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "decimal GB")
     assert st.capacity == 24e9 and st.weights == W_BF16 and st.kv == 5 * 8192 * M_KV
-    assert not st.fits and st.max_batch == st.b_max == 4
+    assert not st.fits and st.max_batch == 4
     assert math.isclose(st.headroom, 24e9 - st.total)
     st2 = ic.planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "physical GiB")
-    assert st2.capacity == 24 * GiB and st2.fits and st2.b_max == 5
+    assert st2.capacity == 24 * GiB and st2.fits and st2.max_batch == 5
     assert ic.capacity_reading("H200 SXM", "decimal GB") == 141e9
     with pytest.raises(ValueError, match="reading"):
         ic.capacity_reading("RTX 4090", "kilobytes")

@@ -52,3 +52,22 @@ def test_page_values_show_plain_text_without_quotes():
     v = ic.PageValues()
     v.date = "2026-11-29"
     assert repr(v.date) == "2026-11-29" and v.date == "2026-11-29"
+
+
+def test_every_number_form_writes_infinity_the_same_way():
+    """One rule for ∞: the prose, the tables, the labels and the checker's echo agree."""
+    from infra_calc.display import plain_number, round_sig, shown, shown_up, sig
+
+    inf = float("inf")
+    forms = [str(shown(inf)), str(shown_up(inf, "ms")), sig(inf), round_sig(inf), plain_number(inf)]
+    assert forms == ["∞", "∞ ms", "∞", "∞", "∞"]
+    assert [str(shown(-inf)), sig(-inf), round_sig(-inf), plain_number(-inf)] == ["−∞"] * 4
+
+
+def test_long_times_move_up_a_unit_and_the_unit_is_written_once():
+    from infra_calc.display import TIME_UNITS, shown_up, sig
+
+    assert [str(shown_up(t, "ms", 1)) for t in (9.9999, 10.0, 3.599e7, 4e13)] == [
+        "9,999.9 ms", "10.0 s", "9,997.2 h", "1,267,523.5 years"]
+    assert TIME_UNITS == ("ms", "s", "h", "years")
+    assert sig(0.0209, "ms") == "20.90 ms" and sig(0.5, "%") == "50.00%"

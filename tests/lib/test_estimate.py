@@ -41,10 +41,10 @@ def test_cards_apply_to_everything():
 
 
 def test_a_request_fixes_the_default_context():
-    est = ic.estimate("Llama-3.1-8B", "H100 SXM", prompt=2048, output_tokens=256)
+    est = ic.estimate("Llama-3.1-8B", "H100 SXM", prompt_tokens=2048, output_tokens=256)
     assert est.context == 2048 + 256 - 1 and est.context_from == "the request's last step"
     assert est.t_step == pytest.approx(est.request.tpot_last)
-    short = ic.estimate("Llama-2-7B", "H100 SXM", prompt=4000)     # 256 would pass 4,096
+    short = ic.estimate("Llama-2-7B", "H100 SXM", prompt_tokens=4000)     # 256 would pass 4,096
     assert short.request.output_tokens == 97 and short.request.max_context == 4096
 
 
@@ -66,7 +66,8 @@ def test_table_says_when_it_does_not_fit():
     (lambda: ic.estimate("qwen3-8b", "H100", batch=0), r"batch \(requests\) must be >= 1"),
     (lambda: ic.estimate("gpt-9", "H100"), "unknown model"),
     (lambda: ic.estimate("qwen3-8b", "H100", output_tokens=10), "needs prompt"),
-    (lambda: ic.estimate("Llama-2-7B", "H100", prompt=4097), r"prompt_tokens \(tokens\) must be <= 4,096"),
+    (lambda: ic.estimate("Llama-2-7B", "H100", prompt_tokens=4097),
+     r"prompt_tokens \(tokens\) must be <= 4,096"),
     (lambda: ic.estimate("Llama-2-7B", "H100", context=5000), r"context \(tokens\) must be <= 4,096"),
 ])
 def test_errors(call, match):
@@ -96,3 +97,12 @@ def test_help_calls_no_model_a_floor():
     text = " ".join(_ESTIMATE_HELP.split())
     assert "Every time is a floor" not in text
     assert "a model" in text and "k experts per layer" in text
+
+
+def test_every_parameter_after_hw_is_keyword_only_as_the_docstring_says():
+    import inspect
+
+    params = list(inspect.signature(ic.estimate).parameters.values())
+    assert [p.name for p in params[:2]] == ["model", "hw"]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])
+    assert "Every parameter after ``hw`` is keyword-only" in ic.estimate.__doc__

@@ -1,8 +1,8 @@
 """infra_calc/exercises/answers.py: a reader's text as a number in the exercise's unit."""
 import pytest
 
-from infra_calc.display import UNIT_SCALES
-from infra_calc.exercises.answers import answer_text, fmt_number, parse_answer, unit_kind
+from infra_calc.exercises.answers import answer_text, parse_answer, unit_kind
+from infra_calc.units import UNIT_SCALES
 
 
 @pytest.mark.parametrize("text, unit, value", [
@@ -21,7 +21,7 @@ def test_parses_and_converts(text, unit, value):
 
 
 def test_every_unit_of_the_library_table_converts_by_its_scale():
-    """The scales are the library's one unit table (infra_calc.display.UNIT_SCALES)."""
+    """The scales are the library's one unit table (infra_calc.units.UNIT_SCALES)."""
     by_kind: dict[str, list[str]] = {}
     for u in UNIT_SCALES:
         if unit_kind(u):
@@ -59,4 +59,4 @@ def test_answer_text_and_numbers():
     assert answer_text(34.330554, "ms") == "34.33 ms" and answer_text(4.0, "requests") == "4 requests"
     assert answer_text(2.5, "×") == "2.5×" and answer_text(4096.0, "rows") == "4,096 rows"
     assert answer_text(0.6529, "ms", digits=2) == "0.65 ms"
-    assert fmt_number(0) == "0" and fmt_number(1.23e7) == "1.23e+07" and fmt_number(450) == "450"
+    assert answer_text(1.23e-7, "ms") == "1.23e-07 ms" and answer_text(450.5, "ms") == "450.5 ms"

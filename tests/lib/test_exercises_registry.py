@@ -5,7 +5,7 @@ import pathlib
 import pytest
 
 from infra_calc import exercises
-from infra_calc.exercises import registry
+from infra_calc.exercises import registry, spec
 from infra_calc.exercises.spec import Exercise
 
 PACKAGE = pathlib.Path(exercises.__file__).parent
@@ -37,22 +37,22 @@ def test_expected_is_the_computed_answer_as_float():
 def test_register_refuses_duplicates_and_non_exercises():
     ex = exercises.get("j07-1")
     with pytest.raises(ValueError, match="already registered"):
-        registry.register(ex)
+        spec.register(ex)
     with pytest.raises(TypeError, match="must be an Exercise"):
-        registry.register({"id": "x-1"})
+        spec.register({"id": "x-1"})
     new = Exercise("zz-1", "q", "ms", lambda: 1.0, lambda: "s")
     try:
-        assert registry.register(new) is new and exercises.get("zz-1") is new
+        assert spec.register(new) is new and exercises.get("zz-1") is new
     finally:
-        registry.EXERCISES.pop("zz-1")
+        spec.EXERCISES.pop("zz-1")
 
 
 def test_names_the_chapters_import_stay_in_the_package():
     """The chapter files import these from ``infra_calc.exercises``: same objects, same meaning."""
-    from infra_calc.exercises import answers, grading, hints, spec
+    from infra_calc.exercises import answers, grading, hints
     for name, mod in (("Exercise", spec), ("Choice", spec), ("yes_no", spec), ("tflops", spec),
-                      ("tbs", spec), ("register", registry), ("get", registry),
-                      ("expected", registry), ("exercise_ids", registry), ("EXERCISES", registry),
+                      ("tbs", spec), ("register", spec), ("get", registry),
+                      ("expected", registry), ("exercise_ids", registry), ("EXERCISES", spec),
                       ("check", grading), ("check_text", grading), ("check_choice", grading),
                       ("CheckResult", grading), ("parse_answer", answers), ("hint_for", hints)):
         assert getattr(exercises, name) is getattr(mod, name), name
@@ -77,20 +77,31 @@ def _imports(path: pathlib.Path) -> set[str]:
     return out
 
 
-def test_module_graph_has_no_cycle_outside_the_chapter_files():
+def test_module_graph_has_no_cycle():
     """No module of the package imports the package itself or forms a cycle, lazily or
-    not; the chapter modules are loaded by name, by the registry.  The chapter files
-    (j07, j13, ch3) still take their names from the package (``from . import ...``):
-    importing them from ``.spec`` and ``.registry`` instead closes the last loop."""
+    not: the chapters register into ``spec``, and ``registry`` imports the chapters."""
     graph = {p.stem: _imports(p) for p in PACKAGE.glob("*.py")}
-    jobs = {m: deps for m, deps in graph.items() if m not in registry.CHAPTERS}
-    assert not any(set(registry.CHAPTERS) & deps for deps in jobs.values()), jobs
-    assert not any("__init__" in deps for m, deps in jobs.items() if m != "__init__"), jobs
+    assert not any("__init__" in deps for m, deps in graph.items() if m != "__init__"), graph
+    assert set(registry.CHAPTERS) <= graph["registry"]
+    assert not any("registry" in graph[ch] for ch in registry.CHAPTERS), graph
 
     def visit(m, stack):
         assert m not in stack, f"import cycle: {' -> '.join([*stack, m])}"
-        for d in jobs.get(m, ()):
+        for d in graph.get(m, ()):
             visit(d, [*stack, m])
 
-    for m in jobs:
+    for m in graph:
         visit(m, [])
+
+
+def test_book_order_whichever_chapter_was_imported_first():
+    """The registry orders the exercises by chapter, not by which module some caller
+    (a test, a page) imported first."""
+    import subprocess
+    import sys
+
+    code = ("import infra_calc.exercises.ch4, infra_calc.exercises.ch3\n"
+            "from infra_calc import exercises\n"
+            "print(' '.join(dict.fromkeys(exercises.get(i).chapter for i in exercises.exercise_ids())))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == list(registry.CHAPTERS)

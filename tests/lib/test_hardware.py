@@ -85,7 +85,7 @@ def test_a_card_without_the_precision_is_refused_naming_math_and_its_precisions(
 def test_the_math_precision_sets_the_compute_floor():
     acc = ic.accelerator("B200")
     for math in acc.math_precisions:
-        assert ic.bounds(0.0, 1e15, acc, math=math).t_compute == pytest.approx(1e15 / acc.peak(math))
+        assert ic.bounds(1e15, 0.0, acc, math=math).t_compute == pytest.approx(1e15 / acc.peak(math))
     bf, f4 = (ic.prefill_step("llama-2-70b", acc, 2048, bytes_per_param=0.5, math=m)
               for m in ("bf16", "fp4"))
     assert bf.t_compute == pytest.approx(4 * f4.t_compute)     # FP4 dense = 4x BF16 dense

@@ -154,3 +154,11 @@ def test_resolve_model(tmp_path):
         resolve_model("no-such-model")
     with pytest.raises(TypeError):
         resolve_model(3.5)
+
+
+def test_model_listing_names_every_model_once_in_catalog_order():
+    from infra_calc.models import model_listing, model_names
+
+    lines = model_listing()
+    assert [line.split(" (")[0] for line in lines] == model_names()
+    assert any("(also: " in line for line in lines)

@@ -40,10 +40,10 @@ def test_padded_gemm_counts_by_hand():
     assert g.useful_flops == 2 * 22 * 64 * 32
     assert g.executed_flops == 2 * 48 * 64 * 32
     # the expert with no rows is not read: two weights, and only real rows
-    assert g.nbytes == 2 * ((2 + 20) * 64 + 2 * 64 * 32 + (2 + 20) * 32)
+    assert g.bytes_read == 2 * ((2 + 20) * 64 + 2 * 64 * 32 + (2 + 20) * 32)
     assert g.t_compute == g.executed_flops / H100.peak_flops
     assert g.t_compute_useful == g.useful_flops / H100.peak_flops
-    assert g.t_read == g.nbytes / H100.mem_bandwidth
+    assert g.t_read == g.bytes_read / H100.mem_bandwidth
     assert g.time == max(g.t_compute, g.t_read)
     assert g.efficiency == pytest.approx(22 / 48)
     # k and n short of a tile are padded too
@@ -56,7 +56,7 @@ def test_padded_gemm_memory_bound_zeros_cost_nothing():
     u = ic.padded_gemm(ic.route_tokens(64, 256, 8, 0.0), 4096, 4096, H100)
     assert u.efficiency == 0.125 and u.bound == "memory"
     assert u.padding_slowdown == 1.0 and u.time == u.t_read
-    assert u.useful_flops / u.nbytes == pytest.approx(2.0, rel=1e-3)
+    assert u.useful_flops / u.bytes_read == pytest.approx(2.0, rel=1e-3)
     # concentrated: 8 experts' weights instead of 256
     c = ic.padded_gemm(ic.route_tokens(64, 256, 8, 1.0), 4096, 4096, H100)
     assert c.efficiency == 1.0 and u.time / c.time == pytest.approx(31.0, rel=0.01)
@@ -74,7 +74,7 @@ def test_padded_gemm_throughput_is_a_min_never_a_product():
     for rows in (1, 2, 16, 100, 300, 1000, 5000):
         for mt in (16, 64, 128):
             g = ic.padded_gemm(rows, 4096, 4096, H100, tile=(mt, 16, 16))
-            intensity = g.useful_flops / g.nbytes
+            intensity = g.useful_flops / g.bytes_read
             expect = min(g.efficiency * H100.peak_flops, intensity * H100.mem_bandwidth)
             assert g.useful_throughput == pytest.approx(expect)
             assert g.padding_slowdown >= 1.0

@@ -112,6 +112,8 @@ def test_fix_scenarios_values():
     assert ms["4-bit weights (70B)"] == (10.45, 0.1415)
     assert ms["batch 8 shares the read"] == (20.90, 1.1320)
     assert len(ic.fix_scenarios(four_bit=False)) == 5
+    # halving BF16 weights stores 8 bits, and the label says so
+    assert "8-bit weights (70B)" in ic.fix_scenarios(bytes_per_param=2)
 
 
 def test_fix_scenarios_take_the_card_given():

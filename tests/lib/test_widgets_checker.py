@@ -3,7 +3,7 @@
 The front end sends one message per click, ``{"event": "check", "text", "attempt"}``;
 these tests send exactly those messages to the kernel side and read the verdicts it
 answers.  The browser side (a real JupyterLab, bursts of clicks on a busy machine) is
-tests/e2e/test_lab_e2e.py.
+tests/e2e/test_lab_checkers.py.
 """
 from __future__ import annotations
 

@@ -1,0 +1,221 @@
+"""A translated message as its reader sees it: its markup, what its translation must keep,
+and how the Chinese edition renders it (``tools/zh_checks.py`` checks on these).
+
+* :func:`parity_items`: the roles (an ``{eval}`` by its expression, a reference by its
+  target), math spans and link targets a translation must keep;
+* :func:`prose`: the words a reader sees, markup removed;
+* :func:`render`: the message with the page's stored ``{eval}`` values in Chinese and
+  the build's spacing rule applied; :func:`unit_word_problems` and
+  :func:`spacing_problems` read that rendering.
+
+``{eval}`` roles are found by bookkit's one parser (:func:`bookkit.roles.split_inline`).
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import re
+
+from bookkit.roles import split_inline
+from tools.translations import ROOT
+
+# -- what a translated message must keep ----------------------------------------------
+# the roles other than {eval}
+ROLE = re.compile(r"\{(numref|doc|ref|term|download|math|eq)\}`([^`]*)`")
+MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
+LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
+BARE_URL = re.compile(r"(?:https?|mailto):[^\s)>\]，。；）]+")
+CODE = re.compile(r"(`+)(.+?)\1", re.S)
+HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+# marked quotations: Chinese quotes, corner brackets, title marks, or a `>` block quote
+QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》|^\s*>.*$", re.M)
+MENTION = re.compile(r"“([^”]{1,40})”")
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _role_target(body: str) -> str:
+    body = body.strip()
+    if body.endswith(">") and "<" in body:
+        return body[body.rindex("<") + 1:-1].strip()
+    return body
+
+
+def _role_text(name: str, body: str) -> str:
+    """What a role shows in the prose that the translator writes (a link's own title)."""
+    if name in ("doc", "ref", "numref", "term") and body.strip().endswith(">") and "<" in body:
+        return body[:body.rindex("<")].replace("%s", " ").strip()
+    return " "
+
+
+def parity_items(text: str) -> collections.Counter:
+    """The parts of a message its translation must keep: roles (an {eval} by its
+    expression, a reference by its target), math spans and link targets."""
+    items: collections.Counter = collections.Counter()
+    parts = split_inline(text)
+    items.update(f"{{eval}}`{e}`" for e in parts[1::2])
+    text = " ".join(parts[0::2])
+    for name, body in ROLE.findall(text):
+        if name == "math":
+            items[f"{{{name}}}`{body}`"] += 1
+        else:
+            items[f"{{{name}}}<{_role_target(body)}>"] += 1
+    rest = ROLE.sub(" ", text)
+    rest = CODE.sub(" ", rest)
+    for m in MATH.finditer(rest):
+        items["math " + re.sub(r"\s+", "", m.group(0).strip("$"))] += 1
+    rest = MATH.sub(" ", rest)
+    for _, target in LINK.findall(rest):
+        items[f"link {target}"] += 1
+    rest = LINK.sub(" ", rest)
+    for target in AUTOLINK.findall(rest):
+        items[f"link {target}"] += 1
+    return items
+
+
+def missing_parity(msgid: str, msgstr: str) -> list[str]:
+    lost = parity_items(msgid) - parity_items(msgstr)
+    return sorted(lost.elements())
+
+
+def prose(text: str, *, keep_quotes: bool = True) -> str:
+    """A message as a reader sees its words: roles reduced to their own text, inline
+    code, math, link targets, URLs and HTML tags removed."""
+    text = " ".join(split_inline(text)[0::2])
+    text = ROLE.sub(lambda m: _role_text(*m.groups()), text)
+    text = CODE.sub(" ", text)
+    text = MATH.sub(" ", text)
+    text = LINK.sub(lambda m: f" {m.group(1)} ", text)
+    text = AUTOLINK.sub(" ", text)
+    text = BARE_URL.sub(" ", text)
+    text = HTML_TAG.sub(" ", text)
+    if not keep_quotes:
+        text = QUOTED.sub(" ", text)
+    return text
+
+
+# -- a message as the Chinese edition renders it ------------------------------------------
+EMPHASIS = re.compile(r"\*{1,3}|(?<![\w\\])_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
+
+
+@functools.cache
+def stored_values(docname: str) -> dict[str, str]:
+    """``{expression: stored text}`` of a page's notebook (none for a Markdown page)."""
+    from bookkit import stored_values as stored
+
+    path = ROOT / f"{docname}.ipynb"
+    return stored(path) if path.is_file() else {}
+
+
+def _reader_text(piece: str) -> str:
+    """Markup of a piece of a message (no ``{eval}`` in it) reduced to what a reader sees;
+    code, math and roles without a title of their own become a Latin placeholder, so the
+    spacing around them stays as the message writes it; but a ``{numref}`` without a title
+    of its own shows its number in a Chinese word (练习 1.1, 图 2.1: Sphinx's and
+    sphinx-exercise's zh_CN formats), so it reads "图 1": no space before it after Chinese
+    text (即练习 1.1), a space after its number."""
+    piece = ROLE.sub(lambda m: _role_text(*m.groups()).strip()
+                     or ("图 1" if m.group(1) == "numref" else "R"), piece)
+    piece = CODE.sub("C", piece)
+    piece = MATH.sub("M", piece)
+    piece = LINK.sub(lambda m: m.group(1), piece)
+    piece = AUTOLINK.sub("U", piece)
+    piece = BARE_URL.sub("U", piece)
+    piece = HTML_TAG.sub("", piece)
+    return EMPHASIS.sub("", piece)
+
+
+def render(msgstr: str, values: dict[str, str]) -> tuple[str, list[tuple[int, int]]]:
+    """A translated message as its reader sees it in the Chinese edition: every ``{eval}``
+    replaced by its stored value in Chinese (``zh_text``), the spacing rule of the build
+    applied around it (``zh_glue_after``/``zh_glue_before``, as ``tools/stored_eval.py``
+    does), markup removed.  Returns the text and the (start, end) of each value in it;
+    an expression without a stored value renders as ``?``."""
+    from bookkit import zh_glue_after, zh_glue_before, zh_text
+
+    parts = split_inline(msgstr)     # text, expression, text, expression, ..., text
+    texts = [_reader_text(t) for t in parts[0::2]]
+    shown = [zh_text(values[e]) if e in values else "?" for e in parts[1::2]]
+    for i, value in enumerate(shown):
+        texts[i] = zh_glue_before(texts[i], value)
+        texts[i + 1] = zh_glue_after(value, texts[i + 1])
+    out, spans = texts[0], []
+    for value, text in zip(shown, texts[1:], strict=True):
+        spans.append((len(out), len(out) + len(value)))
+        out += value + text
+    return out, spans
+
+
+def _unit_nouns() -> list[tuple[str, str, str]]:
+    """(Chinese unit, measure word, noun) of every unit word of ``ZH_UNITS`` that ends in
+    a noun: "个请求" -> ("个请求", "个", "请求"); "亿参数" -> ("亿参数", "亿", "参数")."""
+    from bookkit import ZH_UNITS
+
+    out = []
+    for chinese, _power in sorted(set(ZH_UNITS.values()), key=lambda u: -len(u[0])):
+        m = re.fullmatch(r"([个张亿万]?)\s?(.+)", chinese)
+        if chinese and "/" not in chinese and m and m.group(2) not in ("亿", "万"):
+            out.append((chinese, m.group(1), m.group(2)))
+    return out
+
+
+#: A comparative right before a ratio ("多了 8 倍", "高出 4.8 倍", "小了 295 倍"): Chinese
+#: readers take 多了/高出 N 倍 as N + 1 times, and 小了 N 倍 has no clear meaning.
+AMBIGUOUS_RATIO = re.compile(
+    r"(?:[多高大快慢长小低少短]|增长|增加|提高|提升|降低|减少|缩小|乐观|悲观)[了出]?\s*$")
+
+
+def unit_word_problems(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """A value's unit word repeated after it, a name put after its measure word and noun,
+    or a ratio after a comparative (write the relation: 是…的 N 倍, 只有…的 1/N)."""
+    from bookkit import ZH_TIMES
+
+    out = []
+    for start, end in spans:
+        value, after = text[start:end], text[end:]
+        # a stored ratio ("8×" shows as "8 倍") or a bare number the message follows with 倍
+        times = re.match(rf"\s*{ZH_TIMES}", after) if not value.endswith(ZH_TIMES) else None
+        if ((value.endswith(ZH_TIMES) or times)
+                and AMBIGUOUS_RATIO.search(text[max(start - 6, 0):start])):
+            shown = text[max(start - 6, 0):end + (times.end() if times else 0)]
+            out.append(f"a ratio after a comparative reads as N + 1 times or has no clear "
+                       f"meaning: {shown!r} (write 是…的 N 倍, "
+                       f"变成原来的 N 倍, 只有…的 1/N)")
+        for chinese, measure, noun in _unit_nouns():
+            if not value.endswith(chinese):
+                continue
+            rest = after.lstrip()
+            if re.match(rf"(?:这样的|这么多的?|{measure or '个'})?\s*{re.escape(noun)}", rest):
+                out.append(f"{value!r} is followed by its own unit word again: "
+                           f"{(value + after)[:len(value) + 12]!r}")
+            elif measure and HAN.search(noun) and re.match(r"[A-Za-z]", rest) and after[:1] == " ":
+                name = re.match(r"[A-Za-z][\w.\-]*(?: [A-Za-z0-9][\w.\-]*)?", rest).group(0)
+                out.append(f"{value!r} puts {name!r} after its noun: write {measure} {name}, "
+                           f"not {value} {name}")
+            break
+    return out
+
+
+_ZH = r"[\u3400-\u4dbf\u4e00-\u9fff]"
+_FW = "，。、：；！？（）“”《》「」"
+SPACING = (
+    (re.compile(rf"{_ZH} +{_ZH}"), "a space between two Chinese characters"),
+    (re.compile(rf"[{_FW}] +(?:{_ZH}|[{_FW}])|{_ZH} +[{_FW}]"),
+     "a space next to full-width punctuation"),
+    (re.compile(rf"{_ZH}[ ]?, ?|, ?{_ZH}|(?<=\S), (?=[A-Z0-9])"),
+     "an ASCII comma in Chinese prose (、 between the items of a list, ， between clauses)"),
+)
+
+
+def spacing_problems(text: str) -> list[str]:
+    """Spaces and commas of a rendered Chinese message that Chinese typesetting does not use."""
+    if not HAN.search(text):
+        return []
+    out = []
+    for pattern, what in SPACING:
+        for m in pattern.finditer(text):
+            a, b = max(m.start() - 8, 0), min(m.end() + 8, len(text))
+            out.append(f"{what}: {text[a:b]!r}")
+    return out
+
+
