@@ -17,7 +17,10 @@ ratio that matters.  Run on a quiet machine for stable numbers; see README.md.
 7. ``generation_time`` of one request with 10^5 output tokens (every decode step
    computed by the library) vs a bare numpy expression of the same sum.
 
-Options: ``--only NAME`` (repeatable: build, nbval, import, slider, figures, generation),
+8. ``make test``'s pytest (about a quarter of an hour) vs issue 22's 1,211 s
+   (``SUITE_BEFORE_S``; the goal ``SUITE_GOAL_S`` is 600 s).
+
+Options: ``--only NAME`` (repeatable: build, nbval, import, slider, figures, lab, generation, suite),
 ``--repeat N`` for the import and slider medians, ``--json PATH`` to save.
 """
 from __future__ import annotations
@@ -105,6 +108,25 @@ def bench_nbval() -> None:
          f"{t_nbval / t_bare:.2f} x  ({len(nbs)} notebooks, nbval on {PYTEST_PARALLEL[1]} workers; "
          f"rc={rc}/{rc2})",
          nbval=t_nbval, execute=t_bare, ratio=t_nbval / t_bare, notebooks=len(nbs), rc=[rc, rc2])
+
+
+# -- the whole suite: make test's pytest against issue 22's measurement ------------------------
+#: pytest of a clean-clone ``.ci/run`` on this project's 2-core machines when issue 22 was filed
+#: (2,650 tests; the issue's own figure), and the issue's goal: the references of the ratios.
+SUITE_BEFORE_S = 1211.0
+SUITE_GOAL_S = 600.0
+
+
+def bench_suite() -> None:
+    """``make test``'s pytest (the built book must exist: ``make book OFFLINE=1`` first)."""
+    if not (ROOT / "_build" / "html" / "index.html").is_file():
+        _say("make test (pytest)", "skipped: no built book (run `make book OFFLINE=1` first)")
+        return
+    t, rc = _run([str(BIN / "python"), "-m", "pytest", "-q", "--mpl", *PYTEST_PARALLEL])
+    _say("make test (pytest)", f"{t:7.1f} s = {t / SUITE_BEFORE_S:.2f} x issue 22's "
+         f"{SUITE_BEFORE_S:,.0f} s (goal {SUITE_GOAL_S:,.0f} s = {SUITE_GOAL_S / SUITE_BEFORE_S:.2f} x; "
+         f"rc={rc})", seconds=t, ratio=t / SUITE_BEFORE_S, goal_ratio=SUITE_GOAL_S / SUITE_BEFORE_S,
+         rc=rc)
 
 
 # -- 4: import time ------------------------------------------------------------------
@@ -223,11 +245,13 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", action="append",
-                   choices=["build", "nbval", "import", "slider", "figures", "lab", "generation"])
+                   choices=["build", "nbval", "import", "slider", "figures", "lab", "generation",
+                            "suite"])
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--json", type=pathlib.Path)
     args = p.parse_args(argv)
-    todo = args.only or ["build", "nbval", "import", "slider", "figures", "lab", "generation"]
+    todo = args.only or ["build", "nbval", "import", "slider", "figures", "lab", "generation",
+                         "suite"]
     m = machine()
     print(f"machine: {m['nproc']} CPUs, {m['cpu']}, {m['ram']} RAM, Python {m['python']}")
     t0 = time.perf_counter()
@@ -235,7 +259,7 @@ def main(argv=None) -> int:
         {"build": bench_build, "nbval": bench_nbval, "figures": bench_figures,
          "import": lambda: bench_import(args.repeat),
          "slider": lambda: bench_slider(args.repeat),
-         "generation": lambda: bench_generation(args.repeat),
+         "generation": lambda: bench_generation(args.repeat), "suite": bench_suite,
          "lab": lambda: subprocess.run([sys.executable, "-m", "benchmarks.lab_latency"], cwd=ROOT),
          }[name]()
     print(f"total {time.perf_counter() - t0:.0f} s")
