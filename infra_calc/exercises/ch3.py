@@ -307,7 +307,7 @@ def selftest_values():
     v.n2 = shown(n2(), "requests", 1)
     # 3.3
     w3 = _n3_workload()
-    v.n3_cards = shown(N3_CARDS, "cards", 0)
+    v.n3_cards = shown(N3_CARDS, digits=0)
     v.n3_batch = shown(N3_BATCH, "requests", 0)
     v.n3_ctx = shown(N3_CONTEXT, "tokens", 0)
     v.n3_w = shown(w3.resident_weight_bytes(), "GB", 2)
@@ -330,7 +330,7 @@ def selftest_values():
     t1 = tensor_parallel_step(N5_MODEL, CARD, 1)
     tn = tensor_parallel_step(N5_MODEL, CARD, N5_CARDS)
     m5 = model(N5_MODEL)
-    v.n5_cards = shown(N5_CARDS, "cards", 0)
+    v.n5_cards = shown(N5_CARDS, digits=0)
     v.n5_link = shown(acc.link_bandwidth, "GB/s", 0)
     v.n5_alpha = shown(acc.link_latency, "µs", 0)
     v.n5_t1 = shown(t1.t_step, "ms", 3)
