@@ -10,12 +10,12 @@ as the time the model predicts.  The forecast of a row is
 with :func:`~infra_calc.forecasting.step_time` as ``T``, ``a = 1`` and ``w_s`` summing to
 ``O - 1`` for a whole request (``e2e_latency``; a throughput is ``B O / f`` per copy),
 ``a = 0`` and ``w_s`` summing to 1 for a TPOT, ``a = 1`` and no steps for a TTFT.  A TPOT
-(or ITL) measured under continuous batching adds ``(B/O) T(prefill_1; k)``, the prefill of
-one prompt per ``O/B`` steps (:func:`~infra_calc.forecasting.prefill_share`, a model): the
-regime is read from the row's fields, a scenario in
-:data:`~infra_calc.forecasting.CONTINUOUS_SCENARIOS` (requests arriving while others decode),
-a batch above 1, and the prompt and output lengths stated (``Row.share`` holds ``B/O``; 0 for
-every other row, a static batch or one request).  The
+(or ITL) measured under continuous batching adds ``((B - 1)/O) T(prefill_1; k)``, the
+prefills of arriving prompts that share the steps
+(:func:`~infra_calc.forecasting.prefill_share`, a model).  The regime is read from the row's
+fields: a scenario in :data:`~infra_calc.forecasting.CONTINUOUS_SCENARIOS` (requests arriving
+while others decode), a batch above 1, and the prompt and output lengths stated
+(``Row.share`` holds ``(B - 1)/O``; 0 for every other row, a static batch or one request).  The
 steps are sampled at up to :data:`SAMPLES` evenly spaced contexts (each step's terms are
 linear in its context, so the mean of the samples is the mean of the steps up to the one
 kink of the max).
@@ -102,8 +102,8 @@ class Row:
     tokens: float
     #: Whether the source states the prompt and output lengths the row needs.
     lengths_stated: bool
-    #: Prefills of one prompt per decode step added to a TPOT under continuous batching,
-    #: ``B/O`` (0: a static batch, one request, or not a TPOT).
+    #: Prefills of one prompt added to a TPOT under continuous batching, ``(B - 1)/O``
+    #: (0: a static batch, one request, or not a TPOT).
     share: float = 0.0
     #: Terms (read, compute, comm) of one prompt's prefill (batch 1), for ``share``.
     pre1: tuple = (0.0, 0.0, 0.0)

@@ -21,18 +21,20 @@ percentile of that family's grouped cross-validated ratios measured/forecast.  T
 
 **Prefill sharing the steps (continuous batching), a model.**  A server that keeps ``B``
 requests decoding while new ones arrive, each with ``P`` prompt and ``O`` output tokens,
-finishes in steady state ``B/O`` requests per decode step and so starts ``B/O`` new ones: their
-prefills run between (or inside) the decode steps.  The mean gap between two output tokens
-is then
+finishes in steady state ``B/O`` requests per decode step and so starts ``B/O`` new ones; each
+new prompt's prefill runs between two decode steps and lengthens the gap of the ``B - 1``
+requests already decoding (for the newcomer it is its TTFT).  Over all ``B`` requests' gaps the
+mean time between two output tokens is then
 
-.. math:: TPOT_{cb} = \\overline{T(\\text{step}_j)} + \\frac{B}{O}\\,T(\\text{prefill}_1)
+.. math:: TPOT_{cb} = \\overline{T(\\text{step}_j)} + \\frac{B - 1}{O}\\,T(\\text{prefill}_1)
 
-with ``T(prefill_1)`` the model's prefill of *one* prompt (``forecast(..., continuous=True)``).
-The term vanishes at ``B = 1``; in a static batch (all prompts prefilled together, then
-decoded together: ``continuous=False``, the default) it does not exist.  It only adds time, so
-the TPOT stays above its floor.  The total and the output rate are unchanged: they already
-count every prompt's prefill once per ``B O`` output tokens (a batch-``B`` prefill and ``O - 1``
-steps).  The fit uses it on a TPOT or ITL row measured under a serving load (scenario in
+with ``T(prefill_1)`` the model's prefill of *one* prompt (``forecast(..., continuous=True)``,
+:func:`prefill_share`).  The term vanishes at ``B = 1`` (no other request's prompt to wait
+for); in a static batch (all prompts prefilled together, then decoded together:
+``continuous=False``, the default) it does not exist.  It only adds time, so the TPOT stays
+above its floor.  The total and the output rate are unchanged: they already count every
+prompt's prefill once per ``B O`` output tokens (a batch-``B`` prefill and ``O - 1`` steps).
+The fit uses it on a TPOT or ITL row measured under a serving load (scenario in
 :data:`CONTINUOUS_SCENARIOS`) at a batch above 1 whose prompt and output lengths are stated.
 """
 from __future__ import annotations
@@ -91,10 +93,11 @@ def step_time(read, compute, comm, layers, cards, k):
 
 
 def prefill_share(batch, output_tokens) -> float:
-    """Prefills per decode step of a continuous-batching server in steady state, ``B / O``
-    (a model: ``B`` requests decoding, each leaving after ``O`` tokens and replaced by a new
-    one); 0 at ``B = 1``, where one request is alone."""
-    return 0.0 if batch <= 1 else float(batch) / float(output_tokens)
+    """Prefills of one prompt added to the mean gap between output tokens under continuous
+    batching, ``(B - 1) / O`` (a model of the steady state: ``B`` requests decoding, each
+    leaving after ``O`` tokens and replaced by a new one, ``B/O`` prefills per step, each
+    lengthening the gaps of the ``B - 1`` requests already decoding); 0 at ``B = 1``."""
+    return max(float(batch) - 1.0, 0.0) / float(output_tokens)
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,7 @@ class Forecast:
     #: Time to first token (the prefill pass), seconds.
     ttft: Band
     #: Mean time per output token over the decode steps, seconds (0 when ``O = 1``); with
-    #: ``continuous=True`` plus the prefills of arriving requests, ``B/O`` per step.
+    #: ``continuous=True`` plus the prefills of arriving requests, ``(B - 1)/O`` per token.
     tpot: Band
     #: Whole request: the prefill plus every decode step, seconds.
     total: Band
@@ -296,7 +299,7 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
         Engine family (:func:`forecast_engines`); None uses the pooled fit.
     continuous : bool
         Continuous batching under load (default False: a static batch, or one request): the
-        TPOT adds ``B/O`` prefills of one prompt per step (:func:`prefill_share`, a model);
+        TPOT adds ``(B - 1)/O`` prefills of one prompt per step (:func:`prefill_share`, a model);
         the TTFT, total and rate are the same either way.
 
     Returns

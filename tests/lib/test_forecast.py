@@ -148,7 +148,7 @@ def test_prefill_sharing_only_adds_time_to_the_tpot_and_vanishes_at_batch_one(ca
         assert cb.tpot == static.tpot
         return
     share = forecasting.prefill_share(batch, o)
-    assert share == batch / o
+    assert share == (batch - 1) / o
     with mock.patch.object(forecasting, "stored_knobs", lambda: {forecasting.POOLED: kn}):
         one = ic.forecast(model, card, **{**kw, "batch": 1, "output_tokens": 1})
     assert cb.tpot.value == pytest.approx(static.tpot.value + share * one.ttft.value, rel=1e-9)
@@ -167,7 +167,7 @@ def test_continuous_batching_rule_reads_the_rows_fields():
     assert {r.m.id for r in shared} == {f"nim-70b-itl-5000-c{c}"
                                         for c in (5, 25, 50, 100, 150, 200, 250)}
     for r in shared:
-        assert r.share == pytest.approx(r.m.batch / r.m.output_tokens)
+        assert r.share == pytest.approx((r.m.batch - 1) / r.m.output_tokens)
         k = forecasting.knobs(None).k
         alone = dataclasses.replace(r, share=0.0)
         assert fit.predict([r], k)[0] > fit.predict([alone], k)[0]
