@@ -342,6 +342,16 @@ def test_cli_forecast_text_json_and_errors(capsys):
     assert "known engines" in capsys.readouterr().err
     assert main(args + ["--math", "fp8"]) == 2
     assert "math='fp8'" in capsys.readouterr().err
+    # continuous batching under load: the TPOT grows, the total and the rate stay
+    loaded = args[:-1] + ["64", "--batch", "16", "--json"]
+    assert main(loaded) == 0
+    static = json.loads(capsys.readouterr().out)
+    assert main(loaded + ["--continuous"]) == 0
+    cb = json.loads(capsys.readouterr().out)
+    assert cb["continuous"] and not static["continuous"]
+    assert cb["tpot"]["value"] > static["tpot"]["value"] and cb["total"] == static["total"]
+    assert main(args + ["--batch", "16", "--continuous"]) == 0
+    assert "continuous batching" in capsys.readouterr().out
 
 
 def test_cli_estimate_prints_the_forecast_beside_the_floor(capsys):
