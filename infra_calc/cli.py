@@ -88,7 +88,9 @@ fitted fraction of the bandwidth, the math at a fitted fraction of the math
 precision's dense peak, plus a fixed cost per layer and per all-reduce.  It is a
 MODEL, not a bound: every interval is the 10th-90th percentile of the engine
 family's cross-validated errors, so about 8 in 10 unseen measurements fall inside.
-The floor it rests on is printed beside it.
+The floor it rests on is printed beside it.  --continuous models a server batching
+continuously under load: each token also waits for (B - 1)/O prefills of arriving
+prompts (a model of the steady state; TTFT, total and tokens/s are unchanged).
 """
 
 
@@ -151,6 +153,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="math precision whose dense peak bounds the math: bf16 (default), fp8, fp4")
     f.add_argument("--engine", default=None,
                    help="engine family whose fitted knobs to use (default: the pooled fit)")
+    f.add_argument("--continuous", action="store_true",
+                   help="continuous batching under load: the TPOT adds (B - 1)/O prefills of one "
+                        "prompt per token (a model; default: a static batch)")
     f.add_argument("--json", action="store_true", help="print strict JSON instead of text")
 
     ft = sub.add_parser("fit", help="refit the forecast's knobs from the measurements and "
@@ -191,7 +196,7 @@ def _estimate(args) -> str:
 def _forecast_dict(fc) -> dict:
     kn = fc.knobs
     out = {"kind": "a model (floor made realistic by fitted knobs), not a bound",
-           "engine": fc.engine, "math": fc.math}
+           "engine": fc.engine, "math": fc.math, "continuous": fc.continuous}
     for name in ("ttft", "tpot", "total", "output_tokens_per_s"):
         b = getattr(fc, name)
         out[name] = {"value": b.value, "low": b.low, "high": b.high}
@@ -210,7 +215,8 @@ def _forecast_text(fc) -> str:
 
     d = _forecast_dict(fc)
     kn = fc.knobs
-    lines = [f"forecast (a MODEL, not a bound): engine {fc.engine}, math {fc.math}; knobs fitted on "
+    cb = "; continuous batching (TPOT holds arriving prefills)" if fc.continuous else ""
+    lines = [f"forecast (a MODEL, not a bound): engine {fc.engine}, math {fc.math}{cb}; knobs fitted on "
              f"{kn.rows} rows in {kn.groups} groups: eta_mem {kn.eta_mem:.2f}, eta_flop "
              f"{kn.eta_flop:.2f}, {shown(kn.c_layer, 'us', 1)} per layer, "
              f"{shown(kn.c_allreduce, 'us', 1)} per all-reduce",
@@ -229,7 +235,8 @@ def _forecast(args) -> str:
     from .forecasting import forecast
     fc = forecast(args.model, args.hw, prompt_tokens=args.prompt, output_tokens=args.output_tokens,
                   batch=args.batch, cards=args.cards, bytes_per_param=args.bytes_per_param,
-                  kv_bytes_per_element=args.kv_bytes, math=args.math, engine=args.engine)
+                  kv_bytes_per_element=args.kv_bytes, math=args.math, engine=args.engine,
+                  continuous=args.continuous)
     if args.json:
         return json.dumps(_forecast_dict(fc), indent=2, allow_nan=False)
     return _forecast_text(fc)

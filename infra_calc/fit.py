@@ -9,7 +9,13 @@ as the time the model predicts.  The forecast of a row is
 
 with :func:`~infra_calc.forecasting.step_time` as ``T``, ``a = 1`` and ``w_s`` summing to
 ``O - 1`` for a whole request (``e2e_latency``; a throughput is ``B O / f`` per copy),
-``a = 0`` and ``w_s`` summing to 1 for a TPOT, ``a = 1`` and no steps for a TTFT.  The
+``a = 0`` and ``w_s`` summing to 1 for a TPOT, ``a = 1`` and no steps for a TTFT.  A TPOT
+(or ITL) measured under continuous batching adds ``((B - 1)/O) T(prefill_1; k)``, the
+prefills of arriving prompts that share the steps
+(:func:`~infra_calc.forecasting.prefill_share`, a model).  The regime is read from the row's
+fields: a scenario in :data:`~infra_calc.forecasting.CONTINUOUS_SCENARIOS` (requests arriving
+while others decode), a batch above 1, and the prompt and output lengths stated
+(``Row.share`` holds ``(B - 1)/O``; 0 for every other row, a static batch or one request).  The
 steps are sampled at up to :data:`SAMPLES` evenly spaced contexts (each step's terms are
 linear in its context, so the mean of the samples is the mean of the steps up to the one
 kink of the max).
@@ -42,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .forecasting import POOLED, step_time
+from .forecasting import CONTINUOUS_SCENARIOS, POOLED, prefill_share, step_time
 
 __all__ = ["Row", "Data", "prepare", "fit_knobs", "predict", "pooled_efficiency", "unpack",
            "FAMILY_PRIOR", "POOLED_PRIOR", "U_START", "SAMPLES", "KINDS", "HEAVY_LOAD"]
@@ -96,6 +102,11 @@ class Row:
     tokens: float
     #: Whether the source states the prompt and output lengths the row needs.
     lengths_stated: bool
+    #: Prefills of one prompt added to a TPOT under continuous batching, ``(B - 1)/O``
+    #: (0: a static batch, one request, or not a TPOT).
+    share: float = 0.0
+    #: Terms (read, compute, comm) of one prompt's prefill (batch 1), for ``share``.
+    pre1: tuple = (0.0, 0.0, 0.0)
 
     @property
     def group(self) -> str:
@@ -173,11 +184,17 @@ def prepare(m) -> Row:
         fl = floor.floor_total
         y = m.value_si if kind == "total" else w.batch * o / (m.output_rate_per_card * w.cards)
     pre = mdl.prefill
+    share, pre1 = 0.0, (0.0, 0.0, 0.0)
+    if kind == "tpot" and stated and m.scenario in CONTINUOUS_SCENARIOS and m.batch > 1:
+        share = prefill_share(m.batch, o)
+        one = generation_time((w if not w.model.is_moe else w.with_(routing="uniform"))
+                              .with_(batch=1), prompt_tokens=p, output_tokens=1).prefill
+        pre1 = (float(one.t_read), float(one.t_compute), float(one.t_comm))
     row = Row(m=m, family=m.engine, kind=kind, y=float(y), floor=float(fl),
               layers=w.model.layers, cards=int(w.cards),
               pre=(float(pre.t_read), float(pre.t_compute), float(pre.t_comm)), a=a,
               steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,
-              lengths_stated=stated)
+              lengths_stated=stated, share=share, pre1=pre1)
     if kind == "rate" and m.scenario in HEAVY_LOAD:
         raise Skip("throughput under a set load (the offered rate, not a capacity; the run's "
                    "TPOT row holds its decode)", row)
@@ -233,6 +250,8 @@ class _Design:
         self.n = len(rows)
         self.pre = np.array([r.pre for r in rows], dtype=float).reshape(-1, 3)
         self.a = np.array([r.a for r in rows])
+        self.share = np.array([r.share for r in rows], dtype=float)
+        self.pre1 = np.array([r.pre1 for r in rows], dtype=float).reshape(-1, 3)
         self.layers = np.array([r.layers for r in rows], dtype=float)
         self.cards = np.array([r.cards for r in rows])
         self.logy = np.log([r.y for r in rows]) if rows else np.zeros(0)
@@ -246,7 +265,11 @@ class _Design:
         pre = step_time(self.pre[:, 0], self.pre[:, 1], self.pre[:, 2], self.layers,
                         self.cards, k)
         st = step_time(self.sr, self.sc, self.sm, self.layers[self.idx], self.cards[self.idx], k)
-        return self.a * pre + np.bincount(self.idx, weights=self.sw * st, minlength=self.n)
+        out = self.a * pre + np.bincount(self.idx, weights=self.sw * st, minlength=self.n)
+        if self.share.any():
+            out = out + self.share * step_time(self.pre1[:, 0], self.pre1[:, 1], self.pre1[:, 2],
+                                               self.layers, self.cards, k)
+        return out
 
 
 def predict(rows, k) -> np.ndarray:

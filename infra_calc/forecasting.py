@@ -18,6 +18,24 @@ fitted per engine family in relative (log) error by :mod:`infra_calc.fit` and st
 ``infra_calc/data/forecast_knobs.csv``; the interval of each figure is the 10th-90th
 percentile of that family's grouped cross-validated ratios measured/forecast.  This is a
 **model**, not a bound.
+
+**Prefill sharing the steps (continuous batching), a model.**  A server that keeps ``B``
+requests decoding while new ones arrive, each with ``P`` prompt and ``O`` output tokens,
+finishes in steady state ``B/O`` requests per decode step and so starts ``B/O`` new ones; each
+new prompt's prefill runs between two decode steps and lengthens the gap of the ``B - 1``
+requests already decoding (for the newcomer it is its TTFT).  Over all ``B`` requests' gaps the
+mean time between two output tokens is then
+
+.. math:: TPOT_{cb} = \\overline{T(\\text{step}_j)} + \\frac{B - 1}{O}\\,T(\\text{prefill}_1)
+
+with ``T(prefill_1)`` the model's prefill of *one* prompt (``forecast(..., continuous=True)``,
+:func:`prefill_share`).  The term vanishes at ``B = 1`` (no other request's prompt to wait
+for); in a static batch (all prompts prefilled together, then decoded together:
+``continuous=False``, the default) it does not exist.  It only adds time, so the TPOT stays
+above its floor.  The total and the output rate are unchanged: they already count every
+prompt's prefill once per ``B O`` output tokens (a batch-``B`` prefill and ``O - 1`` steps).
+The fit uses it on a TPOT or ITL row measured under a serving load (scenario in
+:data:`CONTINUOUS_SCENARIOS`) at a batch above 1 whose prompt and output lengths are stated.
 """
 from __future__ import annotations
 
@@ -35,7 +53,11 @@ if TYPE_CHECKING:
     from .generation import GenerationTime
 
 __all__ = ["Band", "Knobs", "Forecast", "forecast", "forecast_engines", "step_time", "knobs",
-           "POOLED", "KNOB_COLUMNS"]
+           "POOLED", "KNOB_COLUMNS", "CONTINUOUS_SCENARIOS", "prefill_share"]
+
+#: Scenarios of ``measurements.csv`` in which requests arrive while others decode (continuous
+#: batching under a load: a concurrency sweep, MLPerf's Server and Interactive runs).
+CONTINUOUS_SCENARIOS = ("concurrency", "Server", "Interactive")
 
 #: The family name of the pooled fit over every engine.
 POOLED = "any"
@@ -68,6 +90,14 @@ def step_time(read, compute, comm, layers, cards, k):
     return (np.maximum(np.asarray(read, dtype=float) / eta_mem,
                        np.asarray(compute, dtype=float) / eta_flop)
             + np.asarray(comm, dtype=float) + fixed)
+
+
+def prefill_share(batch, output_tokens) -> float:
+    """Prefills of one prompt added to the mean gap between output tokens under continuous
+    batching, ``(B - 1) / O`` (a model of the steady state: ``B`` requests decoding, each
+    leaving after ``O`` tokens and replaced by a new one, ``B/O`` prefills per step, each
+    lengthening the gaps of the ``B - 1`` requests already decoding); 0 at ``B = 1``."""
+    return max(float(batch) - 1.0, 0.0) / float(output_tokens)
 
 
 @dataclass(frozen=True)
@@ -136,7 +166,8 @@ class Forecast:
 
     #: Time to first token (the prefill pass), seconds.
     ttft: Band
-    #: Mean time per output token over the decode steps, seconds (0 when ``O = 1``).
+    #: Mean time per output token over the decode steps, seconds (0 when ``O = 1``); with
+    #: ``continuous=True`` plus the prefills of arriving requests, ``(B - 1)/O`` per token.
     tpot: Band
     #: Whole request: the prefill plus every decode step, seconds.
     total: Band
@@ -150,6 +181,8 @@ class Forecast:
     knobs: Knobs
     #: The math precision whose peak the compute term uses.
     math: str
+    #: Whether the TPOT counts prefills sharing the steps (continuous batching, a model).
+    continuous: bool = False
 
     @property
     def rows(self) -> int:
@@ -233,7 +266,8 @@ def _band(value, floor_value, band, rate=False) -> Band:
 
 
 def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
-             bytes_per_param=2, kv_bytes_per_element=2, math="bf16", engine=None) -> Forecast:
+             bytes_per_param=2, kv_bytes_per_element=2, math="bf16", engine=None,
+             continuous=False) -> Forecast:
     """Forecast one request's TTFT, TPOT, total time and output rate, with intervals.
 
     The floor is :func:`~infra_calc.generation.generation_time` of the same inputs (``k``
@@ -263,6 +297,10 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
         Math precision (``"bf16"``, ``"fp8"``, ``"fp4"``): its dense peak sets the compute term.
     engine : str, optional
         Engine family (:func:`forecast_engines`); None uses the pooled fit.
+    continuous : bool
+        Continuous batching under load (default False: a static batch, or one request): the
+        TPOT adds ``(B - 1)/O`` prefills of one prompt per step (:func:`prefill_share`, a model);
+        the TTFT, total and rate are the same either way.
 
     Returns
     -------
@@ -302,6 +340,14 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
     steps = step_time(mdl.steps.t_read, mdl.steps.t_compute, mdl.steps.t_comm, layers, n, kn.k)
     total = ttft + float(np.sum(steps))
     tpot = float(np.mean(steps)) if np.size(steps) else 0.0
+    if not isinstance(continuous, bool):
+        raise TypeError(f"continuous must be True or False, got {continuous!r}")
+    share = prefill_share(w.batch, floor.output_tokens) if continuous and np.size(steps) else 0.0
+    if share:
+        one = generation_time((w if not w.model.is_moe else w.with_(routing="uniform"))
+                              .with_(batch=1), prompt_tokens=prompt_tokens,
+                              output_tokens=1).prefill
+        tpot += share * float(step_time(one.t_read, one.t_compute, one.t_comm, layers, n, kn.k))
     floor_tpot = float(floor.floor_step_times.mean()) if floor.floor_step_times.size else 0.0
     tokens = w.batch * floor.output_tokens
     return Forecast(
@@ -309,4 +355,4 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
         tpot=_band(tpot, floor_tpot, kn.band),
         total=_band(total, floor.floor_total, kn.band),
         output_tokens_per_s=_band(tokens / total, tokens / floor.floor_total, kn.band, rate=True),
-        floor=floor, engine=kn.engine, knobs=kn, math=w.math)
+        floor=floor, engine=kn.engine, knobs=kn, math=w.math, continuous=continuous)
