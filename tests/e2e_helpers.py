@@ -309,10 +309,10 @@ class Reader:
         self._cache: dict[str, Visit] = {}
 
     def __enter__(self):
-        from playwright.sync_api import sync_playwright
+        from tools.playwright_once import playwright
 
         self.base = self._stack.enter_context(serve(self.html_dir))
-        self._pw = self._stack.enter_context(sync_playwright())
+        self._pw = playwright()     # one driver per process: nested drivers refuse to start
         # Playwright gives every launch a fresh temporary --user-data-dir.
         self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                                 args=CHROMIUM_FLAGS)

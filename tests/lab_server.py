@@ -137,14 +137,13 @@ def book_copy(prefix: str, book: pathlib.Path = ROOT / "book"):
 
 @contextlib.contextmanager
 def browser():
-    from playwright.sync_api import sync_playwright
+    from tools.playwright_once import playwright
 
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    b = playwright().chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+    try:
+        yield b
+    finally:
+        b.close()
 
 
 KERNEL_IDLE_JS = """() => {

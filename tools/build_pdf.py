@@ -208,24 +208,24 @@ ALL_OPEN_JS = """() => document.querySelectorAll(
 
 
 def print_playwright(url: str, out: pathlib.Path) -> dict:
-    from playwright.sync_api import sync_playwright
+    from tools.playwright_once import playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(url, wait_until="networkidle", timeout=300_000)
-            info = page.evaluate(WAIT_JS)
-            info["solutions_opened"] = page.evaluate(OPEN_SOLUTIONS_JS)
-            # every solution open before printing: wait for the condition, not a fixed time
-            page.wait_for_function(ALL_OPEN_JS, timeout=300_000, polling=100)
-            page.emulate_media(media="print")
-            page.pdf(path=str(out), format="A4", print_background=True,
-                     margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"},
-                     display_header_footer=True, header_template="<span></span>",
-                     footer_template=FOOTER, outline=True, tagged=True)
-        finally:
-            browser.close()
+    browser = playwright().chromium.launch(executable_path=CHROMIUM, headless=True,
+                                           args=CHROMIUM_FLAGS)  # one driver per process
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url, wait_until="networkidle", timeout=300_000)
+        info = page.evaluate(WAIT_JS)
+        info["solutions_opened"] = page.evaluate(OPEN_SOLUTIONS_JS)
+        # every solution open before printing: wait for the condition, not a fixed time
+        page.wait_for_function(ALL_OPEN_JS, timeout=300_000, polling=100)
+        page.emulate_media(media="print")
+        page.pdf(path=str(out), format="A4", print_background=True,
+                 margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"},
+                 display_header_footer=True, header_template="<span></span>",
+                 footer_template=FOOTER, outline=True, tagged=True)
+    finally:
+        browser.close()
     return info
 
 
