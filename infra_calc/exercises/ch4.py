@@ -13,9 +13,10 @@ ch4-n5   a claim checked against the fitted forecast and its band       Exercise
 The floors come from :func:`~infra_calc.generation.generation_time` and
 :func:`~infra_calc.parallel.tensor_parallel_step`.  Exercises 4.3 and 4.4 give their
 knobs (``ETA_M``, ``C_LAYER``, ``C_AR``) as assumptions of the question: they illustrate the
-model of the chapter, ``T = max(R/(η_m β), F/(η_f Π)) + c_layer L + c_ar n_ar``, and are
-not fitted values.  Exercise 4.5 uses the fitted knobs (:func:`infra_calc.forecasting.forecast`
-with a family's stored knobs), so its answer follows the stored fit.  :func:`selftest_values`
+model of the chapter, ``T = max(R/(η_m β), F/(η_f Π)) + T_comm + c_layer L + c_ar n_ar``
+(``T_comm`` the ring all-reduce model's time, zero on one card), and are not fitted values.
+Exercise 4.5 uses the fitted knobs (:func:`infra_calc.forecasting.forecast` with a family's
+stored knobs), so its answer follows the stored fit.  :func:`selftest_values`
 computes what the self-test page shows.
 """
 from __future__ import annotations
@@ -38,8 +39,9 @@ N5_MODEL, N5_ENGINE, N5_PROMPT, N5_OUTPUT, N5_CLAIM_MS = "Llama-3.1-8B", "vLLM",
 
 
 def _forecast_step(st, layers, n_ar):
-    """The chapter's model on one step ``st`` with the assumed knobs (the math at full peak)."""
-    return max(st.t_read / ETA_M, st.t_compute) + C_LAYER * layers + C_AR * n_ar
+    """The chapter's model on one step ``st`` with the assumed knobs (the math at full peak),
+    with the ring all-reduce model's ``st.t_comm`` (zero on one card)."""
+    return max(st.t_read / ETA_M, st.t_compute) + st.t_comm + C_LAYER * layers + C_AR * n_ar
 
 
 # --- 4.1 -------------------------------------------------------------------------
@@ -124,7 +126,7 @@ register(Exercise(
 
 # --- 4.4 -------------------------------------------------------------------------
 def n4():
-    """The model's share of the floor on N4_CARDS cards, % (same knobs, plus C_AR)."""
+    """The model's share of the floor on N4_CARDS cards, % (same knobs, plus T_comm and C_AR)."""
     st = _n3_step(N4_CARDS)
     layers = model(N3_MODEL).layers
     return 100 * st.t_floor / _forecast_step(st, layers, 2 * layers)
@@ -133,15 +135,19 @@ def n4():
 register(Exercise(
     "ch4-n4",
     f"The same engine and step as Exercise 4.3, now split by tensor parallelism over "
-    f"{N4_CARDS} cards, paying also {C_AR * 1e6:g} µs for each of the two all-reduces per "
-    "layer. What share of the step's floor does the model's step reach, in %?",
+    f"{N4_CARDS} cards. The all-reduces add two costs, as in the chapter's model: the time the "
+    f"book's ring all-reduce model gives them, and {C_AR * 1e6:g} µs of fixed cost for each of "
+    "the two per layer. What share of the step's floor does the model's step reach, in %?",
     "%", n4,
     lambda: (f"Floor per card {_n3_step(N4_CARDS).t_floor * 1e3:.3f} ms; model "
-             f"{_n3_step(N4_CARDS).t_read * 1e3:.3f}/{ETA_M} + {model(N3_MODEL).layers} × "
-             f"({C_LAYER * 1e6:g} + 2 × {C_AR * 1e6:g}) µs: share {n4():.1f}%."),
+             f"{_n3_step(N4_CARDS).t_read * 1e3:.3f}/{ETA_M} + "
+             f"{_n3_step(N4_CARDS).t_comm * 1e3:.3f} (ring all-reduces) + "
+             f"{model(N3_MODEL).layers} × ({C_LAYER * 1e6:g} + 2 × {C_AR * 1e6:g}) µs: "
+             f"share {n4():.1f}%."),
     rel_tol=0.02,
     hints=("Each card reads a quarter of the weights (plus what every card keeps whole); the "
-           "fixed costs do not shrink with the cards.",),
+           "fixed costs do not shrink with the cards, and the ring model's all-reduce time "
+           "comes on top of them.",),
     title="Exercise 4.4",
 ))
 
@@ -211,7 +217,9 @@ def selftest_values():
     v.n4_cards = shown(N4_CARDS, "cards", 0)
     v.n4_floor = shown(_n3_step(N4_CARDS).t_floor, "ms", 3)
     v.n4_read = shown(_n3_step(N4_CARDS).t_read, "ms", 3)
+    assert (C_LAYER + 2 * C_AR) * layers > _n3_step(N4_CARDS).t_floor, "4.4: fixed costs vs floor"
     v.n4_fixed = shown((C_LAYER + 2 * C_AR) * layers, "ms", 3)
+    v.n4_comm = shown(_n3_step(N4_CARDS).t_comm, "ms", 3)
     v.n4 = shown(n4() / 100, "%", 1)
     f5 = _n5()
     floor5 = float(f5.floor.floor_step_times.mean())
