@@ -28,6 +28,7 @@ import numpy as np
 
 from ._validate import unwrap
 from .bound import bounds
+from .capacity import CapacityCheck, HoldsMemory
 from .workload import ModelOnCard, Workload
 
 __all__ = ["ModelDecodeStep", "model_decode_step", "decode_counts", "decode_coefficients",
@@ -97,7 +98,7 @@ def decode_counts(w: Workload, weights="touched", context=None) -> dict:
 
 
 @dataclass(frozen=True)
-class ModelDecodeStep(ModelOnCard):
+class ModelDecodeStep(HoldsMemory, ModelOnCard):
     """Result of :func:`model_decode_step` (SI units: seconds, bytes, FLOPs).
 
     Each number is a float for scalar inputs and an array for array inputs.
@@ -139,10 +140,9 @@ class ModelDecodeStep(ModelOnCard):
     region: str | np.ndarray
     #: Throughput ``B / T_step``, tokens per second.
     tokens_per_s: float | np.ndarray
-    #: Weights + KV cache (at ``context``) + workspace the card must hold, bytes.
-    memory_per_card: float | np.ndarray
-    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
-    fits: bool | np.ndarray
+    #: Weights + KV cache + workspace each card holds, against its capacity
+    #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
+    memory: CapacityCheck
 
 
 def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_param=None,
@@ -203,7 +203,6 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
     bound = np.asarray(t.floor_bound)
     region = np.where(bound == "compute", "compute",
                       np.where(c["weight_bytes"] >= c["kv_bytes"], "weight-read", "kv-read"))
-    mem = np.asarray(w.memory_per_card()) + 0.0 * r
     return ModelDecodeStep(
         model=w.model, hw=acc, batch=w.batch, context=w.context, weights=weights,
         routing=w.routing,
@@ -213,6 +212,5 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
         t_weights=unwrap(c["weight_bytes"] / acc.mem_bandwidth),
         t_kv=unwrap(c["kv_bytes"] / acc.mem_bandwidth), t_read=t.t_read, t_compute=t.t_compute,
         t_step=t.t_floor, bound=t.floor_bound, region=unwrap(region, str),
-        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory_per_card=unwrap(mem),
-        fits=unwrap(mem <= acc.mem_capacity, bool),
+        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory=w.memory(like=r),
     )

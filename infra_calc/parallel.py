@@ -23,6 +23,7 @@ import numpy as np
 
 from ._validate import unwrap
 from .bound import Bounds, bounds
+from .capacity import CapacityCheck, HoldsMemory
 from .comm import COMM_MODELS, layer_comm
 from .decode import decode_coefficients, decode_counts
 from .workload import ModelOnCard, Workload
@@ -31,7 +32,7 @@ __all__ = ["TensorParallelStep", "tensor_parallel_step", "step_times", "step_par
 
 
 @dataclass(frozen=True)
-class TensorParallelStep(ModelOnCard):
+class TensorParallelStep(HoldsMemory, ModelOnCard):
     """Result of :func:`tensor_parallel_step` (per card; SI units: seconds, bytes, FLOPs).
 
     Each number is a float for scalar inputs and an array for array inputs.
@@ -75,10 +76,9 @@ class TensorParallelStep(ModelOnCard):
     overlap_comm: bool
     #: Throughput ``B / T_step``, tokens per second.
     tokens_per_s: float | np.ndarray
-    #: Weights + KV cache + workspace each card must hold, bytes.
-    memory_per_card: float | np.ndarray
-    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
-    fits: bool | np.ndarray
+    #: Weights + KV cache + workspace each card holds, against its capacity
+    #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
+    memory: CapacityCheck
 
 
 def step_times(w: Workload, weights="touched", comm="ring", overlap_comm=False, context=None):
@@ -179,7 +179,6 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
     msg, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
     t = bounds(f, r, acc, t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
     zero = 0.0 * np.asarray(t.t_step)
-    mem = np.asarray(w.memory_per_card()) + zero
     return TensorParallelStep(
         model=w.model, hw=acc, cards=w.cards, batch=w.batch, context=w.context,
         kv_heads_per_card=w.share.kv_heads, bytes_read=unwrap(r + zero),
@@ -187,5 +186,5 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
         t_compute=t.t_compute, t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
         bound=t.bound, floor_bound=t.floor_bound, comm=comm,
         overlap_comm=bool(overlap_comm), tokens_per_s=unwrap(np.asarray(w.batch) / t.t_step),
-        memory_per_card=unwrap(mem), fits=unwrap(mem <= acc.mem_capacity, bool),
+        memory=w.memory(like=zero),
     )
