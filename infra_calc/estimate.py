@@ -219,6 +219,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
 
     Every parameter after ``hw`` is keyword-only, as in the other chapter-3 functions.
     """
+    from .decode import step_parts
     from .generation import check_request, generation_time
     from .kv import critical_context, turning_batch
     from .parallel import tensor_parallel_step
@@ -257,7 +258,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         params=int(spec.params), active_params=int(spec.active_params),
         matmul_params=int(spec.matmul_params), bytes_read=st.bytes_read, flops=st.flops,
         t_read=st.t_read, t_compute=st.t_compute, t_floor=st.t_floor,
-        t_step_serial=st.t_read + st.t_compute + st.t_comm, t_comm=st.t_comm, t_step=st.t_step,
+        t_step_serial=step_parts(w, overlap=False).t_step, t_comm=st.t_comm, t_step=st.t_step,
         t_step_uniform_routing=uniform.t_step,
         bound=st.bound, tokens_per_s=st.tokens_per_s, read_time_per_output=st.t_read / w.batch,
         batch_turning_point=batch_turning_point(w.hw, w.bytes_per_param),

@@ -9,7 +9,7 @@ from ._validate import check_int
 from .bound import Bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .comm import COMM_MODELS
-from .parallel import step_parts
+from .decode import step_parts
 from .prefill import PrefillStep, prefill_step
 from .workload import ModelOnCard, Workload
 

@@ -22,13 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import unwrap
-from .bound import Bounds, bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .comm import COMM_MODELS, layer_comm
-from .decode import decode_coefficients, decode_counts
+from .decode import decode_counts, step_parts
 from .workload import ModelOnCard, Workload
 
-__all__ = ["TensorParallelStep", "tensor_parallel_step", "step_times", "step_parts"]
+__all__ = ["TensorParallelStep", "tensor_parallel_step"]
 
 
 @dataclass(frozen=True)
@@ -79,33 +78,6 @@ class TensorParallelStep(HoldsMemory, ModelOnCard):
     #: Weights + KV cache + workspace each card holds, against its capacity
     #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
     memory: CapacityCheck
-
-
-def step_times(w: Workload, weights="touched", comm="ring", overlap_comm=False, context=None):
-    """The decode-step times of workload ``w`` at ``context`` (default: its own), seconds.
-
-    Exactly :attr:`TensorParallelStep.t_step` of :func:`tensor_parallel_step`,
-    without the labels and the memory: what a sum over many steps needs.
-    ``context`` is taken as already checked.
-    """
-    return step_parts(w, weights, comm, context, overlap_comm=overlap_comm).t_step
-
-
-def step_parts(w: Workload, weights="touched", comm="ring", context=None, *,
-               overlap_comm=False) -> Bounds:
-    """The :class:`~infra_calc.bound.Bounds` of the decode steps of ``w`` at ``context``.
-
-    The floor :math:`\\max(T_{read}, T_{compute})` and the all-reduce model's
-    time, apart (:attr:`TensorParallelStep.t_floor`, ``t_comm``), and their
-    sum (or maximum, ``overlap_comm=True``) as ``t_step``.
-    """
-    k = decode_coefficients(w, weights)
-    acc = w.hw
-    s = np.asarray(w.context if context is None else context, dtype=float)
-    _, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    return bounds(k["flops_linear"] + k["attention_flops_per_token"] * s,
-                  k["weight_bytes"] + k["kv_bytes_per_token"] * s, acc,
-                  t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
 
 
 def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *,
@@ -174,10 +146,9 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
                     workspace=workspace, routing=routing, math=math)
     acc = w.hw
     c = decode_counts(w, weights)
-    r = c["weight_bytes"] + c["kv_bytes"]
-    f = c["flops_linear"] + c["flops_attention"]
-    msg, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    t = bounds(f, r, acc, t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
+    r, f = c["bytes_read"], c["flops"]
+    msg, _ = layer_comm(w.model, w.batch, w.cards, acc, comm)
+    t = step_parts(w, weights, comm, overlap_comm=overlap_comm)
     zero = 0.0 * np.asarray(t.t_step)
     return TensorParallelStep(
         model=w.model, hw=acc, cards=w.cards, batch=w.batch, context=w.context,
