@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import math
-import pathlib
 
-import nbformat
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
@@ -14,8 +12,6 @@ from infra_calc import source as S
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j13 as fig13
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "book" / "2_full_speed").glob("0[1-4]_*.ipynb"))
 K, N, B = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
 H100 = S.j13_h100()
 
@@ -214,26 +210,3 @@ def test_moe_explorer_updates_in_place():
     assert ex.controls["top_k"].value == 4 and ex.result.active_experts == 4
 
     assert ex.fig is fig and ex.artists["bars"] is bars and len(fig.axes) == 1
-
-
-# --------------------------------------------------------------------------- notebooks
-def test_notebooks_exist():
-    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04"]
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_executed_without_errors(path):
-    nb = nbformat.read(path, as_version=4)
-    assert nb.metadata["kernelspec"]["name"] == "python3"
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code, "no code cells"
-    for cell in code:
-        assert cell.execution_count is not None, cell.source[:60]
-        assert not any(o.output_type == "error" for o in cell.outputs), cell.source[:60]
-        tags = cell.metadata.get("tags", [])
-        if "remove-cell" in tags and "widgets" in cell.source:
-            assert "nbval-ignore-output" in tags
-    heads = [c for c in nb.cells if c.cell_type == "markdown"
-             for line in c.source.splitlines() if line.startswith("# ")]
-    assert len(heads) == 1
-    assert "S23-J13" in nb.cells[0].source and "CC BY-NC-SA 4.0" in nb.cells[0].source
