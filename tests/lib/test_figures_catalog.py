@@ -11,7 +11,6 @@ from infra_calc.figures import FIGURES
 from infra_calc.figures.catalog import catalog_ridge_points
 
 
-
 # ----------------------------------------------------------------- the figure
 @pytest.fixture(scope="module")
 def ridge_fig():
