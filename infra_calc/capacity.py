@@ -30,14 +30,17 @@ from .hardware import (
 if TYPE_CHECKING:                      # infra_calc.models loads on first use
     from .modelspec import ModelSpec
 
-__all__ = ["CapacityCheck", "capacity_check", "max_batch", "kv_cache_bytes", "PlannerState",
-           "planner_state"]
+__all__ = ["CapacityCheck", "HoldsMemory", "capacity_check", "max_batch", "kv_cache_bytes",
+           "PlannerState", "planner_state"]
 
 
 @dataclass(frozen=True)
 class CapacityCheck:
-    """Result of :func:`capacity_check`; all sizes in bytes.
+    """The one memory record: what a card holds against its capacity; all sizes in bytes.
 
+    Built by :func:`capacity_check` alone (:meth:`Workload.memory
+    <infra_calc.workload.Workload.memory>` builds it for a workload); every
+    result that states memory embeds one as ``memory`` (:class:`HoldsMemory`).
     Each value is a scalar for scalar inputs and an array for array inputs.
     """
 
@@ -55,6 +58,22 @@ class CapacityCheck:
     headroom: float | np.ndarray
     #: ``total <= C``.
     fits: bool | np.ndarray
+
+
+class HoldsMemory:
+    """A result with a ``memory`` field (a :class:`CapacityCheck`): its total and verdict."""
+
+    memory: CapacityCheck
+
+    @property
+    def memory_per_card(self):
+        """Weights + KV cache + workspace each card must hold, bytes (``memory.total``)."""
+        return self.memory.total
+
+    @property
+    def fits(self):
+        """``memory_per_card <= hw.mem_capacity`` (``memory.fits``); nothing is refused when False."""
+        return self.memory.fits
 
 
 def capacity_check(capacity, weights, kv, workspace=0.0) -> CapacityCheck:
@@ -136,7 +155,7 @@ def max_batch(capacity, weights, workspace, context, kv_bytes_per_token):
 
 # ------------------------------------------------------------------ the capacity planner
 @dataclass(frozen=True)
-class PlannerState:
+class PlannerState(HoldsMemory):
     """Numbers behind one capacity-planner setting (bytes unless stated).
 
     ``accelerator`` and ``model`` are the objects the numbers were computed
@@ -156,24 +175,20 @@ class PlannerState:
     bytes_per_param: float
     #: Which capacity reading (one of :data:`READINGS`).
     reading: str
-    #: Usable memory ``C`` under that reading (:func:`capacity_reading`).
-    capacity: float
-    #: Resident weights ``W``.
-    weights: float
-    #: Activations, buffers and allocator slack ``M_work``.
-    workspace: float
     #: KV cache of one request, ``S m_KV``.
     kv_per_request: float
-    #: KV cache of the whole batch, ``B S m_KV``.
-    kv: float
-    #: ``W + KV + M_work``.
-    total: float
-    #: ``C - total``; negative when it does not fit.
-    headroom: float
-    #: ``total <= C``.
-    fits: bool
+    #: Capacity under that reading (:func:`capacity_reading`), weights, workspace, the
+    #: batch's KV cache, their total, the headroom and the verdict.
+    memory: CapacityCheck
     #: Largest batch of ``context``-token requests that fits (:func:`max_batch`).
     max_batch: int
+
+    capacity = property(lambda self: self.memory.capacity, doc="Usable memory ``C``.")
+    weights = property(lambda self: self.memory.weights, doc="Resident weights ``W``.")
+    workspace = property(lambda self: self.memory.workspace, doc="Workspace ``M_work``.")
+    kv = property(lambda self: self.memory.kv, doc="KV cache of the whole batch, ``B S m_KV``.")
+    total = property(lambda self: self.memory.total, doc="``W + KV + M_work``.")
+    headroom = property(lambda self: self.memory.headroom, doc="``C - total``.")
 
 
 def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, batch=4,
@@ -204,5 +219,4 @@ def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, ba
     chk = capacity_check(cap, weights, kv, workspace)
     b_max = max_batch(cap, weights, workspace, context, m_kv)
     return PlannerState(acc, m, int(context), int(batch), float(bytes_per_param), reading,
-                        cap, weights, float(workspace), float(per), float(kv), float(chk.total),
-                        float(chk.headroom), bool(chk.fits), int(b_max))
+                        float(per), chk, int(b_max))

@@ -27,10 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import unwrap
-from .bound import bounds
+from .bound import Bounds, bounds
+from .capacity import CapacityCheck, HoldsMemory
+from .comm import layer_comm
 from .workload import ModelOnCard, Workload
 
 __all__ = ["ModelDecodeStep", "model_decode_step", "decode_counts", "decode_coefficients",
+           "step_parts",
            "weight_read_params",
            "WEIGHT_READS", "REGIONS"]
 
@@ -79,25 +82,45 @@ def decode_coefficients(w: Workload, weights="touched") -> dict:
     )
 
 
+def step_parts(w: Workload, weights="touched", comm="ring", context=None, *, overlap=True,
+               overlap_comm=False) -> Bounds:
+    """The :class:`~infra_calc.bound.Bounds` of the decode steps of ``w`` at ``context``.
+
+    The one account of a decode step's times (:func:`model_decode_step`,
+    :func:`~infra_calc.parallel.tensor_parallel_step`,
+    :func:`~infra_calc.generation.generation_time` and the estimate read it):
+    the floor :math:`\\max(T_{read}, T_{compute})` of :func:`decode_counts`
+    (their sum with ``overlap=False``) and the all-reduce model's time
+    (:func:`~infra_calc.comm.layer_comm`, 0 on one card), added (or the
+    larger, ``overlap_comm=True``) as ``t_step``.
+    """
+    c = decode_counts(w, weights, context)
+    _, tcomm = layer_comm(w.model, w.batch, w.cards, w.hw, comm)
+    return bounds(c["flops"], c["bytes_read"], w.hw, t_comm=tcomm, overlap=overlap,
+                  overlap_comm=overlap_comm, math=w.math)
+
+
 def decode_counts(w: Workload, weights="touched", context=None) -> dict:
     """Per-card bytes and FLOPs of one decode step of workload ``w`` (arrays broadcast).
 
     Returns a dict of ``weight_bytes`` (:math:`R_W` split per card),
     ``kv_bytes`` (:math:`B S m_{kv} h_{kv}/n_{kv}`), ``flops_linear``
     (:math:`2 B N_{mm}` split per card, replicated K/V projections included)
-    and ``flops_attention`` (:math:`4 B S L (H/n) d_h`), at ``context``
-    (default: the workload's).
+    and ``flops_attention`` (:math:`4 B S L (H/n) d_h`), and their sums
+    ``bytes_read`` and ``flops``, at ``context`` (default: the workload's).
     """
     k = decode_coefficients(w, weights)
     s = np.asarray(w.context if context is None else context, dtype=float)
     out = dict(weight_bytes=k["weight_bytes"], kv_bytes=k["kv_bytes_per_token"] * s,
                flops_linear=k["flops_linear"],
                flops_attention=k["attention_flops_per_token"] * s)
+    out.update(bytes_read=out["weight_bytes"] + out["kv_bytes"],
+               flops=out["flops_linear"] + out["flops_attention"])
     return dict(zip(out, np.broadcast_arrays(*out.values()), strict=True))
 
 
 @dataclass(frozen=True)
-class ModelDecodeStep(ModelOnCard):
+class ModelDecodeStep(HoldsMemory, ModelOnCard):
     """Result of :func:`model_decode_step` (SI units: seconds, bytes, FLOPs).
 
     Each number is a float for scalar inputs and an array for array inputs.
@@ -139,10 +162,9 @@ class ModelDecodeStep(ModelOnCard):
     region: str | np.ndarray
     #: Throughput ``B / T_step``, tokens per second.
     tokens_per_s: float | np.ndarray
-    #: Weights + KV cache (at ``context``) + workspace the card must hold, bytes.
-    memory_per_card: float | np.ndarray
-    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
-    fits: bool | np.ndarray
+    #: Weights + KV cache + workspace each card holds, against its capacity
+    #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
+    memory: CapacityCheck
 
 
 def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_param=None,
@@ -197,13 +219,11 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
                          "use tensor_parallel_step for more cards")
     c = decode_counts(w, weights)
     acc = w.hw
-    r = c["weight_bytes"] + c["kv_bytes"]
-    f = c["flops_linear"] + c["flops_attention"]
-    t = bounds(f, r, acc, math=w.math)
+    r, f = c["bytes_read"], c["flops"]
+    t = step_parts(w, weights)                       # one card: no communication
     bound = np.asarray(t.floor_bound)
     region = np.where(bound == "compute", "compute",
                       np.where(c["weight_bytes"] >= c["kv_bytes"], "weight-read", "kv-read"))
-    mem = np.asarray(w.memory_per_card()) + 0.0 * r
     return ModelDecodeStep(
         model=w.model, hw=acc, batch=w.batch, context=w.context, weights=weights,
         routing=w.routing,
@@ -213,6 +233,5 @@ def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_par
         t_weights=unwrap(c["weight_bytes"] / acc.mem_bandwidth),
         t_kv=unwrap(c["kv_bytes"] / acc.mem_bandwidth), t_read=t.t_read, t_compute=t.t_compute,
         t_step=t.t_floor, bound=t.floor_bound, region=unwrap(region, str),
-        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory_per_card=unwrap(mem),
-        fits=unwrap(mem <= acc.mem_capacity, bool),
+        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory=w.memory(like=r),
     )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._validate import check_int
-from .capacity import max_batch
+from .capacity import CapacityCheck, max_batch
 from .hardware import Accelerator
 from .step import batch_turning_point
 from .units import GiB
@@ -88,22 +88,25 @@ class Estimate:
     batch_turning_point_kv: float
     #: ``S_max``: no batch is compute-bound at and above it.
     critical_context: float
-    #: Capacity per card: resident weights, KV cache at ``context``, workspace.
-    weight_bytes: float
+    #: KV-cache bytes per token held on each card.
     kv_bytes_per_token: float
-    kv_bytes: float
-    workspace: float
-    capacity: float
-    total_memory: float
-    headroom: float
-    #: The decode step's configuration fits (``total_memory <= capacity``).
-    decode_fits: bool
+    #: Capacity per card: resident weights, KV cache at ``context``, workspace, their total,
+    #: the headroom and whether the decode step fits (the workload's :meth:`Workload.memory`).
+    memory: CapacityCheck
     #: Largest batch of ``context``-token requests that fits on each card.
     max_batch: int
     #: The whole request (None without a prompt).
     request: GenerationTime | None = None
 
     # ---------------------------------------------------------------- answers
+    weight_bytes = property(lambda self: self.memory.weights, doc="Resident weights per card.")
+    kv_bytes = property(lambda self: self.memory.kv, doc="KV cache per card at ``context``.")
+    workspace = property(lambda self: self.memory.workspace, doc="Workspace per card.")
+    capacity = property(lambda self: self.memory.capacity, doc="The card's capacity.")
+    total_memory = property(lambda self: self.memory.total, doc="Weights + KV + workspace.")
+    headroom = property(lambda self: self.memory.headroom, doc="``capacity - total_memory``.")
+    decode_fits = property(lambda self: self.memory.fits, doc="The decode step fits.")
+
     @property
     def fits(self) -> bool:
         """Everything printed fits: the decode step and, with a request, its longest context."""
@@ -119,6 +122,12 @@ class Estimate:
                 value = asdict(value)
             elif f.name == "request":
                 value = None if value is None else _request_dict(value)
+            elif f.name == "memory":
+                out.update(weight_bytes=value.weights, kv_bytes=value.kv,
+                           workspace=value.workspace, capacity=value.capacity,
+                           total_memory=value.total, headroom=value.headroom,
+                           decode_fits=value.fits)
+                continue
             out[f.name] = value
         for key, why in _NULL_WHY.items():
             v = out.get(key)
@@ -210,6 +219,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
 
     Every parameter after ``hw`` is keyword-only, as in the other chapter-3 functions.
     """
+    from .decode import step_parts
     from .generation import check_request, generation_time
     from .kv import critical_context, turning_batch
     from .parallel import tensor_parallel_step
@@ -237,9 +247,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
     st = tensor_parallel_step(w)
     uniform = tensor_parallel_step(w.with_(routing="uniform")) if spec.is_moe else st
     m_card = float(w.share.kv_bytes_per_token(spec, w.kv_bytes_per_element))
-    weights_card = float(w.resident_weight_bytes())
-    kv_card = float(w.kv_cache_bytes())
-    total = weights_card + kv_card + w.workspace
+    mem = w.memory()
     req = None
     if prompt is not None:
         req = generation_time(w, prompt_tokens=prompt, output_tokens=output_tokens)
@@ -250,14 +258,12 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         params=int(spec.params), active_params=int(spec.active_params),
         matmul_params=int(spec.matmul_params), bytes_read=st.bytes_read, flops=st.flops,
         t_read=st.t_read, t_compute=st.t_compute, t_floor=st.t_floor,
-        t_step_serial=st.t_read + st.t_compute + st.t_comm, t_comm=st.t_comm, t_step=st.t_step,
+        t_step_serial=step_parts(w, overlap=False).t_step, t_comm=st.t_comm, t_step=st.t_step,
         t_step_uniform_routing=uniform.t_step,
         bound=st.bound, tokens_per_s=st.tokens_per_s, read_time_per_output=st.t_read / w.batch,
         batch_turning_point=batch_turning_point(w.hw, w.bytes_per_param),
         batch_turning_point_kv=turning_batch(w), critical_context=critical_context(w),
-        weight_bytes=weights_card, kv_bytes_per_token=m_card, kv_bytes=kv_card,
-        workspace=float(w.workspace), capacity=float(w.hw.mem_capacity), total_memory=total,
-        headroom=float(w.hw.mem_capacity - total), decode_fits=bool(total <= w.hw.mem_capacity),
-        max_batch=max_batch(w.hw.mem_capacity, weights_card, w.workspace, w.context, m_card),
+        kv_bytes_per_token=m_card, memory=mem,
+        max_batch=max_batch(mem.capacity, mem.weights, mem.workspace, w.context, m_card),
         request=req,
     )

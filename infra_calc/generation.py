@@ -7,8 +7,9 @@ import numpy as np
 
 from ._validate import check_int
 from .bound import Bounds
+from .capacity import CapacityCheck, HoldsMemory
 from .comm import COMM_MODELS
-from .parallel import step_parts
+from .decode import step_parts
 from .prefill import PrefillStep, prefill_step
 from .workload import ModelOnCard, Workload
 
@@ -16,7 +17,7 @@ __all__ = ["GenerationTime", "generation_time", "check_request"]
 
 
 @dataclass(frozen=True)
-class GenerationTime(ModelOnCard):
+class GenerationTime(HoldsMemory, ModelOnCard):
     """Result of :func:`generation_time` (seconds, tokens/s, bytes)."""
 
     #: Prompt tokens per request, ``P``.
@@ -49,10 +50,9 @@ class GenerationTime(ModelOnCard):
     tokens_per_s_total: float
     #: The longest context the request's cache holds, ``P + O - 1`` tokens.
     max_context: int
-    #: Weights + KV cache at ``max_context`` + workspace each card must hold, bytes.
-    memory_per_card: float
-    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
-    fits: bool
+    #: Weights + KV cache + workspace each card holds, against its capacity
+    #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
+    memory: CapacityCheck
     #: The floor of each decode step, ``max(T_read, T_compute)`` without the all-reduces, seconds.
     floor_step_times: np.ndarray
     #: The request's floor: prefill's ``t_floor`` plus every step's floor, seconds
@@ -160,14 +160,13 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
     decode = float(times.sum())
     total = pre.t_step + decode
     longest = p + o - 1
-    mem = float(w.memory_per_card(longest))
     return GenerationTime(
         model=w.model, hw=w.hw, prompt_tokens=p, output_tokens=o, batch=w.batch,
         cards=w.cards, weights=weights, prefill=pre, step_times=times, ttft=pre.t_step,
         decode_time=decode, total=total, tpot_mean=float(times.mean()) if times.size else 0.0,
         tpot_last=float(times[-1]) if times.size else 0.0,
         tokens_per_s_request=o / total, tokens_per_s_total=w.batch * o / total,
-        max_context=longest, memory_per_card=mem, fits=bool(mem <= w.hw.mem_capacity),
+        max_context=longest, memory=w.memory(longest),
         floor_step_times=floors, floor_total=float(pre.t_floor + floors.sum()),
         comm_time=float(total - pre.t_floor - floors.sum()),
         steps=steps, math=w.math,

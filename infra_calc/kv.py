@@ -133,13 +133,13 @@ def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_eleme
 
 
 def _s_max(w: Workload):
-    spec, sh, acc = w.model, w.share, w.hw
-    n = np.asarray(w.cards, dtype=float)
-    row = 0.0 if spec.tie_word_embeddings else spec.hidden / n
-    num = (2.0 * np.asarray(sh.of_matmul(spec, spec.matmul_params)) / acc.peak_flops
-           - w.bytes_per_param * row / acc.mem_bandwidth)
-    m_card = np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element))
-    den = m_card / acc.mem_bandwidth - np.asarray(spec.attention_flops(1, 1)) / n / acc.peak_flops
+    """Where the per-request slope :math:`c_1/\\Pi - r_1/\\beta` of :func:`per_request_terms`
+    (linear in ``S``) reaches zero; ``inf`` when it never falls."""
+    acc = w.hw
+    peak = acc.peak(w.math)
+    (_, r_0, c_0), (_, r_1, c_1) = (per_request_terms(w.with_(context=s)) for s in (0, 1))
+    num = c_0 / peak - r_0 / acc.mem_bandwidth
+    den = (r_1 - r_0) / acc.mem_bandwidth - (c_1 - c_0) / peak
     with np.errstate(divide="ignore"):
         out = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.inf)
     return unwrap(out)
@@ -176,7 +176,7 @@ def turning_batch(model, hw=None, context=None, *, bytes_per_param=None,
                   kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
     acc = w.hw
     r0, r1, c1 = per_request_terms(w)
-    slope = c1 / acc.peak_flops - r1 / acc.mem_bandwidth
+    slope = c1 / acc.peak(w.math) - r1 / acc.mem_bandwidth
     ok = slope > 0
     safe = np.where(ok, slope, 1.0)
     dense = np.where(ok, (r0 / acc.mem_bandwidth) / safe, np.inf)

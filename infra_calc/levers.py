@@ -35,6 +35,7 @@ import numpy as np
 
 from ._validate import check_int, check_number, unwrap
 from .bound import bounds
+from .capacity import CapacityCheck, HoldsMemory
 from .decode import decode_coefficients, model_decode_step
 from .hardware import accelerator
 from .kv import _expert_bytes, critical_context, per_request_terms, turning_batch
@@ -90,7 +91,7 @@ def expected_tokens_per_step(drafts, acceptance):
 
 
 @dataclass(frozen=True)
-class SpeculativeStep(ModelOnCard):
+class SpeculativeStep(HoldsMemory, ModelOnCard):
     """Result of :func:`speculative_step` (SI units: seconds, bytes, FLOPs; one card).
 
     The floor fields (``t_step``, ``t_per_token_floor``) are lower bounds; the
@@ -144,10 +145,9 @@ class SpeculativeStep(ModelOnCard):
     rejected_share: float | np.ndarray
     #: KV bytes written for rejected tokens and thrown away, ``B (k + 1 − E[n]) m_kv``.
     rejected_kv_bytes: float | np.ndarray
-    #: Weights (target and draft) + caches + workspace the card must hold, bytes.
-    memory_per_card: float | np.ndarray
-    #: ``memory_per_card <= hw.mem_capacity``.
-    fits: bool | np.ndarray
+    #: Weights + KV cache + workspace each card holds, against its capacity
+    #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
+    memory: CapacityCheck
 
 
 def _verify_counts(w: Workload, k):
@@ -222,7 +222,7 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
     acc = w.hw
     t = bounds(f_lin + f_att, wb + kv, acc, math=w.math)
     kf = np.asarray(k, dtype=float)
-    mem = np.asarray(w.memory_per_card(), dtype=float)
+    weights, kv_held = w.resident_weight_bytes(), w.kv_bytes_per_card()
     if draft is None:
         t_draft = 0.0 * kf
     else:
@@ -230,7 +230,7 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
                               kv_bytes_per_element=w.kv_bytes_per_element, workspace=0.0,
                               math=w.math)
         t_draft = kf * np.asarray(d.t_step)
-        mem = mem + np.asarray(d.memory_per_card)
+        weights, kv_held = weights + d.memory.weights, kv_held + d.memory.kv
     t_round = np.asarray(t.t_floor) + t_draft
     if acceptance is None:
         a = np.nan
@@ -239,7 +239,6 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
         a = _acceptance(acceptance)
         e = np.asarray(expected_tokens_per_step(k, a), dtype=float)
     m_card = np.asarray(w.share.kv_bytes_per_token(w.model, w.kv_bytes_per_element))
-    mem = mem + 0.0 * t_round
     return SpeculativeStep(
         model=w.model, hw=acc, batch=w.batch, context=w.context, drafts=k,
         tokens=unwrap(tokens), weight_bytes=unwrap(wb), kv_bytes=unwrap(kv),
@@ -250,7 +249,7 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
         tokens_expected=unwrap(e), t_per_token_expected=unwrap(t_round / e),
         rejected_share=unwrap(1.0 - e / (kf + 1.0)),
         rejected_kv_bytes=unwrap(np.asarray(w.batch) * (kf + 1.0 - e) * m_card),
-        memory_per_card=unwrap(mem), fits=unwrap(mem <= acc.mem_capacity, bool))
+        memory=w.memory(weights=weights, kv=kv_held, like=t_round))
 
 
 def _slope_terms(w: Workload):
@@ -325,7 +324,7 @@ def _prefix(prefix, context, name="prefix", of="context"):
 
 
 @dataclass(frozen=True)
-class SharedPrefixStep(ModelOnCard):
+class SharedPrefixStep(HoldsMemory, ModelOnCard):
     """Result of :func:`shared_prefix_step` (SI units; one card): a decode-step floor."""
 
     #: Requests decoded together, ``B``.
@@ -350,11 +349,9 @@ class SharedPrefixStep(ModelOnCard):
     t_step: float | np.ndarray
     #: ``"compute"`` or ``"memory"`` (a tie is compute).
     bound: str | np.ndarray
-    #: Weights + the cache held once for the prefix and once per request for the rest
-    #: + workspace, bytes.
-    memory_per_card: float | np.ndarray
-    #: ``memory_per_card <= hw.mem_capacity``.
-    fits: bool | np.ndarray
+    #: Weights + KV cache + workspace each card holds, against its capacity
+    #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
+    memory: CapacityCheck
 
 
 def shared_prefix_step(model, hw=None, batch=None, context=None, *, prefix,
@@ -394,14 +391,12 @@ def shared_prefix_step(model, hw=None, batch=None, context=None, *, prefix,
     kv = kv_cached + 0.0 * c["weight_bytes"]
     f = c["flops_linear"] + c["attention_flops_per_token"] * s
     t = bounds(f, c["weight_bytes"] + kv, w.hw, math=w.math)
-    mem = (np.asarray(w.resident_weight_bytes()) + kv_cached + w.workspace) + 0.0 * kv
     return SharedPrefixStep(
         model=w.model, hw=w.hw, batch=w.batch, context=w.context, prefix=unwrap(sp, int),
         weight_bytes=unwrap(c["weight_bytes"] + 0.0 * kv), kv_bytes=unwrap(kv),
         kv_bytes_unshared=unwrap(c["kv_bytes_per_token"] * s + 0.0 * kv),
         flops=unwrap(f + 0.0 * kv), t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
-        bound=t.floor_bound, memory_per_card=unwrap(mem),
-        fits=unwrap(mem <= w.hw.mem_capacity, bool))
+        bound=t.floor_bound, memory=w.memory(kv=kv_cached, like=kv))
 
 
 @dataclass(frozen=True)

@@ -22,16 +22,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import unwrap
-from .bound import Bounds, bounds
+from .capacity import CapacityCheck, HoldsMemory
 from .comm import COMM_MODELS, layer_comm
-from .decode import decode_coefficients, decode_counts
+from .decode import decode_counts, step_parts
 from .workload import ModelOnCard, Workload
 
-__all__ = ["TensorParallelStep", "tensor_parallel_step", "step_times", "step_parts"]
+__all__ = ["TensorParallelStep", "tensor_parallel_step"]
 
 
 @dataclass(frozen=True)
-class TensorParallelStep(ModelOnCard):
+class TensorParallelStep(HoldsMemory, ModelOnCard):
     """Result of :func:`tensor_parallel_step` (per card; SI units: seconds, bytes, FLOPs).
 
     Each number is a float for scalar inputs and an array for array inputs.
@@ -75,37 +75,9 @@ class TensorParallelStep(ModelOnCard):
     overlap_comm: bool
     #: Throughput ``B / T_step``, tokens per second.
     tokens_per_s: float | np.ndarray
-    #: Weights + KV cache + workspace each card must hold, bytes.
-    memory_per_card: float | np.ndarray
-    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
-    fits: bool | np.ndarray
-
-
-def step_times(w: Workload, weights="touched", comm="ring", overlap_comm=False, context=None):
-    """The decode-step times of workload ``w`` at ``context`` (default: its own), seconds.
-
-    Exactly :attr:`TensorParallelStep.t_step` of :func:`tensor_parallel_step`,
-    without the labels and the memory: what a sum over many steps needs.
-    ``context`` is taken as already checked.
-    """
-    return step_parts(w, weights, comm, context, overlap_comm=overlap_comm).t_step
-
-
-def step_parts(w: Workload, weights="touched", comm="ring", context=None, *,
-               overlap_comm=False) -> Bounds:
-    """The :class:`~infra_calc.bound.Bounds` of the decode steps of ``w`` at ``context``.
-
-    The floor :math:`\\max(T_{read}, T_{compute})` and the all-reduce model's
-    time, apart (:attr:`TensorParallelStep.t_floor`, ``t_comm``), and their
-    sum (or maximum, ``overlap_comm=True``) as ``t_step``.
-    """
-    k = decode_coefficients(w, weights)
-    acc = w.hw
-    s = np.asarray(w.context if context is None else context, dtype=float)
-    _, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    return bounds(k["flops_linear"] + k["attention_flops_per_token"] * s,
-                  k["weight_bytes"] + k["kv_bytes_per_token"] * s, acc,
-                  t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
+    #: Weights + KV cache + workspace each card holds, against its capacity
+    #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
+    memory: CapacityCheck
 
 
 def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *,
@@ -174,12 +146,10 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
                     workspace=workspace, routing=routing, math=math)
     acc = w.hw
     c = decode_counts(w, weights)
-    r = c["weight_bytes"] + c["kv_bytes"]
-    f = c["flops_linear"] + c["flops_attention"]
-    msg, tcomm = layer_comm(w.model, w.batch, w.cards, acc, comm)
-    t = bounds(f, r, acc, t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
+    r, f = c["bytes_read"], c["flops"]
+    msg, _ = layer_comm(w.model, w.batch, w.cards, acc, comm)
+    t = step_parts(w, weights, comm, overlap_comm=overlap_comm)
     zero = 0.0 * np.asarray(t.t_step)
-    mem = np.asarray(w.memory_per_card()) + zero
     return TensorParallelStep(
         model=w.model, hw=acc, cards=w.cards, batch=w.batch, context=w.context,
         kv_heads_per_card=w.share.kv_heads, bytes_read=unwrap(r + zero),
@@ -187,5 +157,5 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
         t_compute=t.t_compute, t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
         bound=t.bound, floor_bound=t.floor_bound, comm=comm,
         overlap_comm=bool(overlap_comm), tokens_per_s=unwrap(np.asarray(w.batch) / t.t_step),
-        memory_per_card=unwrap(mem), fits=unwrap(mem <= acc.mem_capacity, bool),
+        memory=w.memory(like=zero),
     )

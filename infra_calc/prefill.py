@@ -27,6 +27,7 @@ import numpy as np
 
 from ._validate import check_int, unwrap
 from .bound import bounds
+from .capacity import CapacityCheck, HoldsMemory
 from .comm import layer_comm
 from .decode import weight_read_params
 from .workload import ModelOnCard, Workload
@@ -63,7 +64,7 @@ def prefill_counts(w: Workload, prompt_tokens, weights="touched") -> dict:
 
 
 @dataclass(frozen=True)
-class PrefillStep(ModelOnCard):
+class PrefillStep(HoldsMemory, ModelOnCard):
     """Result of :func:`prefill_step` (SI units: seconds, bytes, FLOPs; per card when ``cards > 1``).
 
     Each number is a float for a scalar ``prompt_tokens`` and an array for an array.
@@ -104,10 +105,9 @@ class PrefillStep(ModelOnCard):
     bound: str | np.ndarray
     #: ``"memory"`` or ``"compute"``: what sets the floor alone.
     floor_bound: str | np.ndarray
-    #: Weights + the prompts' KV cache + workspace each card must hold, bytes.
-    memory_per_card: float | np.ndarray
-    #: ``memory_per_card <= hw.mem_capacity``; nothing is refused when False.
-    fits: bool | np.ndarray
+    #: Weights + KV cache + workspace each card holds, against its capacity
+    #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
+    memory: CapacityCheck
 
     @property
     def intensity(self):
@@ -176,7 +176,6 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
     c = prefill_counts(w, p, weights)
     _, tcomm = layer_comm(w.model, w.batch * np.asarray(p, dtype=float), w.cards, acc, comm)
     t = bounds(c["flops"], c["bytes_read"], acc, t_comm=tcomm, math=w.math)
-    mem = np.asarray(w.memory_per_card(p)) + 0.0 * np.asarray(t.t_read)
     return PrefillStep(
         model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,
         flops_linear=unwrap(c["flops_linear"]), flops_lm_head=unwrap(c["flops_lm_head"]),
@@ -184,6 +183,5 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
         weight_bytes=unwrap(c["weight_bytes"]), kv_bytes_written=unwrap(c["kv_bytes_written"]),
         bytes_read=unwrap(c["bytes_read"]), t_read=t.t_read, t_compute=t.t_compute,
         t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
-        bound=t.bound, floor_bound=t.floor_bound, memory_per_card=unwrap(mem),
-        fits=unwrap(mem <= acc.mem_capacity, bool),
+        bound=t.bound, floor_bound=t.floor_bound, memory=w.memory(p, like=t.t_read),
     )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_number, unwrap
+from ._validate import check_int, check_number, unwrap
 from .bound import bounds
 from .hardware import Accelerator, accelerator
 
@@ -126,9 +126,7 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     acc = accelerator(hw)
     n = check_number(params, "params", "parameters")
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    b = check_number(batch, "batch", "requests")
-    if np.any(np.asarray(b) < 1) or np.any(np.asarray(b) != np.round(b)):
-        raise ValueError(f"batch (requests) must be a whole number >= 1, got {batch!r}")
+    b = check_int(batch, "batch", "requests", minimum=1)
     kv = check_number(kv_bytes, "kv_bytes", "bytes", allow_zero=True)
     r = bw * n + kv
     f = 2.0 * b * n

@@ -12,9 +12,10 @@ the workload is built; after that the functions of chapter 3
 a model or card changed with ``dataclasses.replace`` / ``with_`` keeps its own
 figures.
 
-Memory is part of every result: :meth:`Workload.memory_per_card` is the
-capacity chapter's inequality per card, resident weights + KV cache +
-workspace, and ``fits`` compares it with the card's (physical) capacity.
+Memory is part of every result: :meth:`Workload.memory` is the capacity
+chapter's inequality per card (:func:`~infra_calc.capacity.capacity_check` of
+resident weights + KV cache + workspace against the card's physical
+capacity), and every result embeds that record as ``memory``.
 Nothing is refused for not fitting; the result says so.
 
 >>> import infra_calc as ic
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
+from .capacity import CapacityCheck, capacity_check
 from .hardware import Accelerator, accelerator
 from .ledger import check_routing
 from .modelspec import ModelSpec
@@ -160,28 +162,42 @@ class Workload:
         return unwrap(np.asarray(self.share.of(self.model, self.model.params))
                       * self.bytes_per_param)
 
-    def kv_cache_bytes(self, context=None):
-        """KV cache each card holds for the whole batch at ``context`` (default: the workload's)."""
+    def kv_bytes_per_card(self, context=None):
+        """KV cache each card holds for the whole batch at ``context`` (default: the workload's).
+
+        Per card, so not :func:`infra_calc.capacity.kv_cache_bytes` (the whole model's
+        :math:`B S m_{KV}`) unless ``cards`` is 1.
+        """
         s = self.context if context is None else context
         per_token = self.share.kv_bytes_per_token(self.model, self.kv_bytes_per_element)
         return unwrap(np.asarray(self.batch, dtype=float) * np.asarray(s, dtype=float)
                       * np.asarray(per_token))
 
-    def memory_per_card(self, context=None):
-        """Bytes each card must hold: resident weights + KV cache + workspace.
+    def memory(self, context=None, *, weights=None, kv=None, like=0.0) -> CapacityCheck:
+        """The memory record of one card: :func:`~infra_calc.capacity.capacity_check` of
 
         .. math:: M = \\frac{W}{n}\\big|_{\\text{shared}} + B\\,S\\,m_{kv}\\frac{h_{kv}}{n_{kv}}
-                  + M_{work}
+                  + M_{work} \\le C
 
-        (the split of :class:`~infra_calc.sharding.CardShare`), at ``context``
-        tokens per request (default: the workload's).
+        (the split of :class:`~infra_calc.sharding.CardShare`) at ``context``
+        tokens per request (default: the workload's), against the card's
+        physical capacity.  ``weights`` and ``kv`` replace the resident weights
+        and the cache (a lever that holds more or less); ``like`` broadcasts every
+        size to its shape.
         """
-        return unwrap(np.asarray(self.resident_weight_bytes())
-                      + np.asarray(self.kv_cache_bytes(context)) + self.workspace)
+        zero = 0.0 * np.asarray(like, dtype=float)
+        w = self.resident_weight_bytes() if weights is None else weights
+        k = self.kv_bytes_per_card(context) if kv is None else kv
+        return capacity_check(self.hw.mem_capacity, np.asarray(w) + zero, np.asarray(k) + zero,
+                              self.workspace)
+
+    def memory_per_card(self, context=None):
+        """Bytes each card must hold, ``memory(context).total``."""
+        return self.memory(context).total
 
     def fits(self, context=None):
         """Whether :meth:`memory_per_card` is at most the card's physical capacity."""
-        return unwrap(np.asarray(self.memory_per_card(context)) <= self.hw.mem_capacity, bool)
+        return self.memory(context).fits
 
 
 @dataclass(frozen=True)

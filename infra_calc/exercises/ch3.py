@@ -115,7 +115,7 @@ register(Exercise(
     "workspace per card. How many GB must each card hold? Does it fit?",
     "GB", n3,
     lambda: (f"weights {_n3_workload().resident_weight_bytes() / GB:.2f} GB + KV cache "
-             f"{_n3_workload().kv_cache_bytes() / GB:.2f} GB + workspace "
+             f"{_n3_workload().kv_bytes_per_card() / GB:.2f} GB + workspace "
              f"{2 * GiB / GB:.2f} GB = {n3():.2f} GB per card, against "
              f"{_acc().mem_capacity / GB:.2f} GB."),
     hints=("Each card holds its share of the weights (the norm weights whole), its share of "
@@ -311,11 +311,11 @@ def selftest_values():
     v.n3_batch = shown(N3_BATCH, "requests", 0)
     v.n3_ctx = shown(N3_CONTEXT, "tokens", 0)
     v.n3_w = shown(w3.resident_weight_bytes(), "GB", 2)
-    v.n3_kv = shown(w3.kv_cache_bytes(), "GB", 2)
+    v.n3_kv = shown(w3.kv_bytes_per_card(), "GB", 2)
     v.n3_ws = shown(w3.workspace, "GB", 2)
     v.n3 = shown(n3() * GB, "GB", 2)
     v.n3_left = shown(acc.mem_capacity - n3() * GB, "GB", 2)
-    v.n3_more = shown((acc.mem_capacity - n3() * GB) // (w3.kv_cache_bytes() / w3.batch),
+    v.n3_more = shown((acc.mem_capacity - n3() * GB) // (w3.kv_bytes_per_card() / w3.batch),
                       "requests", 0)
     # 3.4
     pre = _n4()

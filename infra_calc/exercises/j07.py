@@ -320,10 +320,13 @@ _register(
 
 
 # --- the worked example --------------------------------------------------------------
-def _e1_total():
+def _e1():
     kv = kv_cache_bytes(S.J07_CONTEXT, _m_kv())
-    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, kv,
-                          S.J07_WORKSPACE).total / GB
+    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, kv, S.J07_WORKSPACE)
+
+
+def _e1_total():
+    return _e1().total / GB
 
 
 _register(
@@ -342,6 +345,6 @@ _register(
         f"{_h100().mem_capacity / GB - _e1_total():.2f} GB to spare."),
     hints=("Add the weights, one request's KV cache (tokens × bytes per token) and the "
            "workspace (2 GiB = 2 × 2³⁰ bytes).",),
-    parts=(yes_no("Does it fit?", lambda: _e1_total() * GB <= _h100().mem_capacity,
+    parts=(yes_no("Does it fit?", lambda: _e1().fits,
                   "The total is below the capacity."),),
 )

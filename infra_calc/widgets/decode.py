@@ -14,6 +14,7 @@ import math
 import ipywidgets as w
 
 from .. import source as S
+from ..capacity import capacity_check
 from ..display import round_sig, sig
 from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..hardware import accelerator, accelerator_names
@@ -141,7 +142,7 @@ class DecodeStepExplorer(Explorer):
         ms = lambda t: sig(t, "ms")  # noqa: E731  (the bar labels' format)
         weights = st.params * st.bytes_per_param
         # capacity first (chapter 1): weights that outgrow the card get a warning
-        warn = "" if weights <= st.hw.mem_capacity else warning_html(
+        warn = "" if capacity_check(st.hw.mem_capacity, weights, 0.0).fits else warning_html(
             f"<b>Does not fit</b>: the weights alone are {sig(weights, 'GB')}; the "
             f"{html.escape(hw)} has {sig(st.hw.mem_capacity, 'GB')}. The bars are the bounds "
             f"as if they fitted on one card.")

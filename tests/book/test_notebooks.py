@@ -88,11 +88,23 @@ def test_every_code_cell_executed_without_error(path):
             f"code cell {i} ({first!r}) has no stored output but would print or display"
         for out in c.get("outputs", []):
             assert out["output_type"] != "error", f"code cell {i} stored an error: {out.get('ename')}"
-            if out["output_type"] == "stream":
-                assert out["name"] != "stderr" or "Warning" not in "".join(out["text"]), \
-                    f"code cell {i} printed a warning"
+            assert out.get("name") != "stderr", \
+                f"code cell {i} wrote to stderr: {''.join(out.get('text', ''))[:200]}"
         counts.append(c["execution_count"])
     assert counts == list(range(1, len(counts) + 1)), "cells were not executed top to bottom in one run"
+
+
+#: What each adapted chapter's pages must name: the source chapter they come from.
+SOURCE_NAMED = {"1_decode_step": ("clxhxhhr.top/posts/5534",),
+                "2_full_speed": ("S23-J13", "CC BY-NC-SA 4.0")}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=nb_id)
+def test_one_title_and_the_source_named(path):
+    text = "\n".join(source(c) for c in cells(path) if c["cell_type"] == "markdown")
+    assert len([line for line in text.splitlines() if line.startswith("# ")]) == 1, "one H1 title"
+    for needle in SOURCE_NAMED.get(path.parent.name, ()):
+        assert needle in text, f"the page does not name its source ({needle})"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=nb_id)

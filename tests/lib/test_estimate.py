@@ -18,10 +18,21 @@ def test_every_pair_with_defaults_is_estimated(model, hw):
     assert est.t_step >= max(est.t_read, est.t_compute) > 0
     assert est.t_step_serial == pytest.approx(est.t_read + est.t_compute)
     assert est.max_batch >= 0 and isinstance(est.fits, bool)
-    assert est.fits == (est.total_memory <= est.capacity)
     if est.max_batch >= 8:
         assert est.fits
     json.dumps(est.to_dict(), allow_nan=False)            # strict JSON
+
+
+def test_memory_is_the_workloads_record_and_its_json_keys():
+    """The estimate states the memory the workload's record states; the JSON keeps its keys."""
+    w = ic.Workload("Qwen3-8B", "RTX 4090", batch=6, context=8192)
+    est = ic.estimate("Qwen3-8B", "RTX 4090", batch=6, context=8192)
+    assert est.memory == w.memory()
+    assert not est.fits and est.headroom < 0
+    d = est.to_dict()
+    assert (d["total_memory"], d["headroom"], d["decode_fits"]) == \
+        (est.total_memory, est.headroom, False)
+    assert "memory" not in d
 
 
 def test_qwen_h100():

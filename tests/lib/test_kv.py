@@ -63,6 +63,19 @@ def test_s_max_is_where_no_batch_reaches_compute(name):
     assert _gap(name, "H100 SXM", 50_000, above) < 0      # even a huge batch stays read-bound
 
 
+@pytest.mark.parametrize("name", ["Llama-3.1-8B", "Llama-2-70B", "Qwen3-8B"])
+@pytest.mark.parametrize("cards", [1, 2, 8])
+def test_s_max_is_the_root_of_the_steps_own_per_request_slope(name, cards):
+    """What each request adds to compute - read, from the step's own times (two batches),
+    is linear in S; its root is S_max, on one card and per card with more."""
+    def per_request(s):
+        a, b = (ic.tensor_parallel_step(name, "H100 SXM", cards=cards, batch=n, context=s)
+                for n in (100, 200))
+        return ((b.t_compute - b.t_read) - (a.t_compute - a.t_read)) / 100
+    root = -per_request(0) * 1000 / (per_request(1000) - per_request(0))
+    assert ic.critical_context(name, "H100 SXM", cards=cards) == pytest.approx(root, rel=1e-6)
+
+
 def test_one_model_one_answer_for_mixtral():
     """The figure and the library use the same S_max: the active parameters' (not the 2413 of
     the total), and the regions of decode_region are those of model_decode_step."""

@@ -53,6 +53,25 @@ def test_memory_per_card_is_weights_kv_and_workspace():
     assert w.memory_per_card(context=0) == pytest.approx(m.params * 2 + 2 * GiB)
 
 
+@pytest.mark.parametrize("build", [
+    lambda w: ic.model_decode_step(w), lambda w: ic.tensor_parallel_step(w),
+    lambda w: ic.prefill_step(w, prompt_tokens=int(w.context)),
+    lambda w: ic.generation_time(w, prompt_tokens=int(w.context) - 3, output_tokens=4),
+    lambda w: ic.estimate(w.model, w.hw, batch=int(w.batch), context=int(w.context)),
+    lambda w: ic.shared_prefix_step(w, prefix=0), lambda w: ic.speculative_step(w, drafts=0),
+], ids=["decode", "tensor-parallel", "prefill", "generation", "estimate", "shared-prefix",
+        "speculative"])
+def test_every_result_fits_exactly_at_capacity_and_not_a_byte_below(build):
+    """One memory record: a card whose capacity is the workload's total fits, a byte less not."""
+    w = Workload("Qwen3-8B", "H100 SXM", batch=3, context=4096)
+    total = w.memory_per_card()
+    at = w.with_(hw=w.hw.with_(mem_capacity=total))
+    below = w.with_(hw=w.hw.with_(mem_capacity=total - 1))
+    got = build(at)
+    assert got.memory.total == pytest.approx(total, rel=1e-15) and got.memory == at.memory()
+    assert got.fits is True and build(below).fits is False
+
+
 def test_70b_bf16_does_not_fit_one_a100_but_fits_two():
     w = Workload("Llama-2-70B", "A100 80GB")
     assert w.fits() is False and w.memory_per_card() > ic.accelerator("A100").mem_capacity
@@ -64,8 +83,8 @@ def test_cards_split_weights_and_replicate_kv_heads():
     one = Workload(m, "H100 SXM", batch=2, context=1000)
     eight = Workload(m, "H100 SXM", batch=2, context=1000, cards=8)
     sixteen = Workload(m, "H100 SXM", batch=2, context=1000, cards=16)
-    assert eight.kv_cache_bytes() == pytest.approx(one.kv_cache_bytes() / 8)
-    assert sixteen.kv_cache_bytes() == pytest.approx(eight.kv_cache_bytes())   # one head each
+    assert eight.kv_bytes_per_card() == pytest.approx(one.kv_bytes_per_card() / 8)
+    assert sixteen.kv_bytes_per_card() == pytest.approx(eight.kv_bytes_per_card())   # one head each
     assert 16 * sixteen.resident_weight_bytes() > one.resident_weight_bytes()  # copies
 
 

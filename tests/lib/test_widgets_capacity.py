@@ -1,0 +1,62 @@
+"""infra_calc.widgets.capacity: the capacity planner."""
+from __future__ import annotations
+
+import math
+
+from matplotlib.patches import Rectangle
+
+import infra_calc as ic
+from infra_calc.units import GB, GiB
+
+W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes
+M_KV = 2 * 36 * 8 * 128 * 2      # 2 (K, V) x layers x kv heads x head dim x 2 bytes = 144 KiB
+
+
+def _rects(ax):
+    return [p for p in ax.patches if isinstance(p, Rectangle)]
+
+
+# --------------------------------------------------------------------------- widget
+def test_capacity_planner_updates_in_place():
+    from infra_calc.widgets import capacity_planner
+
+    p = capacity_planner()
+    fig, ax = p.fig, p.ax
+    kv_bar = p.bars["kv"]
+    assert "B_max = <b>4</b>" in p.readout.value and "fits" in p.readout.value
+    assert math.isclose(kv_bar.get_width(), 4 * 8192 * M_KV / GB)
+    assert math.isclose(p.cap_line.get_xdata()[0], 24.0)
+    png0 = p.image.value
+    assert png0[:8] == b"\x89PNG\r\n\x1a\n"
+
+    p.controls["batch"].value = 5
+    assert p.image.value != png0
+    assert "does not fit" in p.readout.value
+    assert math.isclose(kv_bar.get_width(), 5 * 8192 * M_KV / GB)
+
+    p.controls["reading"].value = "physical GiB"
+    assert "B_max = <b>5</b>" in p.readout.value and "does not fit" not in p.readout.value
+    assert math.isclose(p.cap_line.get_xdata()[0], 24 * GiB / GB)
+
+    p.controls["context"].value = 16384
+    assert p.state().max_batch == 2 and p.state().context == 16384
+    assert math.isclose(kv_bar.get_width(), 5 * 16384 * M_KV / GB)
+    assert math.isclose(p.bars["workspace"].get_x(), W_BF16 / GB)
+
+    p.controls["bytes_per_param"].value = 1.0
+    assert math.isclose(p.bars["weights"].get_width(), W_BF16 / 2 / GB)
+
+    p.controls["workspace_gib"].value = 4.0
+    assert math.isclose(p.bars["workspace"].get_width(), 4 * GiB / GB)
+
+    p.controls["accelerator"].value = "H100 SXM"
+    p.controls["model"].value = "DeepSeek-R1-Distill-Llama-70B"
+    st = p.state()
+    expected = ic.max_batch(80 * GiB, ic.model("DeepSeek-R1-Distill-Llama-70B").weight_bytes(1), 4 * GiB,
+                            16384, ic.model("DeepSeek-R1-Distill-Llama-70B").kv_bytes_per_token(2))
+    assert st.max_batch == expected and f"B_max = <b>{expected}</b>" in p.readout.value
+    assert ax.get_xlim()[1] >= max(st.total, st.capacity) / GB
+    # same figure and artists throughout
+    assert p.fig is fig and p.bars["kv"] is kv_bar and len(_rects(ax)) == 3
+
+
