@@ -155,3 +155,19 @@ def test_j07_turning_point_is_the_models_at_zero_context_without_the_row():
     for hw in ("H100 SXM", "A100 80GB", "MI300X"):
         assert ic.turning_batch("llama-2-70b", hw, 0, bytes_per_param=1) == pytest.approx(
             ic.batch_turning_point(hw, 1), rel=2e-3)
+
+
+@pytest.mark.parametrize("math_", ["bf16", "fp8"])
+def test_turning_points_use_the_workloads_math_precision(math_):
+    """S_max and B* divide by the peak of the step's own precision, as the step does: at FP8
+    the label of model_decode_step flips exactly at turning_batch, and the speculative S_max
+    with no drafts is critical_context (the design review found them apart at FP8)."""
+    from infra_calc import levers
+    from infra_calc.workload import Workload
+
+    w = Workload("llama-3.1-8b", "H100 SXM", batch=1, context=100, math=math_)
+    b = ic.turning_batch(w, context=100)
+    below = ic.model_decode_step(w.with_(batch=math.floor(b), context=100))
+    above = ic.model_decode_step(w.with_(batch=math.ceil(b) + 1, context=100))
+    assert (below.bound, above.bound) == ("memory", "compute")
+    assert levers.speculative_critical_context(w, drafts=0) == pytest.approx(ic.critical_context(w))
