@@ -58,6 +58,11 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: The request's floor: prefill's ``t_floor`` plus every step's floor, seconds
     #: (``total`` without the all-reduce model; equal to it on one card).
     floor_total: float
+    #: Floor of the whole batch under any schedule, ``max(ΣT_compute, ΣT_read)`` over the
+    #: prefill and every decode step (``max(ΣF/Π, ΣR/β)`` per card), seconds: a schedule
+    #: that overlaps compute-bound prefills with memory-bound decode reads (other requests'
+    #: or chunked) needs no less.  ``floor_total`` is the floor of the static batch only.
+    floor_any_schedule: float
     #: The all-reduce model's time in ``total`` (prefill's and every step's), seconds;
     #: 0 on one card and with ``overlap_comm`` only what the overlap does not hide.
     comm_time: float
@@ -135,6 +140,12 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
 
     ``floor_total`` is the same sum without the all-reduce model, which
     ``comm_time`` holds apart: on several cards only ``floor_total`` is a floor.
+    It is the floor of a **static batch** (every prompt prefilled, then every
+    decode step), so :math:`BO/T` from it is a ceiling on that schedule's
+    rate only.  ``floor_any_schedule``, :math:`\\max(\\Sigma F/\\Pi, \\Sigma R/\\beta)`
+    over all the passes, bounds any schedule, one that overlaps prefill math
+    with decode reads included; ``B O / floor_any_schedule`` is the rate
+    ceiling of any schedule.
     """
     if prompt_tokens is None or output_tokens is None:
         raise TypeError("prompt_tokens and output_tokens (tokens) are required")
@@ -168,6 +179,8 @@ def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
         tokens_per_s_request=o / total, tokens_per_s_total=w.batch * o / total,
         max_context=longest, memory=w.memory(longest),
         floor_step_times=floors, floor_total=float(pre.t_floor + floors.sum()),
+        floor_any_schedule=float(max(pre.t_read + np.sum(steps.t_read),
+                                     pre.t_compute + np.sum(steps.t_compute))),
         comm_time=float(total - pre.t_floor - floors.sum()),
         steps=steps, math=w.math,
     )

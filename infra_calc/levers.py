@@ -94,7 +94,8 @@ def expected_tokens_per_step(drafts, acceptance):
 class SpeculativeStep(HoldsMemory, ModelOnCard):
     """Result of :func:`speculative_step` (SI units: seconds, bytes, FLOPs; one card).
 
-    The floor fields (``t_step``, ``t_per_token_floor``) are lower bounds; the
+    The floor fields (``t_step``, ``t_round_floor``, ``t_per_token_floor``) are lower bounds
+    of any schedule, ``t_round`` and ``t_per_token_serial`` of the serial one; the
     fields that use ``acceptance`` (``tokens_expected``, ``t_per_token_expected``,
     ``rejected_*``) rest on the i.i.d. acceptance **model**.
     """
@@ -130,10 +131,18 @@ class SpeculativeStep(HoldsMemory, ModelOnCard):
     #: The draft's own ``k`` decode steps at batch ``B`` and context ``S`` (a floor), seconds;
     #: 0 without a draft model (draft heads or a lookup, counted as free).
     t_draft: float | np.ndarray
-    #: ``t_step + t_draft``, seconds: one round of draft and verify.
+    #: ``t_step + t_draft``, seconds: one round with drafting and verifying **in series**
+    #: over the whole batch (the floor of that serial schedule, not of every schedule).
     t_round: float | np.ndarray
-    #: ``t_round / (k + 1)``: no round can emit more than ``k + 1`` tokens per request, seconds.
+    #: Floor of one round under any schedule, ``max(ΣF/Π, ΣR/β)`` over the verify pass and
+    #: the ``k`` draft steps together, seconds (:func:`~infra_calc.bound.bounds`): a schedule
+    #: may overlap one sub-batch's memory-bound drafting with another's compute-bound verify.
+    t_round_floor: float | np.ndarray
+    #: ``t_round_floor / (k + 1)``: no round can emit more than ``k + 1`` tokens per request,
+    #: seconds (a floor of any schedule).
     t_per_token_floor: float | np.ndarray
+    #: ``t_round / (k + 1)``, seconds: the per-token floor of the serial schedule.
+    t_per_token_serial: float | np.ndarray
     #: Probability per draft token of the acceptance model (``nan`` when none was given).
     acceptance: float | np.ndarray
     #: ``(1 − α^(k+1)) / (1 − α)``: tokens per request per round under the model.
@@ -184,13 +193,20 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
     - :math:`T_{verify} = \\max(R/\\beta, F/\\Pi)` (:func:`~infra_calc.bound.bounds`).
 
     With ``k = 0`` this is :func:`~infra_calc.decode.model_decode_step`.  A
-    round emits at most ``k+1`` tokens per request, so
-    :math:`(T_{verify} + T_{draft})/(k+1)` is a floor per token;
-    ``acceptance`` adds the i.i.d. model's
-    :func:`expected_tokens_per_step`.  Once ``B(k+1)`` passes the turning
-    point the verify pass is compute-bound: its time grows with ``k+1`` and
-    the floor per token stops falling (the math per token is the same with or
-    without speculation).
+    round emits at most ``k+1`` tokens per request.  Drafting and verifying **in series**
+    over the whole batch take :math:`T_{verify} + T_{draft}` per round
+    (``t_round``; ``t_per_token_serial`` per token), the floor of that
+    schedule only.  Any schedule (one sub-batch drafting while another
+    verifies) needs at least :math:`\\max(\\Sigma F/\\Pi, \\Sigma R/\\beta)`
+    per round, the FLOPs and bytes of the verify pass and the ``k`` draft
+    steps together (``t_round_floor``); divided by ``k+1`` it is the floor
+    per token (``t_per_token_floor``).  The two agree without a draft model
+    and when every pass is memory-bound (``B = 1``).  ``acceptance`` adds
+    the i.i.d. model's :func:`expected_tokens_per_step` (per serial round).
+    Once ``B(k+1)`` passes the turning point the verify pass is
+    compute-bound: its time grows with ``k+1`` and the serial floor per
+    token stops falling (the math per token is the same with or without
+    speculation).
 
     Parameters
     ----------
@@ -223,6 +239,7 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
     t = bounds(f_lin + f_att, wb + kv, acc, math=w.math)
     kf = np.asarray(k, dtype=float)
     weights, kv_held = w.resident_weight_bytes(), w.kv_bytes_per_card()
+    flops, nbytes = f_lin + f_att, wb + kv          # the round's totals: verify, then drafts
     if draft is None:
         t_draft = 0.0 * kf
     else:
@@ -231,7 +248,10 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
                               math=w.math)
         t_draft = kf * np.asarray(d.t_step)
         weights, kv_held = weights + d.memory.weights, kv_held + d.memory.kv
+        flops = flops + kf * np.asarray(d.flops)
+        nbytes = nbytes + kf * np.asarray(d.bytes_read)
     t_round = np.asarray(t.t_floor) + t_draft
+    t_any = np.asarray(bounds(flops, nbytes, acc, math=w.math).t_floor) + 0.0 * t_round
     if acceptance is None:
         a = np.nan
         e = np.full_like(t_round, np.nan)
@@ -245,7 +265,8 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
         bytes_read=unwrap(wb + kv), flops_linear=unwrap(f_lin), flops_attention=unwrap(f_att),
         flops=unwrap(f_lin + f_att), t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
         bound=t.floor_bound, t_draft=unwrap(t_draft), t_round=unwrap(t_round),
-        t_per_token_floor=unwrap(t_round / (kf + 1.0)), acceptance=unwrap(np.asarray(a)),
+        t_round_floor=unwrap(t_any), t_per_token_floor=unwrap(t_any / (kf + 1.0)),
+        t_per_token_serial=unwrap(t_round / (kf + 1.0)), acceptance=unwrap(np.asarray(a)),
         tokens_expected=unwrap(e), t_per_token_expected=unwrap(t_round / e),
         rejected_share=unwrap(1.0 - e / (kf + 1.0)),
         rejected_kv_bytes=unwrap(np.asarray(w.batch) * (kf + 1.0 - e) * m_card),

@@ -16,7 +16,7 @@ metric                  bound
 ``itl``, ``tpot``       mean ``floor_step_times`` of :func:`~infra_calc.generation.generation_time`
 ``e2e_latency``         ``generation_time(...).floor_total``
 ``output_throughput_
-per_gpu``               ``B·O / floor_total / cards`` (an upper bound on a rate)
+per_gpu``               ``B·O / floor_total / cards`` (an upper bound on a static batch's rate)
 ======================  ===================================================
 
 and the fraction of the bound the measurement reaches

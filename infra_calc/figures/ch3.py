@@ -229,7 +229,10 @@ LEVER_PRECISIONS = (("BF16 weights, BF16 math", 2, "bf16"),
 @figure("ch3-levers",
         "Two levers on one H200 for the 70B model. Left: draft-and-verify with an 8B draft "
         "model (8-bit weights, context 2,048): the time per output token against the drafts "
-        "verified per request; solid, the floor (at most k + 1 tokens per round); dashed, the "
+        "verified per request; solid, the floor of any schedule (at most k + 1 tokens per round, "
+        "a round's FLOPs and bytes, drafts and verify together, at the card's peaks); dotted, the "
+        "floor with drafting and verifying in series over the whole batch (the same as the solid "
+        "line at batch 1); dashed, the "
         "i.i.d. acceptance model at α = 0.7; filled markers where the verify pass is "
         "compute-bound. Right: the time per token of a decode step against batch at context "
         "512 for three precisions, drawn where the caches fit; dotted, each one's B*(S).")
@@ -245,6 +248,9 @@ def levers_figure(model_name=BIG, draft_name=SMALL, hw="H200", context=2048, bat
                               draft=draft_name, bytes_per_param=1)
         comp = np.asarray(st.bound) == "compute"
         ax1.plot(k, st.t_per_token_floor * 1e3, "-", color=c, lw=2, label=f"batch {b}: floor")
+        if b > 1:       # at batch 1 every pass is memory-bound and the two floors agree
+            ax1.plot(k, st.t_per_token_serial * 1e3, ":", color=c, lw=1.4,
+                     label=f"batch {b}: floor, drafts then verify")
         ax1.plot(k, st.t_per_token_expected * 1e3, "--", color=c, lw=1.4,
                  label=f"batch {b}: model, α = {acceptance:g}")
         for y in (st.t_per_token_floor * 1e3, st.t_per_token_expected * 1e3):

@@ -102,3 +102,15 @@ def test_changed_objects_keep_their_figures():
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def test_floor_of_any_schedule_against_the_static_batch():
+    g = ic.generation_time("Llama-3.1-8B", "H100 SXM", 2000, 200, batch=32)
+    reads = g.prefill.t_read + np.sum(g.steps.t_read)
+    math = g.prefill.t_compute + np.sum(g.steps.t_compute)
+    assert np.isclose(g.floor_any_schedule, max(reads, math), rtol=1e-12)
+    # compute-bound prefills and memory-bound decode steps: overlapping them could do better
+    assert g.prefill.bound == "compute" and (np.asarray(g.steps.floor_bound) == "memory").all()
+    assert g.floor_any_schedule < g.floor_total
+    one = ic.generation_time("Llama-3.1-8B", "H100 SXM", 16, 1)       # a memory-bound prefill only
+    assert np.isclose(one.floor_any_schedule, one.floor_total, rtol=1e-12)

@@ -232,3 +232,23 @@ def test_precision_moves_the_turning_points_as_bytes_times_peak():
 def test_precision_point_refuses_a_precision_the_card_lacks():
     with pytest.raises(ValueError, match="fp4"):
         ic.precision_point(SMALL, H100, math="fp4")
+
+
+def test_round_floor_of_any_schedule_against_the_serial_sum():
+    k = np.arange(0, 13)
+    one = ic.speculative_step(BIG, H100, 1, 2048, drafts=k, draft=SMALL, bytes_per_param=1)
+    # B = 1: every pass is memory-bound, so overlapping gains nothing and the two agree
+    assert np.allclose(one.t_per_token_floor, one.t_per_token_serial, rtol=1e-12)
+    b32 = ic.speculative_step(BIG, H100, 32, 2048, drafts=k, draft=SMALL, bytes_per_param=1)
+    d = ic.model_decode_step(SMALL, H100, 32, 2048, bytes_per_param=1)
+    f = b32.flops + k * d.flops
+    r = b32.bytes_read + k * d.bytes_read
+    assert np.allclose(b32.t_round_floor, np.maximum(f / 989.4e12, r / 3.35e12), rtol=1e-12)
+    assert np.allclose(b32.t_round, b32.t_step + k * d.t_step, rtol=1e-12)
+    assert (b32.t_round_floor <= b32.t_round * (1 + 1e-12)).all()   # no schedule beats the floor
+    comp = np.asarray(b32.bound) == "compute"
+    assert comp.any() and (b32.t_round_floor[comp] < b32.t_round[comp]).all()
+    # k = 0: the plain decode step, whichever schedule
+    plain = ic.model_decode_step(BIG, H100, 32, 2048, bytes_per_param=1)
+    assert np.isclose(b32.t_per_token_floor[0], plain.t_step, rtol=1e-12)
+    assert np.isclose(b32.t_per_token_serial[0], plain.t_step, rtol=1e-12)
