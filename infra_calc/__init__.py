@@ -93,16 +93,16 @@ _LAZY = {
     # chapter 3: levers the floor assumes away
     "expected_tokens_per_step": "levers", "SpeculativeStep": "levers",
     "speculative_step": "levers", "speculative_critical_context": "levers",
-    "speculative_turning_batch": "levers", "SharedPrefixStep": "levers",
-    "shared_prefix_step": "levers", "CachedPrefill": "levers",
-    "cached_prefill_step": "levers", "mean_ttft": "levers", "at_math": "levers",
-    "PrecisionPoint": "levers", "precision_point": "levers",
+    "speculative_turning_batch": "levers", "SharedPrefixStep": "prefix",
+    "shared_prefix_step": "prefix", "CachedPrefill": "prefix",
+    "cached_prefill_step": "prefix", "mean_ttft": "prefix", "at_math": "precision",
+    "PrecisionPoint": "precision", "precision_point": "precision",
 }
 #: Submodules imported on first use.
 _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
                "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
                "prefill", "parallel", "generation", "display",
-               "forecasting", "fit", "crossval", "levers")
+               "forecasting", "fit", "crossval", "levers", "prefix", "precision")
 
 #: Submodules that are part of the public names themselves.
 _PUBLIC_MODULES = ("source", "units")

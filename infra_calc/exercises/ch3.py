@@ -23,7 +23,7 @@ Every answer is computed with the model-based library forms
 :func:`~infra_calc.parallel.tensor_parallel_step`,
 :meth:`~infra_calc.modelspec.ModelSpec.decode_weight_bytes`,
 :func:`~infra_calc.generation.generation_time`, :func:`~infra_calc.levers.speculative_step`,
-:func:`~infra_calc.levers.cached_prefill_step`); the questions quote catalog
+:func:`~infra_calc.prefix.cached_prefill_step`); the questions quote catalog
 figures from it too.  :func:`selftest_values` computes what the self-test page
 shows.
 """
@@ -32,10 +32,11 @@ from __future__ import annotations
 from ..generation import generation_time
 from ..hardware import accelerator
 from ..kv import critical_context, kv_weight_batch
-from ..levers import cached_prefill_step, speculative_step
+from ..levers import speculative_step
 from ..models import model
 from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
+from ..prefix import cached_prefill_step
 from ..units import GB, GiB
 from ..workload import Workload
 from .spec import Choice, Exercise, register, tbs, tflops, yes_no

@@ -15,9 +15,10 @@ from ..decode import REGIONS, model_decode_step
 from ..display import sig
 from ..hardware import accelerator
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
-from ..levers import at_math, speculative_step
+from ..levers import speculative_step
 from ..models import model
 from ..parallel import tensor_parallel_step
+from ..precision import at_math
 from ..prefill import prefill_step
 from ..step import batch_turning_point
 from ..workload import Workload

@@ -1,0 +1,106 @@
+"""The turning points at another math precision: the lever of lower-precision math.
+
+:func:`precision_point`: the ridge, ``B*``, ``S_max`` and ``P*`` when the math runs at
+another precision's dense peak (:meth:`~infra_calc.hardware.Accelerator.peak`) and the
+weights are stored in ``b_W`` bytes; :func:`at_math` is the card as that math sees it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .decode import model_decode_step
+from .hardware import accelerator
+from .kv import critical_context, turning_batch
+from .step import batch_turning_point
+from .workload import Workload
+
+__all__ = ["at_math", "PrecisionPoint", "precision_point"]
+
+
+# ------------------------------------------------------------------- lower precision
+def at_math(hw, math="bf16"):
+    """The card as math of precision ``math`` sees it: ``peak_flops`` set to :math:`\\Pi_m`.
+
+    The functions that bound with the BF16 peak (:func:`~infra_calc.kv.turning_batch`,
+    :func:`~infra_calc.kv.critical_context`, :func:`~infra_calc.step.batch_turning_point`,
+    the ridge :attr:`~infra_calc.hardware.Accelerator.ridge_point`) then give
+    their values at that precision.  The name says which peak it is.
+
+    >>> at_math("H100 SXM", "fp8").ridge_point > at_math("H100 SXM").ridge_point
+    True
+    """
+    acc = accelerator(hw)
+    key = str(math).strip().lower() if isinstance(math, str) else math
+    pi = acc.peak(key)
+    if key in ("bf16", "fp16"):
+        return acc
+    return acc.with_(name=f"{acc.name} ({key})", peak_flops=pi, aliases=())
+
+
+@dataclass(frozen=True)
+class PrecisionPoint:
+    """Result of :func:`precision_point`: where the turning points sit at one precision."""
+
+    #: Math precision whose dense peak bounds the math.
+    math: str
+    #: Stored bytes per weight, ``b_W``.
+    bytes_per_param: float
+    #: Bytes per cached element.
+    kv_bytes_per_element: float
+    #: The dense peak :math:`\\Pi_m`, FLOP/s.
+    peak: float
+    #: The ridge :math:`\\Pi_m/\\beta`, FLOP/byte.
+    ridge: float
+    #: J07's :math:`B^* = b_W\\Pi_m/(2\\beta)`, requests; also the prefill turning point
+    #: :math:`P^*` in prompt tokens.
+    b_star_j07: float
+    #: The model's :math:`B^*(S)` at ``context`` (:func:`~infra_calc.kv.turning_batch`), requests.
+    b_star: float | np.ndarray
+    #: The model's :math:`S_{max}` (:func:`~infra_calc.kv.critical_context`), tokens.
+    s_max: float
+    #: The floor of one decode step at batch 1 and ``context``, seconds.
+    t_step_1: float | np.ndarray
+    #: Resident weights, bytes.
+    weight_bytes: float
+
+
+def precision_point(model, hw=None, *, math="bf16", bytes_per_param=None,
+                    kv_bytes_per_element=None, context=None) -> PrecisionPoint:
+    """The ridge, ``B*``, ``P*`` and ``S_max`` with weights of ``b_W`` bytes and math at ``Π_m``.
+
+    Every turning point balances math against bytes, so it scales as
+    :math:`b_W\\Pi_m/\\beta`: :math:`B^* \\approx P^* = b_W\\Pi_m/(2\\beta)`
+    (:func:`~infra_calc.step.batch_turning_point`), the model's
+    :math:`B^*(S)` and :math:`S_{max}` (:mod:`infra_calc.kv`, on
+    :func:`at_math`'s card).  Lowering the math and the weights together
+    (FP8 weights and FP8 math, ``b_W = 1``, :math:`\\Pi_m = 2\\Pi`) leaves
+    :math:`B^*` where it was and halves both floors; weight-only quantisation
+    (``b_W`` falls, math at BF16) shrinks the read but not the math, so
+    :math:`B^*` falls with ``b_W`` and past it nothing is gained; the ridge
+    :math:`\\Pi_m/\\beta` moves only with the math.
+
+    Parameters
+    ----------
+    model : ModelSpec or str
+    hw : Accelerator or str
+    math : str, keyword-only
+        ``"bf16"`` (default), ``"fp8"`` or ``"fp4"`` where the card has it.
+    bytes_per_param, kv_bytes_per_element : float, keyword-only
+        ``b_W`` and cache bytes per element (default 2 each).
+    context : int or array_like, keyword-only
+        ``S`` for ``B*(S)`` and the batch-1 step (default 0).
+    """
+    w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, context=context, math=math)
+    card = at_math(w.hw, w.math)
+    kw = dict(bytes_per_param=w.bytes_per_param, kv_bytes_per_element=w.kv_bytes_per_element)
+    return PrecisionPoint(
+        math=w.math, bytes_per_param=w.bytes_per_param,
+        kv_bytes_per_element=w.kv_bytes_per_element, peak=card.peak_flops,
+        ridge=card.ridge_point, b_star_j07=float(batch_turning_point(card, w.bytes_per_param)),
+        b_star=turning_batch(w.model, card, w.context, **kw),
+        s_max=float(critical_context(w.model, card, **kw)),
+        t_step_1=model_decode_step(w, math=w.math).t_step,
+        weight_bytes=float(w.resident_weight_bytes()))
