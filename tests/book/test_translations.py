@@ -221,7 +221,8 @@ def test_titles_check_compares_with_the_target_page(monkeypatch):
 
 # -- a message as the Chinese edition renders it: unit words and spacing ---------------------
 VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 billion",
-          "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6", "v.x": "8×"}
+          "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6", "v.x": "8×",
+          "v.q": "0.25", "v.qx": "0.25×"}
 
 
 def test_render_fills_in_the_chinese_values():
@@ -245,6 +246,19 @@ def test_render_fills_in_the_chinese_values():
     ("token 多了 {eval}`v.six` 倍", "a ratio after a comparative"),           # 倍 written after a count
     ("速度是原来的 {eval}`v.x`", None),
     ("变成原来的 {eval}`v.six` 倍", None),
+    ("离机器分水岭差了 {eval}`v.x`", "a ratio after a comparative"),       # a difference as a ratio
+    ("都差了 {eval}`v.six` 倍以上", "a ratio after a comparative"),
+    ("一步缩短到 1 ms，加速 {eval}`v.x`", "a ratio after a comparative"),
+    ("$S_{max}$ 外移了 {eval}`v.x`", "a ratio after a comparative"),
+    ("耗时变成 **{eval}`v.x`**", "a ratio after a comparative"),
+    ("区间从快端到慢端跨 {eval}`v.x`", "a ratio after a comparative"),
+    ("这个倍数是 {eval}`v.x`", "a ratio after a comparative"),
+    ("机器分水岭是它的 {eval}`v.x`", None),
+    ("速度变为单卡的 {eval}`v.x`", None),
+    ("原文写的是“差 {eval}`v.six` 倍”", None),                              # the source, quoted
+    ("宽度只有 $W_Q$ 的 {eval}`v.q` 倍", "a ratio below 1"),               # 0.25 倍: a fraction
+    ("宽度只有 $W_Q$ 的 {eval}`v.qx`", "a ratio below 1"),
+    ("宽度与 $W_Q$ 之比只有 {eval}`v.q`", None),
 ])
 def test_unit_word_check(msgstr, found):
     problems = zh_message.unit_word_problems(*zh_message.render(msgstr, VALUES))
