@@ -19,7 +19,9 @@ those pages (all pages without PAGE):
 * **quotes**: a marked quotation that does share such a run names its source
   (S23-J07, S23-J13, clxstart or 原文) in the same message;
 * **titles**: a ``{doc}`` link whose English text is the target page's title shows the
-  target page's Chinese title;
+  target page's Chinese title, and a link whose text is a page's title (or ends in ？)
+  stands in “…” where Chinese text runs into it (“[标题](…)”一页: a bare title ending
+  in ？ reads as a stray question);
 * **values**: the message rendered with the page's stored ``{eval}`` values, as the
   Chinese edition shows them (:func:`render`), repeats no value's unit word ("32 个请求
   这样的请求", "{eval}`v.n` 个请求" where the value already reads "32 个请求") and puts no
@@ -282,6 +284,44 @@ def wrong_titles(docname: str, msgid: str, msgstr: str) -> list[str]:
     return out
 
 
+MD_LINK = re.compile(r"\[([^\]]+)\]\(\s*<?([^)\s>]+)>?\s*\)")
+
+
+def _link_doc(docname: str, target: str) -> str | None:
+    """The docname a relative link to a page points to (none for a URL or an anchor)."""
+    if re.match(r"[a-z]+:", target) or target.startswith("#"):
+        return None
+    path = target.split("#", 1)[0]
+    path = re.sub(r"\.(ipynb|md)$", "", path)
+    return _resolve(docname, path) if path else None
+
+
+def unquoted_link_titles(docname: str, msgstr: str) -> list[str]:
+    """A link whose text is a page's title that reads as a clause (it ends in ？, or has
+    ，：（ in it) run into Chinese text without “…” around it: 「[一个解码步最短要多久？](…)一页推导」
+    reads as a stray question; write 「“[一个解码步最短要多久？](…)”一页推导」."""
+    out = []
+    links = [(m.start(), m.end(), m.group(1), m.group(2)) for m in MD_LINK.finditer(msgstr)]
+    links += [(m.start(), m.end(), m.group(1), m.group(2)) for m in DOC_ROLE.finditer(msgstr)]
+    for start, end, text, target in links:
+        text = text.strip()
+        doc = _link_doc(docname, target.strip())
+        title = translated_title(doc) if doc else None
+        # a title that reads as a clause (a question, or one with ，：（) ; a noun title
+        # (公式表, 术语表) reads as a noun in the sentence
+        clause = text.endswith(("？", "?")) or (title is not None and text == title.strip()
+                                                and re.search(r"[？，：；（]", text))
+        if not clause:
+            continue
+        before, after = msgstr[start - 1:start], msgstr[end:end + 1]
+        if before == "“" and after == "”":
+            continue
+        if HAN.match(before or " ") or HAN.match(after or " "):
+            out.append(f"the page title {text!r} runs into the sentence: write "
+                       f"“[{text}](…)”一页 (in “…”)")
+    return out
+
+
 def translated_entries(docname: str) -> list[tuple[str, str]]:
     """(English, Chinese) of every translated, non-fuzzy message of a page that its
     current template still has, in the template's order."""
@@ -329,6 +369,8 @@ def problems(docname: str) -> dict[str, list[str]]:
             found["quotes"].append(f"{short!r}: the quotation {quote!r} names no source "
                                    f"({', '.join(ATTRIBUTIONS)})")
         found["titles"].extend(wrong_titles(docname, msgid, msgstr))
+        if not verbatim:
+            found["titles"].extend(f"{short!r}: {p}" for p in unquoted_link_titles(docname, msgstr))
         joined.append(prose(msgstr, keep_quotes=False))
     for run in shared_runs("".join(joined)):
         found["source"].append(f"{len(run)} characters shared with a source chapter outside a "

@@ -219,6 +219,22 @@ def test_titles_check_compares_with_the_target_page(monkeypatch):
     assert C.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式清单 <../appendix/formulas>`")
 
 
+@pytest.mark.parametrize("msgstr, found", [
+    ("[一个解码步最短要多久？](02_two_lower_bounds.ipynb)一页推导这两个时间", True),
+    ("这个问题会在[计算何时追上读取？](04_batch_turning_point.ipynb)一页再次出现", True),
+    ("“[一个解码步最短要多久？](02_two_lower_bounds.ipynb)”一页推导这两个时间", False),
+    ("（[一个解码步最短要多久？](02_two_lower_bounds.ipynb)）", False),     # in brackets alone
+    ("见[下一页](02_two_lower_bounds.ipynb)", False),                     # not a title
+    ("和[计时之前：估算的假设](01_the_question.ipynb)", True),               # a clause title
+])
+def test_link_title_in_a_sentence_stands_in_quotes(monkeypatch, msgstr, found):
+    """A page title that reads as a question or a clause, run into the sentence, reads as
+    a stray question (issue 25): the check asks for “…” around it."""
+    monkeypatch.setattr(C, "translated_title", lambda doc: "计时之前：估算的假设"
+                        if doc.endswith("01_the_question") else "一个解码步最短要多久？")
+    assert bool(C.unquoted_link_titles("book/1_decode_step/03_three_fixes", msgstr)) is found
+
+
 # -- a message as the Chinese edition renders it: unit words and spacing ---------------------
 VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 billion",
           "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6", "v.x": "8×",
