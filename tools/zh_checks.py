@@ -11,7 +11,9 @@ those pages (all pages without PAGE):
   uses its Chinese term (or names the English word in quotes, “decode”);
 * **english**: no English word in the Chinese prose but those of
   ``locale/zh_CN/english_allowed.txt`` (code, math, link targets and words quoted in
-  “…” do not count; a word with a digit is a name);
+  “…” do not count; a word with a digit is a name), and an allowed abbreviation beside
+  its Chinese term stands in the brackets without quotation marks (首 token 延迟（TTFT）,
+  not （“TTFT”）);
 * **source**: no run of 20 Chinese characters shared with a source chapter
   (``tests/data/source_chapters/``) outside a marked quotation (“…”, 「…」, 《…》 or a ``>`` block
   quote); punctuation, digits and Latin letters between the characters are skipped, and
@@ -106,6 +108,21 @@ def english_words(msgstr: str, allowed: frozenset[str] | None = None) -> list[st
     return sorted({w for w in words if w and not _word_allowed(w, allowed)})
 
 
+QUOTED_ABBREVIATION = re.compile(r"（“([^”]{1,40})”）")
+
+
+def quoted_abbreviations(msgstr: str, allowed: frozenset[str] | None = None) -> list[str]:
+    """An allowed abbreviation put in “…” in the brackets after its Chinese term:
+    首 token 延迟（“TTFT”） reads as a quoted foreign word; a Chinese engineer writes
+    首 token 延迟（TTFT）."""
+    allowed = allowed_english() if allowed is None else allowed
+    out = []
+    for word in QUOTED_ABBREVIATION.findall(prose(msgstr)):
+        if word in allowed or (WORD.fullmatch(word) and _word_allowed(word, allowed)):
+            out.append(f"（“{word}”）: write （{word}） without quotation marks")
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class Term:
     english: tuple[str, ...]
@@ -167,9 +184,10 @@ def terms_used(msgid: str) -> list[tuple[str, Term]]:
     return used
 
 
-def missing_terms(msgid: str, msgstr: str) -> list[str]:
-    """The listed terms the English uses and the translation does not."""
-    text = prose(msgstr)
+def missing_terms(msgid: str, msgstr: str, shown: str = "") -> list[str]:
+    """The listed terms the English uses and the translation does not (``shown``: the
+    message as rendered with its values, whose unit words count: 新的 2,048 个 token)."""
+    text = prose(msgstr) + " " + shown
     mentions = {m.lower() for m in MENTION.findall(text)}
     out = []
     for word, term in terms_used(msgid):
@@ -357,14 +375,17 @@ def problems(docname: str) -> dict[str, list[str]]:
         math_block = (msgstr == msgid and "$" not in msgid and not HAN.search(msgid)
                       and LATEX_COMMAND.search(msgid))
         verbatim = (bilingual and msgstr == msgid) or bool(math_block)
-        if not verbatim and (miss := missing_terms(msgid, msgstr) + avoided_variants(msgid, msgstr)):
+        text, spans = render(msgstr, values)
+        if not verbatim and (miss := missing_terms(msgid, msgstr, text)
+                             + avoided_variants(msgid, msgstr)):
             found["terms"].append(f"{short!r}: {', '.join(miss)}")
         if not verbatim:
-            text, spans = render(msgstr, values)
             found["values"].extend(f"{short!r}: {p}" for p in unit_word_problems(text, spans))
             found["spacing"].extend(f"{short!r}: {p}" for p in spacing_problems(text))
         if not verbatim and (words := english_words(msgstr)):
             found["english"].append(f"{short!r}: {words}")
+        if not verbatim:
+            found["english"].extend(f"{short!r}: {p}" for p in quoted_abbreviations(msgstr))
         for quote in unattributed_quotes(msgstr):
             found["quotes"].append(f"{short!r}: the quotation {quote!r} names no source "
                                    f"({', '.join(ATTRIBUTIONS)})")

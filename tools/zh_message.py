@@ -197,7 +197,7 @@ def unit_word_problems(text: str, spans: list[tuple[int, int]]) -> list[str]:
             if not value.endswith(chinese):
                 continue
             rest = after.lstrip()
-            if re.match(rf"(?:这样的|这么多的?|{measure or '个'})?\s*{re.escape(noun)}", rest):
+            if re.match(rf"(?:这样的|这么多的?|新的?|{measure or '个'})?\s*{re.escape(noun)}", rest):
                 out.append(f"{value!r} is followed by its own unit word again: "
                            f"{(value + after)[:len(value) + 12]!r}")
             elif measure and HAN.search(noun) and re.match(r"[A-Za-z]", rest) and after[:1] == " ":

@@ -235,10 +235,20 @@ def test_link_title_in_a_sentence_stands_in_quotes(monkeypatch, msgstr, found):
     assert bool(C.unquoted_link_titles("book/1_decode_step/03_three_fixes", msgstr)) is found
 
 
+def test_an_allowed_abbreviation_beside_its_term_has_no_quotation_marks():
+    allowed = frozenset({"TTFT", "all-reduce", "all", "reduce"})
+    assert C.quoted_abbreviations("首 token 延迟（“TTFT”）", allowed)
+    assert C.quoted_abbreviations("全归约（“all-reduce”）", allowed)
+    assert C.quoted_abbreviations("首 token 延迟（TTFT）", allowed) == []
+    assert C.quoted_abbreviations("原文写作（“等价于带宽翻倍”）", allowed) == []   # a quotation
+    assert C.quoted_abbreviations("（“Zebra”）", allowed) == []                      # not allowed
+
+
 # -- a message as the Chinese edition renders it: unit words and spacing ---------------------
 VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 billion",
           "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6", "v.x": "8×",
-          "v.q": "0.25", "v.qx": "0.25×"}
+          "v.q": "0.25", "v.qx": "0.25×",
+          "v.tok": "2,048 tokens"}
 
 
 def test_render_fills_in_the_chinese_values():
@@ -252,6 +262,8 @@ def test_render_fills_in_the_chinese_values():
 @pytest.mark.parametrize("msgstr, found", [
     ("把 {eval}`v.b` 这样的请求放在一起", "followed by its own unit word"),   # 32 个请求 这样的请求
     ("共 {eval}`v.b` 个请求", "followed by its own unit word"),               # 32 个请求 个请求
+    ("{eval}`v.tok` 新 token 做各自的矩阵乘积", "followed by its own unit word"),  # 个 token 新 token
+    ("新的 {eval}`v.tok` 做各自的矩阵乘积", None),
     ("用 {eval}`v.c` 卡", "followed by its own unit word"),
     ("{eval}`v.c` RTX 4090 解码", "puts 'RTX 4090' after its noun"),          # 8 张卡 RTX 4090
     ("把 {eval}`v.b` 放在一起", None),
