@@ -108,6 +108,16 @@ def english_words(msgstr: str, allowed: frozenset[str] | None = None) -> list[st
     return sorted({w for w in words if w and not _word_allowed(w, allowed)})
 
 
+#: a bold run-in heading with its full stop inside the bold: **本章各页。** (the pages
+#: write **本章各页**。, the punctuation after the bold)
+BOLD_HEADING_STOP = re.compile(r"^\*\*([^*\n]{1,24}?[。：])\*\*")
+
+
+def bold_heading_stops(msgstr: str) -> list[str]:
+    return [f"**{m.group(1)}**: put the punctuation after the bold, **{m.group(1)[:-1]}**{m.group(1)[-1]}"
+            for m in BOLD_HEADING_STOP.finditer(msgstr)]
+
+
 QUOTED_ABBREVIATION = re.compile(r"（“([^”]{1,40})”）")
 
 
@@ -386,6 +396,7 @@ def problems(docname: str) -> dict[str, list[str]]:
             found["english"].append(f"{short!r}: {words}")
         if not verbatim:
             found["english"].extend(f"{short!r}: {p}" for p in quoted_abbreviations(msgstr))
+            found["spacing"].extend(f"{short!r}: {p}" for p in bold_heading_stops(msgstr))
         for quote in unattributed_quotes(msgstr):
             found["quotes"].append(f"{short!r}: the quotation {quote!r} names no source "
                                    f"({', '.join(ATTRIBUTIONS)})")

@@ -244,6 +244,13 @@ def test_an_allowed_abbreviation_beside_its_term_has_no_quotation_marks():
     assert C.quoted_abbreviations("（“Zebra”）", allowed) == []                      # not allowed
 
 
+def test_a_bold_heading_keeps_its_full_stop_outside_the_bold():
+    assert C.bold_heading_stops("**本章各页。**")
+    assert C.bold_heading_stops("**它的上限。** 当 $s$ 趋于无穷")
+    assert C.bold_heading_stops("**本章各页**。") == []
+    assert C.bold_heading_stops("**这一整句话都加了粗，而且相当长，超过了一个标题的长度。**") == []
+
+
 # -- a message as the Chinese edition renders it: unit words and spacing ---------------------
 VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 billion",
           "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6", "v.x": "8×",
