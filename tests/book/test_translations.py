@@ -339,6 +339,11 @@ ONE_TERM = {   # concept (its English in the term list) -> the chosen Chinese, a
     "useful rows": ("有效行", "有用行"), "MLP block": ("MLP 块", "前馈网络块"),
     "long prompt": ("长提示词", "长提示"), "question of judgement": ("思考题", "判断题"),
     "FLOPs": ("FLOP", "FLOPs"),
+    "accuracy": ("准确率", "精度"), "Little's law": ("利特尔定律", "利特尔法则"),
+    "transfer engine": ("搬运单元", "搬运引擎"), "Tensor Cores": ("Tensor Core", "张量核心"),
+    "kernel": ("kernel", "注意力内核"), "feed-forward block": ("MLP 块", "前馈块"),
+    "touched": ("触及", "碰到"), "scores": ("分数", "得分"), "knob": ("旋钮", "可调参数"),
+    "calculator printouts": ("计算器脚本的打印输出", "计算器输出"),
     "In-Datacenter Performance Analysis of a Tensor Processing Unit":
         ("《数据中心内张量处理单元的性能分析》", "《数据中心内张量处理器的性能分析》"),
 }
@@ -353,6 +358,12 @@ def test_one_term_per_concept(english):
     msgid = f"The {english} here."
     assert C.avoided_variants(msgid, f"这里的{chinese}。") == []
     assert C.avoided_variants(msgid, f"这里的{variant}。"), (english, variant)
+
+
+def test_a_jupyter_kernel_keeps_neikernel():
+    """内核 is Jupyter's kernel: the longer term claims "live kernel" before "kernel"."""
+    assert C.avoided_variants("needs a live kernel", "要靠运行中的内核驱动") == []
+    assert C.avoided_variants("an attention kernel", "注意力内核")
 
 
 def test_avoid_column_spares_other_words():
