@@ -11,7 +11,9 @@ those pages (all pages without PAGE):
   uses its Chinese term (or names the English word in quotes, “decode”);
 * **english**: no English word in the Chinese prose but those of
   ``locale/zh_CN/english_allowed.txt`` (code, math, link targets and words quoted in
-  “…” do not count; a word with a digit is a name);
+  “…” do not count; a word with a digit is a name), and an allowed abbreviation beside
+  its Chinese term stands in the brackets without quotation marks (首 token 延迟（TTFT）,
+  not （“TTFT”）);
 * **source**: no run of 20 Chinese characters shared with a source chapter
   (``tests/data/source_chapters/``) outside a marked quotation (“…”, 「…」, 《…》 or a ``>`` block
   quote); punctuation, digits and Latin letters between the characters are skipped, and
@@ -19,7 +21,9 @@ those pages (all pages without PAGE):
 * **quotes**: a marked quotation that does share such a run names its source
   (S23-J07, S23-J13, clxstart or 原文) in the same message;
 * **titles**: a ``{doc}`` link whose English text is the target page's title shows the
-  target page's Chinese title;
+  target page's Chinese title, and a link whose text is a page's title (or ends in ？)
+  stands in “…” where Chinese text runs into it (“[标题](…)”一页: a bare title ending
+  in ？ reads as a stray question);
 * **values**: the message rendered with the page's stored ``{eval}`` values, as the
   Chinese edition shows them (:func:`render`), repeats no value's unit word ("32 个请求
   这样的请求", "{eval}`v.n` 个请求" where the value already reads "32 个请求") and puts no
@@ -104,6 +108,31 @@ def english_words(msgstr: str, allowed: frozenset[str] | None = None) -> list[st
     return sorted({w for w in words if w and not _word_allowed(w, allowed)})
 
 
+#: a bold run-in heading with its full stop inside the bold: **本章各页。** (the pages
+#: write **本章各页**。, the punctuation after the bold)
+BOLD_HEADING_STOP = re.compile(r"^\*\*([^*\n]{1,24}?[。：])\*\*")
+
+
+def bold_heading_stops(msgstr: str) -> list[str]:
+    return [f"**{m.group(1)}**: put the punctuation after the bold, **{m.group(1)[:-1]}**{m.group(1)[-1]}"
+            for m in BOLD_HEADING_STOP.finditer(msgstr)]
+
+
+QUOTED_ABBREVIATION = re.compile(r"（“([^”]{1,40})”）")
+
+
+def quoted_abbreviations(msgstr: str, allowed: frozenset[str] | None = None) -> list[str]:
+    """An allowed abbreviation put in “…” in the brackets after its Chinese term:
+    首 token 延迟（“TTFT”） reads as a quoted foreign word; a Chinese engineer writes
+    首 token 延迟（TTFT）."""
+    allowed = allowed_english() if allowed is None else allowed
+    out = []
+    for word in QUOTED_ABBREVIATION.findall(prose(msgstr)):
+        if word in allowed or (WORD.fullmatch(word) and _word_allowed(word, allowed)):
+            out.append(f"（“{word}”）: write （{word}） without quotation marks")
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class Term:
     english: tuple[str, ...]
@@ -165,9 +194,10 @@ def terms_used(msgid: str) -> list[tuple[str, Term]]:
     return used
 
 
-def missing_terms(msgid: str, msgstr: str) -> list[str]:
-    """The listed terms the English uses and the translation does not."""
-    text = prose(msgstr)
+def missing_terms(msgid: str, msgstr: str, shown: str = "") -> list[str]:
+    """The listed terms the English uses and the translation does not (``shown``: the
+    message as rendered with its values, whose unit words count: 新的 2,048 个 token)."""
+    text = prose(msgstr) + " " + shown
     mentions = {m.lower() for m in MENTION.findall(text)}
     out = []
     for word, term in terms_used(msgid):
@@ -282,6 +312,44 @@ def wrong_titles(docname: str, msgid: str, msgstr: str) -> list[str]:
     return out
 
 
+MD_LINK = re.compile(r"\[([^\]]+)\]\(\s*<?([^)\s>]+)>?\s*\)")
+
+
+def _link_doc(docname: str, target: str) -> str | None:
+    """The docname a relative link to a page points to (none for a URL or an anchor)."""
+    if re.match(r"[a-z]+:", target) or target.startswith("#"):
+        return None
+    path = target.split("#", 1)[0]
+    path = re.sub(r"\.(ipynb|md)$", "", path)
+    return _resolve(docname, path) if path else None
+
+
+def unquoted_link_titles(docname: str, msgstr: str) -> list[str]:
+    """A link whose text is a page's title that reads as a clause (it ends in ？, or has
+    ，：（ in it) run into Chinese text without “…” around it: 「[一个解码步最短要多久？](…)一页推导」
+    reads as a stray question; write 「“[一个解码步最短要多久？](…)”一页推导」."""
+    out = []
+    links = [(m.start(), m.end(), m.group(1), m.group(2)) for m in MD_LINK.finditer(msgstr)]
+    links += [(m.start(), m.end(), m.group(1), m.group(2)) for m in DOC_ROLE.finditer(msgstr)]
+    for start, end, text, target in links:
+        text = text.strip()
+        doc = _link_doc(docname, target.strip())
+        title = translated_title(doc) if doc else None
+        # a title that reads as a clause (a question, or one with ，：（) ; a noun title
+        # (公式表, 术语表) reads as a noun in the sentence
+        clause = text.endswith(("？", "?")) or (title is not None and text == title.strip()
+                                                and re.search(r"[？，：；（]", text))
+        if not clause:
+            continue
+        before, after = msgstr[start - 1:start], msgstr[end:end + 1]
+        if before == "“" and after == "”":
+            continue
+        if HAN.match(before or " ") or HAN.match(after or " "):
+            out.append(f"the page title {text!r} runs into the sentence: write "
+                       f"“[{text}](…)”一页 (in “…”)")
+    return out
+
+
 def translated_entries(docname: str) -> list[tuple[str, str]]:
     """(English, Chinese) of every translated, non-fuzzy message of a page that its
     current template still has, in the template's order."""
@@ -317,18 +385,24 @@ def problems(docname: str) -> dict[str, list[str]]:
         math_block = (msgstr == msgid and "$" not in msgid and not HAN.search(msgid)
                       and LATEX_COMMAND.search(msgid))
         verbatim = (bilingual and msgstr == msgid) or bool(math_block)
-        if not verbatim and (miss := missing_terms(msgid, msgstr) + avoided_variants(msgid, msgstr)):
+        text, spans = render(msgstr, values)
+        if not verbatim and (miss := missing_terms(msgid, msgstr, text)
+                             + avoided_variants(msgid, msgstr)):
             found["terms"].append(f"{short!r}: {', '.join(miss)}")
         if not verbatim:
-            text, spans = render(msgstr, values)
             found["values"].extend(f"{short!r}: {p}" for p in unit_word_problems(text, spans))
             found["spacing"].extend(f"{short!r}: {p}" for p in spacing_problems(text))
         if not verbatim and (words := english_words(msgstr)):
             found["english"].append(f"{short!r}: {words}")
+        if not verbatim:
+            found["english"].extend(f"{short!r}: {p}" for p in quoted_abbreviations(msgstr))
+            found["spacing"].extend(f"{short!r}: {p}" for p in bold_heading_stops(msgstr))
         for quote in unattributed_quotes(msgstr):
             found["quotes"].append(f"{short!r}: the quotation {quote!r} names no source "
                                    f"({', '.join(ATTRIBUTIONS)})")
         found["titles"].extend(wrong_titles(docname, msgid, msgstr))
+        if not verbatim:
+            found["titles"].extend(f"{short!r}: {p}" for p in unquoted_link_titles(docname, msgstr))
         joined.append(prose(msgstr, keep_quotes=False))
     for run in shared_runs("".join(joined)):
         found["source"].append(f"{len(run)} characters shared with a source chapter outside a "

@@ -161,8 +161,14 @@ def _unit_nouns() -> list[tuple[str, str, str]]:
 
 #: A comparative right before a ratio ("多了 8 倍", "高出 4.8 倍", "小了 295 倍"): Chinese
 #: readers take 多了/高出 N 倍 as N + 1 times, and 小了 N 倍 has no clear meaning.
+#: So is a difference or a change written as a ratio ("差了 295 倍", "加速 4.30 倍",
+#: "外移了 7.2 倍", "耗时变成 2.00 倍", "跨 1.80 倍", "这个倍数是 295 倍"): write what
+#: is N times what (机器分水岭是它的 295 倍, 速度变为单卡的 4.30 倍).
 AMBIGUOUS_RATIO = re.compile(
-    r"(?:[多高大快慢长小低少短]|增长|增加|提高|提升|降低|减少|缩小|乐观|悲观)[了出]?\s*$")
+    r"(?:[多高大快慢长小低少短]|增长|增加|提高|提升|降低|减少|缩小|乐观|悲观)[了出]?\s*$"
+    r"|(?:差|加速|外移|内移|跨|变成|变为|变|倍数是|倍数为)了?\s*$")
+#: A ratio below 1 with 倍 ("只有 W_Q 的 0.25 倍"): write the fraction or the inverse.
+FRACTION_TIMES = re.compile(r"0\.\d+\s*$")
 
 
 def unit_word_problems(text: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -175,17 +181,23 @@ def unit_word_problems(text: str, spans: list[tuple[int, int]]) -> list[str]:
         value, after = text[start:end], text[end:]
         # a stored ratio ("8×" shows as "8 倍") or a bare number the message follows with 倍
         times = re.match(rf"\s*{ZH_TIMES}", after) if not value.endswith(ZH_TIMES) else None
-        if ((value.endswith(ZH_TIMES) or times)
+        before = text[:start]
+        quoting = before.count("“") > before.count("”")   # the source's own words, quoted
+        if ((value.endswith(ZH_TIMES) or times) and not quoting
                 and AMBIGUOUS_RATIO.search(text[max(start - 6, 0):start])):
             shown = text[max(start - 6, 0):end + (times.end() if times else 0)]
-            out.append(f"a ratio after a comparative reads as N + 1 times or has no clear "
-                       f"meaning: {shown!r} (write 是…的 N 倍, "
+            out.append(f"a ratio after a comparative or a difference reads as N + 1 times or "
+                       f"has no clear meaning: {shown!r} (write 是…的 N 倍, "
                        f"变成原来的 N 倍, 只有…的 1/N)")
+        if (value.endswith(ZH_TIMES) and FRACTION_TIMES.search(value[:-len(ZH_TIMES)])) or (
+                times and FRACTION_TIMES.search(value)):
+            out.append(f"a ratio below 1 written with 倍: {value + after[:times.end() if times else 0]!r} "
+                       f"(write the fraction, 1/4 or 四分之一, or the inverse ratio)")
         for chinese, measure, noun in _unit_nouns():
             if not value.endswith(chinese):
                 continue
             rest = after.lstrip()
-            if re.match(rf"(?:这样的|这么多的?|{measure or '个'})?\s*{re.escape(noun)}", rest):
+            if re.match(rf"(?:这样的|这么多的?|新的?|{measure or '个'})?\s*{re.escape(noun)}", rest):
                 out.append(f"{value!r} is followed by its own unit word again: "
                            f"{(value + after)[:len(value) + 12]!r}")
             elif measure and HAN.search(noun) and re.match(r"[A-Za-z]", rest) and after[:1] == " ":

@@ -219,9 +219,43 @@ def test_titles_check_compares_with_the_target_page(monkeypatch):
     assert C.wrong_titles("book/0_start/how_to_use", en, "见 {doc}`公式清单 <../appendix/formulas>`")
 
 
+@pytest.mark.parametrize("msgstr, found", [
+    ("[一个解码步最短要多久？](02_two_lower_bounds.ipynb)一页推导这两个时间", True),
+    ("这个问题会在[计算何时追上读取？](04_batch_turning_point.ipynb)一页再次出现", True),
+    ("“[一个解码步最短要多久？](02_two_lower_bounds.ipynb)”一页推导这两个时间", False),
+    ("（[一个解码步最短要多久？](02_two_lower_bounds.ipynb)）", False),     # in brackets alone
+    ("见[下一页](02_two_lower_bounds.ipynb)", False),                     # not a title
+    ("和[计时之前：估算的假设](01_the_question.ipynb)", True),               # a clause title
+])
+def test_link_title_in_a_sentence_stands_in_quotes(monkeypatch, msgstr, found):
+    """A page title that reads as a question or a clause, run into the sentence, reads as
+    a stray question (issue 25): the check asks for “…” around it."""
+    monkeypatch.setattr(C, "translated_title", lambda doc: "计时之前：估算的假设"
+                        if doc.endswith("01_the_question") else "一个解码步最短要多久？")
+    assert bool(C.unquoted_link_titles("book/1_decode_step/03_three_fixes", msgstr)) is found
+
+
+def test_an_allowed_abbreviation_beside_its_term_has_no_quotation_marks():
+    allowed = frozenset({"TTFT", "all-reduce", "all", "reduce"})
+    assert C.quoted_abbreviations("首 token 延迟（“TTFT”）", allowed)
+    assert C.quoted_abbreviations("全归约（“all-reduce”）", allowed)
+    assert C.quoted_abbreviations("首 token 延迟（TTFT）", allowed) == []
+    assert C.quoted_abbreviations("原文写作（“等价于带宽翻倍”）", allowed) == []   # a quotation
+    assert C.quoted_abbreviations("（“Zebra”）", allowed) == []                      # not allowed
+
+
+def test_a_bold_heading_keeps_its_full_stop_outside_the_bold():
+    assert C.bold_heading_stops("**本章各页。**")
+    assert C.bold_heading_stops("**它的上限。** 当 $s$ 趋于无穷")
+    assert C.bold_heading_stops("**本章各页**。") == []
+    assert C.bold_heading_stops("**这一整句话都加了粗，而且相当长，超过了一个标题的长度。**") == []
+
+
 # -- a message as the Chinese edition renders it: unit words and spacing ---------------------
 VALUES = {"v.b": "32 requests", "v.c": "8 cards", "v.t": "20.90 ms", "v.n": "70 billion",
-          "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6", "v.x": "8×"}
+          "v.list": "RTX 4090, L40S, TPU v5e", "v.six": "6", "v.x": "8×",
+          "v.q": "0.25", "v.qx": "0.25×",
+          "v.tok": "2,048 tokens"}
 
 
 def test_render_fills_in_the_chinese_values():
@@ -235,6 +269,8 @@ def test_render_fills_in_the_chinese_values():
 @pytest.mark.parametrize("msgstr, found", [
     ("把 {eval}`v.b` 这样的请求放在一起", "followed by its own unit word"),   # 32 个请求 这样的请求
     ("共 {eval}`v.b` 个请求", "followed by its own unit word"),               # 32 个请求 个请求
+    ("{eval}`v.tok` 新 token 做各自的矩阵乘积", "followed by its own unit word"),  # 个 token 新 token
+    ("新的 {eval}`v.tok` 做各自的矩阵乘积", None),
     ("用 {eval}`v.c` 卡", "followed by its own unit word"),
     ("{eval}`v.c` RTX 4090 解码", "puts 'RTX 4090' after its noun"),          # 8 张卡 RTX 4090
     ("把 {eval}`v.b` 放在一起", None),
@@ -245,6 +281,19 @@ def test_render_fills_in_the_chinese_values():
     ("token 多了 {eval}`v.six` 倍", "a ratio after a comparative"),           # 倍 written after a count
     ("速度是原来的 {eval}`v.x`", None),
     ("变成原来的 {eval}`v.six` 倍", None),
+    ("离机器分水岭差了 {eval}`v.x`", "a ratio after a comparative"),       # a difference as a ratio
+    ("都差了 {eval}`v.six` 倍以上", "a ratio after a comparative"),
+    ("一步缩短到 1 ms，加速 {eval}`v.x`", "a ratio after a comparative"),
+    ("$S_{max}$ 外移了 {eval}`v.x`", "a ratio after a comparative"),
+    ("耗时变成 **{eval}`v.x`**", "a ratio after a comparative"),
+    ("区间从快端到慢端跨 {eval}`v.x`", "a ratio after a comparative"),
+    ("这个倍数是 {eval}`v.x`", "a ratio after a comparative"),
+    ("机器分水岭是它的 {eval}`v.x`", None),
+    ("速度变为单卡的 {eval}`v.x`", None),
+    ("原文写的是“差 {eval}`v.six` 倍”", None),                              # the source, quoted
+    ("宽度只有 $W_Q$ 的 {eval}`v.q` 倍", "a ratio below 1"),               # 0.25 倍: a fraction
+    ("宽度只有 $W_Q$ 的 {eval}`v.qx`", "a ratio below 1"),
+    ("宽度与 $W_Q$ 之比只有 {eval}`v.q`", None),
 ])
 def test_unit_word_check(msgstr, found):
     problems = zh_message.unit_word_problems(*zh_message.render(msgstr, VALUES))
@@ -290,6 +339,11 @@ ONE_TERM = {   # concept (its English in the term list) -> the chosen Chinese, a
     "useful rows": ("有效行", "有用行"), "MLP block": ("MLP 块", "前馈网络块"),
     "long prompt": ("长提示词", "长提示"), "question of judgement": ("思考题", "判断题"),
     "FLOPs": ("FLOP", "FLOPs"),
+    "accuracy": ("准确率", "精度"), "Little's law": ("利特尔定律", "利特尔法则"),
+    "transfer engine": ("搬运单元", "搬运引擎"), "Tensor Cores": ("Tensor Core", "张量核心"),
+    "kernel": ("kernel", "注意力内核"), "feed-forward block": ("MLP 块", "前馈块"),
+    "touched": ("触及", "碰到"), "scores": ("分数", "得分"), "knob": ("旋钮", "可调参数"),
+    "calculator printouts": ("计算器脚本的打印输出", "计算器输出"),
     "In-Datacenter Performance Analysis of a Tensor Processing Unit":
         ("《数据中心内张量处理单元的性能分析》", "《数据中心内张量处理器的性能分析》"),
 }
@@ -304,6 +358,12 @@ def test_one_term_per_concept(english):
     msgid = f"The {english} here."
     assert C.avoided_variants(msgid, f"这里的{chinese}。") == []
     assert C.avoided_variants(msgid, f"这里的{variant}。"), (english, variant)
+
+
+def test_a_jupyter_kernel_keeps_neikernel():
+    """内核 is Jupyter's kernel: the longer term claims "live kernel" before "kernel"."""
+    assert C.avoided_variants("needs a live kernel", "要靠运行中的内核驱动") == []
+    assert C.avoided_variants("an attention kernel", "注意力内核")
 
 
 def test_avoid_column_spares_other_words():
