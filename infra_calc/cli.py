@@ -201,9 +201,8 @@ def _forecast_dict(fc) -> dict:
         b = getattr(fc, name)
         out[name] = {"value": b.value, "low": b.low, "high": b.high}
     g = fc.floor
-    out["floor"] = {"ttft": g.prefill.t_floor, "tpot": float(g.floor_step_times.mean())
-                    if g.floor_step_times.size else 0.0, "total": g.floor_total,
-                    "output_tokens_per_s": g.batch * g.output_tokens / g.floor_total}
+    out["floor"] = {"ttft": g.prefill.t_floor, "tpot": g.floor_tpot_mean, "total": g.floor_total,
+                    "output_tokens_per_s": g.floor_tokens_per_s_total}
     out["knobs"] = {"eta_mem": kn.eta_mem, "eta_flop": kn.eta_flop, "c_layer_s": kn.c_layer,
                     "c_allreduce_s": kn.c_allreduce, "rows": kn.rows, "groups": kn.groups,
                     "holdout_rows": kn.holdout_rows, "holdout_inside": kn.holdout_inside}

@@ -177,7 +177,7 @@ def prepare(m) -> Row:
         y, fl, a, weights = m.value_si, floor.prefill.t_floor, 1.0, np.zeros(0)
         steps = (np.zeros(0),) * 3
     elif kind == "tpot":
-        y, fl, a, weights = m.value_si, float(floor.floor_step_times.mean()), 0.0, \
+        y, fl, a, weights = m.value_si, floor.floor_tpot_mean, 0.0, \
             np.full(idx.size, per)
     else:
         a, weights = 1.0, np.full(idx.size, per)

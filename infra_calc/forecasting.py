@@ -348,7 +348,7 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
                               .with_(batch=1), prompt_tokens=prompt_tokens,
                               output_tokens=1).prefill
         tpot += share * float(step_time(one.t_read, one.t_compute, one.t_comm, layers, n, kn.k))
-    floor_tpot = float(floor.floor_step_times.mean()) if floor.floor_step_times.size else 0.0
+    floor_tpot = floor.floor_tpot_mean
     tokens = w.batch * floor.output_tokens
     return Forecast(
         ttft=_band(ttft, floor.prefill.t_floor, kn.band),

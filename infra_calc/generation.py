@@ -72,6 +72,17 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: Math precision whose dense peak bounds the math.
     math: str = "bf16"
 
+    @property
+    def floor_tpot_mean(self) -> float:
+        """Mean floor of the decode steps, seconds (0 when ``O = 1``: there is no decode step)."""
+        return float(self.floor_step_times.mean()) if self.floor_step_times.size else 0.0
+
+    @property
+    def floor_tokens_per_s_total(self) -> float:
+        """Output tokens per second of the whole batch at its floor, ``B O / floor_total``:
+        an upper bound on the static batch's rate."""
+        return self.batch * self.output_tokens / self.floor_total
+
 
 def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
     """``(P, O)`` checked: whole numbers >= 1 whose longest context fits the model.

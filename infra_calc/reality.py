@@ -149,7 +149,7 @@ def _bound(m: Measurement, routing: str):
         return st.t_floor, st.t_step, st, share   # lengths not stated: a step with p + o/2 of cache
     g = generation_time(w, prompt_tokens=p, output_tokens=o, weights="touched")
     if m.metric in ("itl", "tpot"):
-        return float(g.floor_step_times.mean()), g.tpot_mean, st, share
+        return g.floor_tpot_mean, g.tpot_mean, st, share
     share = g.prefill.t_floor / g.floor_total
     if m.metric == "e2e_latency":
         return g.floor_total, g.total, st, share

@@ -51,7 +51,7 @@ def _n1():
 
 def n1():
     """Share of the floor's mean TPOT that a measured N1_TPOT_MS reaches, %."""
-    return 100 * float(_n1().floor_step_times.mean()) / (N1_TPOT_MS * 1e-3)
+    return 100 * float(_n1().floor_tpot_mean) / (N1_TPOT_MS * 1e-3)
 
 
 register(Exercise(
@@ -61,7 +61,7 @@ register(Exercise(
     f"{N1_TPOT_MS:g} ms. What share of the floor does it reach, in %?",
     "%", n1,
     lambda: (f"Floor of the mean decode step over the growing cache: "
-             f"{_n1().floor_step_times.mean() * 1e3:.3f} ms; share = floor / measured = "
+             f"{_n1().floor_tpot_mean * 1e3:.3f} ms; share = floor / measured = "
              f"{n1():.1f}%."),
     rel_tol=0.02,
     hints=("The floor of each decode step reads the weights and a cache that grows by one "
@@ -179,7 +179,7 @@ register(Exercise(
     "ms", n5,
     lambda: (f"ic.forecast(..., engine={N5_ENGINE!r}).tpot: {n5():.3f} ms, band "
              f"{_n5().tpot.low * 1e3:.3f} to {_n5().tpot.high * 1e3:.3f} ms; floor "
-             f"{_n5().floor.floor_step_times.mean() * 1e3:.3f} ms."),
+             f"{_n5().floor.floor_tpot_mean * 1e3:.3f} ms."),
     rel_tol=0.02,
     hints=("Call ic.forecast with the engine named; its tpot is a band with a value, a low "
            "and a high end.",),
@@ -199,7 +199,7 @@ def selftest_values():
     v.n1_tpot = shown(N1_TPOT_MS * 1e-3, "ms", 1)
     v.n1_p = shown(N1_PROMPT, "tokens", 0)
     v.n1_o = shown(N1_OUTPUT, "tokens", 0)
-    v.n1_floor = shown(float(_n1().floor_step_times.mean()), "ms", 3)
+    v.n1_floor = shown(float(_n1().floor_tpot_mean), "ms", 3)
     v.n1 = shown(n1() / 100, "%", 1)
     v.n2_rate = shown(N2_RATE, "tokens/s", 0)
     v.n2_cards = shown(N2_CARDS, "cards", 0)
@@ -222,7 +222,7 @@ def selftest_values():
     v.n4_comm = shown(_n3_step(N4_CARDS).t_comm, "ms", 3)
     v.n4 = shown(n4() / 100, "%", 1)
     f5 = _n5()
-    floor5 = float(f5.floor.floor_step_times.mean())
+    floor5 = f5.floor.floor_tpot_mean
     v.n5_claim = shown(N5_CLAIM_MS * 1e-3, "ms", 1)
     v.n5_p = shown(N5_PROMPT, "tokens", 0)
     v.n5_o = shown(N5_OUTPUT, "tokens", 0)

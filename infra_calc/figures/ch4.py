@@ -111,7 +111,7 @@ def _forecast_title(f):
 
 
 def _floor_tpot(f):
-    return float(f.floor.floor_step_times.mean()) if f.floor.floor_step_times.size else 0.0
+    return f.floor.floor_tpot_mean
 
 
 def draw_forecast_panel(ax, f):

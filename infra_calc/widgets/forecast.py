@@ -42,13 +42,13 @@ def _readout(f) -> str:
         f"<b>Does not fit</b>: this setting needs {sig(g.memory_per_card / 1e9)} GB per card; "
         f"the {html.escape(g.hw.name)} has {sig(g.hw.mem_capacity / 1e9)} GB."))
     rate = lambda r: f"{sig(r / g.cards)} tokens/s per card"  # noqa: E731
-    floor_tpot = float(g.floor_step_times.mean()) if g.floor_step_times.size else 0.0
+    floor_tpot = g.floor_tpot_mean
     t, r = f.tpot, f.output_tokens_per_s
     return (f"{warn}floor TPOT <b>{ms(floor_tpot)}</b> (no engine is faster); forecast "
             f"({html.escape(engine_label(f))} knobs, {f.rows} rows in {f.groups} groups) "
             f"<b>{ms(t.value)}</b>, band {ms(t.low)} to {ms(t.high)} (a model)<br>"
             f"TTFT: floor {ms(g.prefill.t_floor)}, forecast {ms(f.ttft.value)}; output rate: "
-            f"at most {rate(g.batch * g.output_tokens / g.floor_total)}, forecast "
+            f"at most {rate(g.floor_tokens_per_s_total)}, forecast "
             f"{rate(r.value)} (band {rate(r.low)} to {rate(r.high)})")
 
 

@@ -114,3 +114,13 @@ def test_floor_of_any_schedule_against_the_static_batch():
     assert g.floor_any_schedule < g.floor_total
     one = ic.generation_time("Llama-3.1-8B", "H100 SXM", 16, 1)       # a memory-bound prefill only
     assert np.isclose(one.floor_any_schedule, one.floor_total, rtol=1e-12)
+
+
+def test_the_floor_per_token_and_rate_are_fields_also_with_one_output_token():
+    """floor_tpot_mean is the mean of the steps' floors, 0 with no decode step (O = 1: no
+    'mean of empty slice'); floor_tokens_per_s_total is B·O over the static batch's floor."""
+    g = ic.generation_time("Llama-3.1-8B", "H100 SXM", 512, 64, batch=4)
+    assert g.floor_tpot_mean == pytest.approx(float(g.floor_step_times.mean()))
+    assert g.floor_tokens_per_s_total == pytest.approx(4 * 64 / g.floor_total)
+    one = ic.generation_time("Llama-3.1-8B", "H100 SXM", 512, 1)
+    assert one.floor_tpot_mean == 0.0 and one.floor_step_times.size == 0
