@@ -74,12 +74,14 @@ _register(
     solution=lambda: (
         f"T_read = b_W·N / β = {shown(S.J07_PARAMS * S.J07_BYTES_PER_PARAM, 'GB', 0)} / "
         f"{shown(S.j07_a100().mem_bandwidth, 'GB/s', 0)} = {_a100_read():.1f} ms > "
-        f"{shown(S.J07_TARGET_STEP, 'ms', 0)}: no, it is slower than on the H100."),
+        f"{shown(S.J07_TARGET_STEP, 'ms', 0)}: the A100s cannot meet the target, whatever the "
+        "software; the H100's floor misses it too, so a step must read fewer bytes, or read "
+        "them faster."),
     source_answer=34.3,
     hints=("The read bound is the bytes of all weights divided by the memory bandwidth: "
            "T_read = b_W·N / β.",
            "Use the A100's bandwidth in bytes/s; the weights stay 70 GB."),
-    parts=(yes_no("Is 10 ms per token reachable?",
+    parts=(yes_no("Is 10 ms per token reachable on an A100?",
                   lambda: _a100_read() <= S.J07_TARGET_STEP * 1e3,
                   "The read bound alone is above 10 ms."),),
 )
@@ -130,12 +132,13 @@ _register(
     unit="ms", answer=lambda: _b32().read_time_per_output * 1e3,
     solution=lambda: (
         f"T_read / B = {shown(_b32().t_read, 'ms', 2)} / 32 = "
-        f"{shown(_b32().read_time_per_output, 'ms', 2)} per output. Latency does not fall: every "
-        f"request still waits for the whole {shown(_b32().t_step, 'ms', 2)} step."),
+        f"{shown(_b32().read_time_per_output, 'ms', 2)} per output. That is what a token costs the card, "
+        f"not the user's wait: each token comes only when the whole "
+        f"{shown(_b32().t_step, 'ms', 2)} step ends."),
     source_answer=0.65,
     hints=("The step still reads every weight once; divide that read time by the batch.",),
-    parts=(yes_no("Did single-request latency fall?", lambda: False,
-                  "Each request still waits for the whole step."),),
+    parts=(yes_no("Is the dashboard's figure a user's wait per token?", lambda: False,
+                  "Each token comes only when the whole step ends."),),
 )
 
 

@@ -55,9 +55,9 @@ def _i64():
 register(Exercise(
     "j13-1",
     "A batch of 64 requests decodes together, so the 4096×4096 BF16 Q projection multiplies "
-    "64 rows in one pass. A colleague wants a card with twice the H100's FLOP/s and the same "
-    "bandwidth, to make it faster. What is the projection's arithmetic intensity (FLOP/byte)? "
-    "Is it compute- or bandwidth-bound on an H100, and would the new card help?",
+    "64 rows in one pass. A colleague wants the team to buy a card with twice the H100's FLOP/s "
+    "and the same bandwidth, to make it faster. Should it? Let one number decide: the "
+    "projection's arithmetic intensity (FLOP/byte), set against the H100's ridge point.",
     "FLOP/byte", _i64,
     lambda: (f"I = 2·64·4096² / (2·(64·4096 + 4096² + 64·4096)) = {_i64():.1f} FLOP/byte, far below "
              f"I* = {S.j13_h100().ridge_point:.1f}: bandwidth-bound."),
