@@ -122,7 +122,7 @@ def test_glossary_marks_every_term():
 
 
 @pytest.mark.parametrize("term", ["解码步", "屋顶线模型", "阿姆达尔定律", "脉动阵列", "分组查询注意力",
-                                  "高带宽内存", "最大并发数"])
+                                  "高带宽内存", "最大批大小"])
 def test_glossary_terms_not_in_the_source_are_the_books(term):
     assert _glossary_rows().get(term) == "book"
 

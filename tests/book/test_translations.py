@@ -185,7 +185,7 @@ def test_terms_check_wants_the_listed_chinese():
     assert C.missing_terms("The ridge point of the card", "这张卡的机器分水岭") == []
     assert C.missing_terms("The ridge point of the card", "这张卡的平衡点") == ["ridge point → 机器分水岭"]
     # a longer term claims its words first; a quoted English word is a mention
-    assert C.missing_terms("the largest batch", "最大并发数") == []
+    assert C.missing_terms("the largest batch", "最大批大小") == []
     assert C.missing_terms('The source writes "decode".', "原文写作“decode”。") == []
     assert C.missing_terms("one decode step", "一个 decode 步") == ["decode step → 解码步"]
 
