@@ -261,6 +261,9 @@ _ENTRIES = (
         link_bandwidth=32e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("No NVLink: PCIe Gen4 x16, 64 GB/s bidirectional (PCI-SIG)"
                      "; 32 GB/s per direction"
+                     "; the model assumes peer-to-peer transfers over PCIe, which the GeForce "
+                     "RTX 4090 does not support (NCCL stages through host memory), so real "
+                     "all-reduces are slower still"
                      + _ALPHA),
         link_domain=8, domain_source=_PCIE_HOST,
     ),
