@@ -215,13 +215,14 @@ def bench_generation(repeat: int) -> None:
     m, acc = ic.model(name), ic.accelerator(hw)
 
     def library():
-        return ic.generation_time(m, acc, p, o, batch=b).total
+        return ic.generation_time(m, acc, prompt_tokens=p, output_tokens=o, batch=b).total
 
     def bare():   # the same sum, written out: prefill, then max(read, compute) per step
         s = p + np.arange(1, o, dtype=float)
         read = (m.decode_weight_bytes(2, b) + b * s * m.kv_bytes_per_token()) / acc.mem_bandwidth
         flops = 2 * b * m.matmul_params + 4 * b * s * m.layers * m.heads * m.head_dim
-        return ic.prefill_step(m, acc, p, batch=b).t_step + np.maximum(read, flops / acc.peak_flops).sum()
+        return (ic.prefill_step(m, acc, prompt_tokens=p, batch=b).t_step
+                + np.maximum(read, flops / acc.peak_flops).sum())
 
     if not np.isclose(library(), bare(), rtol=1e-9):     # not a speed: the ratio would mean nothing
         raise SystemExit(f"generation_time: the library ({library()}) and the bare sum ({bare()}) "

@@ -10,8 +10,18 @@ model catalog (:mod:`infra_calc.models`), chapter 3's modules (one checked
 modules are imported on first use.  Every bound is computed once, in
 :mod:`infra_calc.bound`.
 
+One calling convention: a function that takes a card is
+``f(subject, hw, *, sizes...)``.  The subject (a model, a parameter count,
+FLOPs and bytes, a GEMM shape ``m, k, n``) comes first, then the card ``hw``,
+then only keyword-only parameters (``batch=``, ``context=``,
+``bytes_per_param=``, ``cards=``...), so a size never lands in another's slot.
+A function without a card keeps its subject positional and its options by
+keyword: ``arithmetic_intensity(m, k, n, bytes_per_element=2)``.
+
 >>> import infra_calc as ic
 >>> round(ic.read_time(70e9, "H100 SXM") * 1e3, 3)
+20.896
+>>> round(ic.decode_step(70e9, "H100 SXM", bytes_per_param=1, batch=8).t_read * 1e3, 3)
 20.896
 """
 # ruff: noqa: F401  (the imports below are the package's names; __all__ lists them)

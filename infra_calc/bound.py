@@ -58,9 +58,9 @@ class Bounds:
     bound: str | np.ndarray
 
 
-def bounds(flops, nbytes, acc, *, t_comm=0.0, overlap=True, overlap_comm=False,
+def bounds(flops, nbytes, hw, *, t_comm=0.0, overlap=True, overlap_comm=False,
            math="bf16") -> Bounds:
-    """The two floors of ``flops`` done and ``nbytes`` read on ``acc``, and the step time.
+    """The two floors of ``flops`` done and ``nbytes`` read on ``hw``, and the step time.
 
     .. math:: T_{read} = R/\\beta,\\quad T_{compute} = F/\\Pi_m,\\quad
               T_{floor} = \\max(T_{read}, T_{compute})\\ \\text{(or the sum)},\\quad
@@ -71,7 +71,7 @@ def bounds(flops, nbytes, acc, *, t_comm=0.0, overlap=True, overlap_comm=False,
     flops, nbytes : float or array_like
         FLOPs ``F`` and bytes read ``R`` (already checked: >= 0), in the order of
         :func:`~infra_calc.step.step_time`.
-    acc : Accelerator
+    hw : Accelerator
         Already resolved: bandwidth ``β`` (bytes/s) and dense peaks (FLOP/s).
     t_comm : float or array_like, keyword-only
         Seconds of communication from a collective model (default 0).
@@ -81,7 +81,7 @@ def bounds(flops, nbytes, acc, *, t_comm=0.0, overlap=True, overlap_comm=False,
         Communication overlaps the floor (``max``) instead of adding to it (default).
     math : str, keyword-only
         Math precision whose dense peak ``Π_m`` bounds the math (default ``"bf16"``:
-        ``acc.peak_flops``; see :meth:`~infra_calc.hardware.Accelerator.peak`).
+        ``hw.peak_flops``; see :meth:`~infra_calc.hardware.Accelerator.peak`).
 
     >>> from infra_calc.hardware import Accelerator
     >>> b = bounds(2e12, 1e9, Accelerator("tie", 2e12, 1e12, 1e12))
@@ -91,8 +91,8 @@ def bounds(flops, nbytes, acc, *, t_comm=0.0, overlap=True, overlap_comm=False,
     for name, flag in (("overlap", overlap), ("overlap_comm", overlap_comm)):
         if not isinstance(flag, (bool, np.bool_)):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
-    tr, tc, tm = np.broadcast_arrays(np.asarray(nbytes, dtype=float) / acc.mem_bandwidth,
-                                     np.asarray(flops, dtype=float) / acc.peak(math),
+    tr, tc, tm = np.broadcast_arrays(np.asarray(nbytes, dtype=float) / hw.mem_bandwidth,
+                                     np.asarray(flops, dtype=float) / hw.peak(math),
                                      np.asarray(t_comm, dtype=float))
     floor = np.maximum(tr, tc) if overlap else tr + tc
     step = np.maximum(floor, tm) if overlap_comm else floor + tm

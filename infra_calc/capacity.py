@@ -76,7 +76,7 @@ class HoldsMemory:
         return self.memory.fits
 
 
-def capacity_check(capacity, weights, kv, workspace=0.0) -> CapacityCheck:
+def capacity_check(capacity, weights, kv, *, workspace=0.0) -> CapacityCheck:
     """Check :math:`W + KV + M_{work} \\le C`.
 
     Parameters
@@ -105,7 +105,7 @@ def capacity_check(capacity, weights, kv, workspace=0.0) -> CapacityCheck:
     return CapacityCheck(c, w, k, ws, unwrap(total), unwrap(c - total), unwrap(fits, bool))
 
 
-def kv_cache_bytes(context, kv_bytes_per_token, batch=1):
+def kv_cache_bytes(context, kv_bytes_per_token, *, batch=1):
     """KV-cache size :math:`B\\,S\\,m_{KV}` in bytes, for ``context`` tokens per request."""
     s = check_number(context, "context", "tokens")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
@@ -211,12 +211,12 @@ def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, ba
     workspace = S.J13_WORKSPACE if workspace is None else workspace
     acc = accelerator(accelerator_name)
     m = resolve_model(model_name)
-    cap = capacity_reading(acc, reading)
+    cap = capacity_reading(acc, reading=reading)
     weights = float(m.weight_bytes(bytes_per_param))
     m_kv = m.kv_bytes_per_token(kv_bytes_per_element)
     per = kv_cache_bytes(context, m_kv)
-    kv = kv_cache_bytes(context, m_kv, batch)
-    chk = capacity_check(cap, weights, kv, workspace)
+    kv = kv_cache_bytes(context, m_kv, batch=batch)
+    chk = capacity_check(cap, weights, kv, workspace=workspace)
     b_max = max_batch(cap, weights, workspace, context, m_kv)
     return PlannerState(acc, m, int(context), int(batch), float(bytes_per_param), reading,
                         float(per), chk, int(b_max))

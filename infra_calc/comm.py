@@ -38,7 +38,7 @@ COMM_MODELS = ("ring", "in-switch")
 ACTIVATION_BYTES = 2
 
 
-def link_bandwidth_for(hw, cards):
+def link_bandwidth_for(hw, *, cards):
     """The per-direction bandwidth a ring over ``cards`` cards runs at, bytes/s.
 
     ``link_bandwidth`` within one domain (``cards <= link_domain``); past it, the
@@ -70,7 +70,7 @@ def link_bandwidth_for(hw, cards):
     return unwrap(bw)
 
 
-def ring_allreduce_time(nbytes, cards, hw):
+def ring_allreduce_time(nbytes, hw, *, cards):
     """Time of one ring all-reduce of ``nbytes`` per card over ``cards`` cards, seconds (a model).
 
     .. math:: T_{AR} = \\frac{2(n-1)}{n}\\,\\frac{M}{\\beta_{link}} + 2(n-1)\\,\\alpha
@@ -85,22 +85,22 @@ def ring_allreduce_time(nbytes, cards, hw):
     ----------
     nbytes : float or array_like
         Message size ``M`` on each card, bytes (>= 0).
-    cards : int or array_like
-        ``n`` (>= 1).
     hw : Accelerator or str
         Supplies ``link_bandwidth``, ``link_domain``, ``internode_bandwidth``
         and ``link_latency``.
+    cards : int or array_like, keyword-only
+        ``n`` (>= 1).
     """
     acc = accelerator(hw)
     m = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
     n = check_int(cards, "cards", "cards", minimum=1)
-    bw = np.asarray(link_bandwidth_for(acc, n))
+    bw = np.asarray(link_bandwidth_for(acc, cards=n))
     nf = np.asarray(n, dtype=float)
     t = 2.0 * (nf - 1.0) / nf * m / bw + 2.0 * (nf - 1.0) * acc.link_latency
     return unwrap(t)
 
 
-def in_switch_allreduce_time(nbytes, cards, hw):
+def in_switch_allreduce_time(nbytes, hw, *, cards):
     """Time of one all-reduce reduced inside the switch (NVLink SHARP), seconds (a model).
 
     .. math:: T_{AR} = \\frac{M}{\\beta_{link}} + 2\\alpha
@@ -128,21 +128,21 @@ def in_switch_allreduce_time(nbytes, cards, hw):
             raise ValueError(f"cards={int(np.max(nf))} exceeds one {acc.name} link domain "
                              f"({acc.link_domain}): comm='in-switch' models one switch; "
                              f"use comm='ring'")
-    bw = np.asarray(link_bandwidth_for(acc, n))
+    bw = np.asarray(link_bandwidth_for(acc, cards=n))
     t = np.where(nf > 1, m / bw + 2.0 * acc.link_latency, 0.0)
     return unwrap(t)
 
 
-def allreduce_time(nbytes, cards, hw, comm="ring"):
+def allreduce_time(nbytes, hw, *, cards, comm="ring"):
     """One all-reduce under the model ``comm`` (one of :data:`COMM_MODELS`), seconds."""
     if comm == "ring":
-        return ring_allreduce_time(nbytes, cards, hw)
+        return ring_allreduce_time(nbytes, hw, cards=cards)
     if comm == "in-switch":
-        return in_switch_allreduce_time(nbytes, cards, hw)
+        return in_switch_allreduce_time(nbytes, hw, cards=cards)
     raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
 
 
-def layer_comm(spec, tokens, cards, hw, comm="ring"):
+def layer_comm(spec, hw, *, tokens, cards, comm="ring"):
     """Message per all-reduce ``M = 2 T d`` bytes and the step's ``2 L T_AR(M)``, seconds.
 
     ``T`` tokens' activations (``B`` at decode, ``B P`` at prefill) are summed
@@ -151,5 +151,5 @@ def layer_comm(spec, tokens, cards, hw, comm="ring"):
     out (one each per step, against ``2L``).
     """
     msg = ACTIVATION_BYTES * np.asarray(tokens, dtype=float) * spec.hidden
-    t = 2.0 * spec.layers * np.asarray(allreduce_time(msg, cards, hw, comm))
+    t = 2.0 * spec.layers * np.asarray(allreduce_time(msg, hw, cards=cards, comm=comm))
     return msg, t

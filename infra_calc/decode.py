@@ -95,7 +95,7 @@ def step_parts(w: Workload, weights="touched", comm="ring", context=None, *, ove
     larger, ``overlap_comm=True``) as ``t_step``.
     """
     c = decode_counts(w, weights, context)
-    _, tcomm = layer_comm(w.model, w.batch, w.cards, w.hw, comm)
+    _, tcomm = layer_comm(w.model, w.hw, tokens=w.batch, cards=w.cards, comm=comm)
     return bounds(c["flops"], c["bytes_read"], w.hw, t_comm=tcomm, overlap=overlap,
                   overlap_comm=overlap_comm, math=w.math)
 
@@ -167,7 +167,7 @@ class ModelDecodeStep(HoldsMemory, ModelOnCard):
     memory: CapacityCheck
 
 
-def model_decode_step(model, hw=None, batch=None, context=None, *, bytes_per_param=None,
+def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_param=None,
                       kv_bytes_per_element=None, weights="touched",
                       workspace=None, routing=None, math=None) -> ModelDecodeStep:
     """One decode step of a model on one card, with its KV cache.

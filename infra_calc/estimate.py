@@ -217,7 +217,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
     output_tokens : int, optional
         Output tokens ``O`` (default 256 with a prompt, capped by the model).
 
-    Every parameter after ``hw`` is keyword-only, as in the other chapter-3 functions.
+    Every parameter after ``hw`` is keyword-only, as in every function that takes a card.
     """
     from .decode import step_parts
     from .generation import check_request, generation_time
@@ -261,7 +261,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         t_step_serial=step_parts(w, overlap=False).t_step, t_comm=st.t_comm, t_step=st.t_step,
         t_step_uniform_routing=uniform.t_step,
         bound=st.bound, tokens_per_s=st.tokens_per_s, read_time_per_output=st.t_read / w.batch,
-        batch_turning_point=batch_turning_point(w.hw, w.bytes_per_param),
+        batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param),
         batch_turning_point_kv=turning_batch(w), critical_context=critical_context(w),
         kv_bytes_per_token=m_card, memory=mem,
         max_batch=max_batch(mem.capacity, mem.weights, mem.workspace, w.context, m_card),

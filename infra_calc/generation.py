@@ -98,7 +98,7 @@ def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
     return p, o
 
 
-def generation_time(model, hw=None, prompt_tokens=None, output_tokens=None, *,
+def generation_time(model, hw=None, *, prompt_tokens=None, output_tokens=None,
                     bytes_per_param=None, batch=None, kv_bytes_per_element=None, cards=None,
                     weights="touched", overlap_comm=False, comm="ring",
                     workspace=None, routing=None, math=None) -> GenerationTime:

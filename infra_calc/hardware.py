@@ -397,7 +397,7 @@ def accelerator(name: str) -> Accelerator:
 _READING_UNIT = {"physical GiB": GiB, "decimal GB": GB}
 
 
-def capacity_reading(hw, reading: str = "physical GiB") -> float:
+def capacity_reading(hw, *, reading: str = "physical GiB") -> float:
     """Capacity ``C`` in bytes of accelerator ``hw`` under one reading.
 
     A card's label says "N GB".  ``"physical GiB"`` reads it as ``N × 2^30``
@@ -407,9 +407,9 @@ def capacity_reading(hw, reading: str = "physical GiB") -> float:
     reading (:attr:`Accelerator.capacity_reading`), so the answer is the
     same whether ``hw`` is the catalog entry or a :func:`decimal_reading` of it.
 
-    >>> capacity_reading("RTX 4090", "decimal GB")
+    >>> capacity_reading("RTX 4090", reading="decimal GB")
     24000000000.0
-    >>> capacity_reading(decimal_reading("RTX 4090"), "physical GiB") / GiB
+    >>> capacity_reading(decimal_reading("RTX 4090"), reading="physical GiB") / GiB
     24.0
     """
     acc = accelerator(hw)
@@ -422,5 +422,5 @@ def capacity_reading(hw, reading: str = "physical GiB") -> float:
 def decimal_reading(hw) -> Accelerator:
     """A copy of ``hw`` whose capacity is its label read as 10^9 bytes (80 GiB -> 80e9 B)."""
     acc = accelerator(hw)
-    return acc.with_(mem_capacity=capacity_reading(acc, "decimal GB"), note=DECIMAL_CAPACITY_NOTE,
+    return acc.with_(mem_capacity=capacity_reading(acc, reading="decimal GB"), note=DECIMAL_CAPACITY_NOTE,
                      capacity_reading="decimal GB")

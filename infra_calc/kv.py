@@ -145,7 +145,7 @@ def _s_max(w: Workload):
     return unwrap(out)
 
 
-def turning_batch(model, hw=None, context=None, *, bytes_per_param=None,
+def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
                   kv_bytes_per_element=None, cards=None, routing=None):
     """Batch where a decode step's compute catches up with its read, :math:`B^*(S)`, requests.
 

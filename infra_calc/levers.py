@@ -172,7 +172,7 @@ def _verify_counts(w: Workload, k):
             for x in (tokens, weight_bytes, kv, f_lin, f_att)]
 
 
-def speculative_step(model, hw=None, batch=None, context=None, *, drafts, acceptance=None,
+def speculative_step(model, hw=None, *, batch=None, context=None, drafts, acceptance=None,
                      draft=None, bytes_per_param=None, kv_bytes_per_element=None,
                      workspace=None, routing=None, math=None) -> SpeculativeStep:
     """One draft-and-verify round: ``B`` requests, ``k`` draft tokens each, one card.
@@ -239,7 +239,7 @@ def speculative_step(model, hw=None, batch=None, context=None, *, drafts, accept
     if draft is None:
         t_draft = 0.0 * kf
     else:
-        d = model_decode_step(draft, acc, w.batch, w.context, bytes_per_param=w.bytes_per_param,
+        d = model_decode_step(draft, acc, batch=w.batch, context=w.context, bytes_per_param=w.bytes_per_param,
                               kv_bytes_per_element=w.kv_bytes_per_element, workspace=0.0,
                               math=w.math)
         t_draft = kf * np.asarray(d.t_step)
@@ -304,7 +304,7 @@ def speculative_critical_context(model, hw=None, *, drafts, bytes_per_param=None
     return unwrap(out)
 
 
-def speculative_turning_batch(model, hw=None, context=None, *, drafts, bytes_per_param=None,
+def speculative_turning_batch(model, hw=None, *, context=None, drafts, bytes_per_param=None,
                               kv_bytes_per_element=None, math=None):
     """Batch at which a verify pass of ``k`` drafts per request turns compute-bound, requests.
 

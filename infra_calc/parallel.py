@@ -80,7 +80,7 @@ class TensorParallelStep(HoldsMemory, ModelOnCard):
     memory: CapacityCheck
 
 
-def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *,
+def tensor_parallel_step(model, hw=None, *, cards=None, batch=None, context=None,
                          bytes_per_param=None, kv_bytes_per_element=None, overlap_comm=False,
                          weights="touched", comm="ring", workspace=None,
                          routing=None, math=None) -> TensorParallelStep:
@@ -147,7 +147,7 @@ def tensor_parallel_step(model, hw=None, cards=None, batch=None, context=None, *
     acc = w.hw
     c = decode_counts(w, weights)
     r, f = c["bytes_read"], c["flops"]
-    msg, _ = layer_comm(w.model, w.batch, w.cards, acc, comm)
+    msg, _ = layer_comm(w.model, acc, tokens=w.batch, cards=w.cards, comm=comm)
     t = step_parts(w, weights, comm, overlap_comm=overlap_comm)
     zero = 0.0 * np.asarray(t.t_step)
     return TensorParallelStep(

@@ -20,7 +20,7 @@ __all__ = ["at_math", "PrecisionPoint", "precision_point"]
 
 
 # ------------------------------------------------------------------- lower precision
-def at_math(hw, math="bf16"):
+def at_math(hw, *, math="bf16"):
     """The card as math of precision ``math`` sees it: ``peak_flops`` set to :math:`\\Pi_m`.
 
     The functions that bound with the BF16 peak (:func:`~infra_calc.kv.turning_batch`,
@@ -28,7 +28,7 @@ def at_math(hw, math="bf16"):
     the ridge :attr:`~infra_calc.hardware.Accelerator.ridge_point`) then give
     their values at that precision.  The name says which peak it is.
 
-    >>> at_math("H100 SXM", "fp8").ridge_point > at_math("H100 SXM").ridge_point
+    >>> at_math("H100 SXM", math="fp8").ridge_point > at_math("H100 SXM").ridge_point
     True
     """
     acc = accelerator(hw)
@@ -94,13 +94,14 @@ def precision_point(model, hw=None, *, math="bf16", bytes_per_param=None,
     """
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, context=context, math=math)
-    card = at_math(w.hw, w.math)
+    card = at_math(w.hw, math=w.math)
     kw = dict(bytes_per_param=w.bytes_per_param, kv_bytes_per_element=w.kv_bytes_per_element)
     return PrecisionPoint(
         math=w.math, bytes_per_param=w.bytes_per_param,
         kv_bytes_per_element=w.kv_bytes_per_element, peak=card.peak_flops,
-        ridge=card.ridge_point, b_star_j07=float(batch_turning_point(card, w.bytes_per_param)),
-        b_star=turning_batch(w.model, card, w.context, **kw),
+        ridge=card.ridge_point, b_star_j07=float(batch_turning_point(card,
+                                                                     bytes_per_param=w.bytes_per_param)),
+        b_star=turning_batch(w.model, card, context=w.context, **kw),
         s_max=float(critical_context(w.model, card, **kw)),
         t_step_1=model_decode_step(w, math=w.math).t_step,
         weight_bytes=float(w.resident_weight_bytes()))

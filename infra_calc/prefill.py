@@ -115,7 +115,7 @@ class PrefillStep(HoldsMemory, ModelOnCard):
         return unwrap(np.asarray(self.flops) / np.asarray(self.bytes_read))
 
 
-def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, batch=None,
+def prefill_step(model, hw=None, *, prompt_tokens=None, bytes_per_param=None, batch=None,
                  kv_bytes_per_element=None, cards=None, weights="touched", comm="ring",
                  workspace=None, routing=None, math=None) -> PrefillStep:
     """Lower bound of the prefill pass: the time to first token on idle cards.
@@ -174,7 +174,7 @@ def prefill_step(model, hw=None, prompt_tokens=None, *, bytes_per_param=None, ba
     w.model.check_context(p, "prompt_tokens")
     acc = w.hw
     c = prefill_counts(w, p, weights)
-    _, tcomm = layer_comm(w.model, w.batch * np.asarray(p, dtype=float), w.cards, acc, comm)
+    _, tcomm = layer_comm(w.model, acc, tokens=w.batch * np.asarray(p, dtype=float), cards=w.cards, comm=comm)
     t = bounds(c["flops"], c["bytes_read"], acc, t_comm=tcomm, math=w.math)
     return PrefillStep(
         model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,

@@ -63,7 +63,7 @@ class SharedPrefixStep(HoldsMemory, ModelOnCard):
     memory: CapacityCheck
 
 
-def shared_prefix_step(model, hw=None, batch=None, context=None, *, prefix,
+def shared_prefix_step(model, hw=None, *, batch=None, context=None, prefix,
                        bytes_per_param=None, kv_bytes_per_element=None, workspace=None,
                        routing=None, math=None) -> SharedPrefixStep:
     """A decode step whose ``B`` requests share their first ``S_p`` cached tokens (one card).
@@ -134,7 +134,7 @@ class CachedPrefill(ModelOnCard):
     bound: str | np.ndarray
 
 
-def cached_prefill_step(model, hw=None, prompt_tokens=None, *, cached, batch=None,
+def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=None,
                         bytes_per_param=None, kv_bytes_per_element=None, routing=None,
                         math=None) -> CachedPrefill:
     """Prefill of prompts whose first ``P_c`` tokens are already in the cache (one card).

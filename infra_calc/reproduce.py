@@ -28,7 +28,7 @@ def j07_lines() -> list[str]:
     f = 2 * n
     t_read = read_time(r, h100)
     t_comp = compute_time(f, h100)
-    b_star = batch_turning_point(h100, bw)
+    b_star = batch_turning_point(h100, bytes_per_param=bw)
     lines = [
         f"H100 SXM: {shown(h100.mem_capacity, 'GB', 0, sep=False)}"
         f" / {shown(h100.mem_bandwidth, 'TB/s', 2, sep=False)} / "
@@ -40,7 +40,7 @@ def j07_lines() -> list[str]:
         f"ratio     = {t_read / t_comp:.1f} x",
         f"B*        = {b_star:.1f} (b_W={bw:g})",
     ]
-    b8, b32, b148 = (decode_step(n, bw, h100, batch=b) for b in S.J07_BATCHES)
+    b8, b32, b148 = (decode_step(n, h100, bytes_per_param=bw, batch=b) for b in S.J07_BATCHES)
     lines.append(
         f"batch {b8.batch:<4.0f}: compute {shown(b8.t_compute, 'ms', 3, sep=False)}, per-output read "
         f"{shown(b8.read_time_per_output, 'ms', 3, sep=False)}, tput {b8.tokens_per_s:.1f} tok/s")
@@ -50,7 +50,7 @@ def j07_lines() -> list[str]:
 
     m70 = model(S.J07_MODEL)
     kv_one = kv_cache_bytes(S.J07_CONTEXT, m70.kv_bytes_per_token(2))
-    chk = capacity_check(h100.mem_capacity, S.J07_WEIGHTS_8BIT, kv_one, S.J07_WORKSPACE)
+    chk = capacity_check(h100.mem_capacity, S.J07_WEIGHTS_8BIT, kv_one, workspace=S.J07_WORKSPACE)
     rel = "<=" if chk.fits else ">"
     lines.append(
         f"capacity (8-bit, {S.J07_CONTEXT // 1024}k context): "
@@ -79,15 +79,18 @@ def j13_lines() -> list[str]:
     lines = [f"Q projection {k}×{n} (BF16)"]
     for m in S.J13_ROWS:
         lines.append(
-            f"M={m} : F {gemm_flops(m, k, n) / MEGA:.2f} MFLOPs, V {gemm_bytes(m, k, n, b) / MiB:.2f} MiB, "
-            f"I = {arithmetic_intensity(m, k, n, b):.1f} FLOP/byte")
-    m_star = critical_rows(k, n, h100, b)
+            f"M={m} : F {gemm_flops(m, k, n) / MEGA:.2f} MFLOPs, "
+            f"V {gemm_bytes(m, k, n, bytes_per_element=b) / MiB:.2f} MiB, "
+            f"I = {arithmetic_intensity(m, k, n, bytes_per_element=b):.1f} FLOP/byte")
+    m_star = critical_rows(k, n, h100, bytes_per_element=b)
     lines.append(
         f"H100 I* = {h100.peak_flops / TERA:.1f}/{h100.mem_bandwidth / TB:.2f} = "
         f"{h100.ridge_point:.1f} FLOP/byte → M* ≈ {m_star:.0f} token")
 
-    uniform = padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=0.0), S.MOE_TILE_ROWS)
-    packed = padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=1.0), S.MOE_TILE_ROWS)
+    uniform = padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=0.0),
+                          tile_rows=S.MOE_TILE_ROWS)
+    packed = padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=1.0),
+                         tile_rows=S.MOE_TILE_ROWS)
     per_expert_packed = packed.useful // packed.active_experts
     lines.append(
         f"η_shape ({S.MOE_TILE_ROWS}-row padding): uniform {uniform.active_experts}×{S.MOE_TILE_ROWS} = "
@@ -107,8 +110,8 @@ def j13_lines() -> list[str]:
         f"{shown(left, 'GB', 2, sep=False)}; {s8 // 1024}K single request {shown(one8, 'GB', 2, sep=False)}")
     b_max8 = max_batch(gpu.mem_capacity, weights, S.J13_WORKSPACE, s8, m_kv)
     for batch in (b_max8, b_max8 + 1):
-        kv = kv_cache_bytes(s8, m_kv, batch)
-        ok = capacity_check(gpu.mem_capacity, weights, kv, S.J13_WORKSPACE).fits
+        kv = kv_cache_bytes(s8, m_kv, batch=batch)
+        ok = capacity_check(gpu.mem_capacity, weights, kv, workspace=S.J13_WORKSPACE).fits
         lines.append(f"{batch} × {s8 // 1024}K = {shown(kv, 'GB', 2, sep=False)}"
                      f" {'fits' if ok else 'exceeds'}")
     one16 = kv_cache_bytes(s16, m_kv)

@@ -49,7 +49,7 @@ def gemm_flops(m, k, n):
     return 2.0 * m * k * n
 
 
-def gemm_bytes(m, k, n, bytes_per_element=2):
+def gemm_bytes(m, k, n, *, bytes_per_element=2):
     """Bytes moved by ``[m, k] @ [k, n]`` when each operand crosses memory once.
 
     :math:`V = b\\,(mk + kn + mn)`: read the input and the weight once, write
@@ -59,12 +59,12 @@ def gemm_bytes(m, k, n, bytes_per_element=2):
     return _bpe(bytes_per_element) * (m * k + k * n + m * n)
 
 
-def arithmetic_intensity(m, k, n, bytes_per_element=2):
+def arithmetic_intensity(m, k, n, *, bytes_per_element=2):
     """Arithmetic intensity :math:`I = F/V = 2mkn / (b(mk + kn + mn))`, FLOP/byte."""
-    return gemm_flops(m, k, n) / gemm_bytes(m, k, n, bytes_per_element)
+    return gemm_flops(m, k, n) / gemm_bytes(m, k, n, bytes_per_element=bytes_per_element)
 
 
-def intensity_limit(k, n, bytes_per_element=2):
+def intensity_limit(k, n, *, bytes_per_element=2):
     """The intensity as ``m → ∞``: :math:`\\lim I = 2kn / (b(k + n))`, FLOP/byte."""
     k = check_number(k, "k", "elements")
     n = check_number(n, "n", "columns")
@@ -76,7 +76,7 @@ def ridge_point(hw):
     return accelerator(hw).ridge_point
 
 
-def critical_rows(k, n, hw, bytes_per_element=2):
+def critical_rows(k, n, hw, *, bytes_per_element=2):
     """Rows ``M*`` at which the GEMM's intensity reaches the ridge point.
 
     Solving :math:`2MKN / (b(MK + KN + MN)) = I^*` for ``M`` gives
@@ -138,7 +138,7 @@ class RooflinePoint:
     fraction_of_peak: float | np.ndarray
 
 
-def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
+def gemm_roofline(m, k, n, hw, *, bytes_per_element=2) -> RooflinePoint:
     """Place ``[m, k] @ [k, n]`` on the roofline of ``hw``.
 
     ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
@@ -147,7 +147,7 @@ def gemm_roofline(m, k, n, hw, bytes_per_element=2) -> RooflinePoint:
     """
     acc = accelerator(hw)
     f = gemm_flops(m, k, n)
-    v = gemm_bytes(m, k, n, bytes_per_element)
+    v = gemm_bytes(m, k, n, bytes_per_element=bytes_per_element)
     i = f / v
     p = attainable_flops(i, acc)
     t = bounds(f, v, acc)

@@ -90,7 +90,7 @@ class PaddedRows:
         return self.executed / self.useful if self.useful else float("inf")
 
 
-def padded_rows(rows, tile_rows=16) -> PaddedRows:
+def padded_rows(rows, *, tile_rows=16) -> PaddedRows:
     """Pad each expert's row count up to whole tiles and add up.
 
     ``executed = Σ_e ⌈r_e / m_t⌉ m_t`` and ``useful = Σ_e r_e``; an expert with
@@ -111,7 +111,7 @@ def padded_rows(rows, tile_rows=16) -> PaddedRows:
                       active_experts=int((r > 0).sum()), tile_rows=int(t))
 
 
-def route_tokens(tokens, experts, top_k, skew=0.0):
+def route_tokens(tokens, experts, top_k, *, skew=0.0):
     """A deterministic routing pattern: rows received by each expert.
 
     ``tokens × top_k`` dispatches are spread evenly over ``E_active`` experts,

@@ -107,11 +107,11 @@ class CardShare:
                       * np.asarray(self.kv_heads) / spec.kv_heads)
 
 
-def card_share(spec: ModelSpec, cards=1) -> CardShare:
+def card_share(spec: ModelSpec, *, cards=1) -> CardShare:
     """The per-card :class:`CardShare` of ``spec`` over ``cards`` cards (checked by :func:`check_cards`).
 
     >>> from infra_calc.models import model
-    >>> s = card_share(model("llama-70b"), 16)       # 8 KV heads: each replicated twice
+    >>> s = card_share(model("llama-70b"), cards=16)       # 8 KV heads: each replicated twice
     >>> s.heads, s.kv_heads, s.kv_copies
     (4.0, 1.0, 2.0)
     """

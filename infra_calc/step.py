@@ -47,7 +47,7 @@ def compute_time(flops, hw):
     return unwrap(flops / accelerator(hw).peak_flops)
 
 
-def step_time(flops, nbytes, hw, overlap=True):
+def step_time(flops, nbytes, hw, *, overlap=True):
     """Lower bound on one step, seconds.
 
     :math:`\\max(F/\\Pi, R/\\beta)` when reads and math overlap (``overlap=True``),
@@ -97,7 +97,7 @@ class DecodeStep:
         return unwrap(np.asarray(self.t_read) / np.asarray(self.t_compute))
 
 
-def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) -> DecodeStep:
+def decode_step(params, hw, *, bytes_per_param, batch=1, kv_bytes=0, overlap=True) -> DecodeStep:
     """Estimate one decode step of a dense model (one new token per request).
 
     The batch of ``B`` requests shares one read of the weights:
@@ -113,9 +113,9 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     ----------
     params : float or array_like
         Parameters used per token, ``N``.
-    bytes_per_param : float or array_like
-        Stored bytes per weight, ``b_W`` (1 for 8-bit, 0.5 for 4-bit).
     hw : Accelerator or str
+    bytes_per_param : float or array_like, keyword-only
+        Stored bytes per weight, ``b_W`` (1 for 8-bit, 0.5 for 4-bit).
     batch : int or array_like
         Requests decoded together, ``B`` (>= 1).
     kv_bytes : float or array_like
@@ -139,7 +139,7 @@ def decode_step(params, bytes_per_param, hw, batch=1, kv_bytes=0, overlap=True) 
     )
 
 
-def batch_turning_point(hw, bytes_per_param):
+def batch_turning_point(hw, *, bytes_per_param):
     """Batch size where compute catches up with the read of the weights, requests (not rounded).
 
     Setting :math:`2BN/\\Pi = b_W N/\\beta` gives J07's
@@ -153,7 +153,7 @@ def batch_turning_point(hw, bytes_per_param):
     Parameters
     ----------
     hw : Accelerator or str
-    bytes_per_param : float or array_like
+    bytes_per_param : float or array_like, keyword-only
         Stored bytes per weight, ``b_W``.
     """
     acc = accelerator(hw)
@@ -161,7 +161,7 @@ def batch_turning_point(hw, bytes_per_param):
     return unwrap(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
 
 
-def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
+def fix_scenarios(params=None, hw=None, *, bytes_per_param=None, batch=None,
                   four_bit=True) -> dict[str, DecodeStep]:
     """The J07 §5 cases as ``{label: DecodeStep}``, in table order.
 
@@ -187,14 +187,17 @@ def fix_scenarios(params=None, bytes_per_param=None, hw=None, batch=None,
     batch = S.J07_BATCHES[0] if batch is None else batch
     h = accelerator(S.j07_h100() if hw is None else hw)
     cases = {
-        "baseline": decode_step(params, bytes_per_param, h),
-        "compute doubled": decode_step(params, bytes_per_param, h.with_(peak_flops=2 * h.peak_flops)),
-        "bandwidth doubled": decode_step(params, bytes_per_param,
-                                         h.with_(mem_bandwidth=2 * h.mem_bandwidth)),
-        f"half the parameters ({params / 2e9:.0f}B)": decode_step(params / 2, bytes_per_param, h),
+        "baseline": decode_step(params, h, bytes_per_param=bytes_per_param),
+        "compute doubled": decode_step(params, h.with_(peak_flops=2 * h.peak_flops),
+                                       bytes_per_param=bytes_per_param),
+        "bandwidth doubled": decode_step(params, h.with_(mem_bandwidth=2 * h.mem_bandwidth),
+                                         bytes_per_param=bytes_per_param),
+        f"half the parameters ({params / 2e9:.0f}B)": decode_step(params / 2, h,
+                                                                  bytes_per_param=bytes_per_param),
     }
     if four_bit:
         cases[f"{4 * bytes_per_param:g}-bit weights ({params / 1e9:.0f}B)"] = decode_step(
-            params, bytes_per_param / 2, h)
-    cases[f"batch {batch} shares the read"] = decode_step(params, bytes_per_param, h, batch=batch)
+            params, h, bytes_per_param=bytes_per_param / 2)
+    cases[f"batch {batch} shares the read"] = decode_step(params, h, bytes_per_param=bytes_per_param,
+                                                          batch=batch)
     return cases

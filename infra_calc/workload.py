@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 
@@ -97,6 +97,7 @@ class Workload:
 
     model: ModelSpec
     hw: Accelerator
+    _: KW_ONLY
     bytes_per_param: float = 2.0
     kv_bytes_per_element: float = 2.0
     batch: int | np.ndarray = 1
@@ -120,7 +121,7 @@ class Workload:
         set_(self, "context", check_int(self.context, "context", "tokens", minimum=0))
         self.model.check_context(self.context, "context")
         set_(self, "workspace", _scalar(self.workspace, "workspace", "bytes", allow_zero=True))
-        set_(self, "cards", card_share(self.model, self.cards).cards)
+        set_(self, "cards", card_share(self.model, cards=self.cards).cards)
         check_routing(self.routing)
         self.hw.peak(self.math)                      # refuses a precision the card lacks
         set_(self, "math", self.math.strip().lower())
@@ -150,7 +151,7 @@ class Workload:
     @functools.cached_property
     def share(self) -> CardShare:
         """One card's share of the model (:func:`infra_calc.sharding.card_share`)."""
-        return card_share(self.model, self.cards)
+        return card_share(self.model, cards=self.cards)
 
     @property
     def kv_bytes_per_token(self):
@@ -189,7 +190,7 @@ class Workload:
         w = self.resident_weight_bytes() if weights is None else weights
         k = self.kv_bytes_per_card(context) if kv is None else kv
         return capacity_check(self.hw.mem_capacity, np.asarray(w) + zero, np.asarray(k) + zero,
-                              self.workspace)
+                              workspace=self.workspace)
 
     def memory_per_card(self, context=None):
         """Bytes each card must hold, ``memory(context).total``."""

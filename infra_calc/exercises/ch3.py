@@ -129,7 +129,7 @@ register(Exercise(
 
 # --- 3.4 -------------------------------------------------------------------------
 def _n4():
-    return prefill_step(N4_MODEL, CARD, N4_PROMPT)
+    return prefill_step(N4_MODEL, CARD, prompt_tokens=N4_PROMPT)
 
 
 def n4():
@@ -158,8 +158,8 @@ register(Exercise(
 # --- 3.5 -------------------------------------------------------------------------
 def n5():
     """Speed-up of one N5_MODEL decode step (BF16, batch 1) from 1 to N5_CARDS cards, ×."""
-    one = tensor_parallel_step(N5_MODEL, CARD, 1).t_step
-    return one / tensor_parallel_step(N5_MODEL, CARD, N5_CARDS).t_step
+    one = tensor_parallel_step(N5_MODEL, CARD, cards=1).t_step
+    return one / tensor_parallel_step(N5_MODEL, CARD, cards=N5_CARDS).t_step
 
 
 register(Exercise(
@@ -170,9 +170,9 @@ register(Exercise(
     f"{accelerator(CARD).link_bandwidth / GB:.0f} GB/s per direction with an assumed "
     f"{accelerator(CARD).link_latency * 1e6:g} µs per ring step, not overlapped?",
     "×", n5,
-    lambda: (f"T(1) = {tensor_parallel_step(N5_MODEL, CARD, 1).t_step * 1e3:.3f} ms; "
-             f"T({N5_CARDS}) = {tensor_parallel_step(N5_MODEL, CARD, N5_CARDS).t_read * 1e3:.3f}"
-             f" ms read + {tensor_parallel_step(N5_MODEL, CARD, N5_CARDS).t_comm * 1e3:.3f} ms "
+    lambda: (f"T(1) = {tensor_parallel_step(N5_MODEL, CARD, cards=1).t_step * 1e3:.3f} ms; "
+             f"T({N5_CARDS}) = {tensor_parallel_step(N5_MODEL, CARD, cards=N5_CARDS).t_read * 1e3:.3f}"
+             f" ms read + {tensor_parallel_step(N5_MODEL, CARD, cards=N5_CARDS).t_comm * 1e3:.3f} ms "
              f"all-reduces: {n5():.2f}×, not {N5_CARDS}×."),
     hints=("Each card reads its share of the weights; then each layer adds two ring "
            "all-reduces of the batch's activations, 2(n−1) steps each.",),
@@ -205,7 +205,7 @@ register(Exercise(
 
 # --- 3.7 -------------------------------------------------------------------------
 def _n7():
-    return generation_time(N7_MODEL, CARD, N7_PROMPT, N7_OUTPUT)
+    return generation_time(N7_MODEL, CARD, prompt_tokens=N7_PROMPT, output_tokens=N7_OUTPUT)
 
 
 def n7():
@@ -229,7 +229,7 @@ register(Exercise(
 
 # --- 3.8 -------------------------------------------------------------------------
 def _n8():
-    return speculative_step(N8_MODEL, CARD, N8_BATCH, N8_CONTEXT, drafts=N8_DRAFTS)
+    return speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT, drafts=N8_DRAFTS)
 
 
 def n8():
@@ -250,14 +250,14 @@ register(Exercise(
              f"{n8():.3f} ms per token."),
     hints=("A verify pass cannot emit more than k + 1 tokens per request, whatever the "
            "acceptance; divide the pass by that.",
-           "ic.speculative_step(model, card, batch, context, drafts=k) counts the pass."),
+           "ic.speculative_step(model, card, batch=batch, context=context, drafts=k) counts the pass."),
     title="Exercise 3.8",
 ))
 
 
 # --- 3.9 -------------------------------------------------------------------------
 def _n9():
-    return cached_prefill_step(N9_MODEL, CARD, N9_PROMPT, cached=N9_CACHED)
+    return cached_prefill_step(N9_MODEL, CARD, prompt_tokens=N9_PROMPT, cached=N9_CACHED)
 
 
 def n9():
@@ -328,8 +328,8 @@ def selftest_values():
     v.n4_tr = shown(pre.t_read, "ms", 2)
     v.n4 = shown(pre.t_step, "ms", 2)
     # 3.5
-    t1 = tensor_parallel_step(N5_MODEL, CARD, 1)
-    tn = tensor_parallel_step(N5_MODEL, CARD, N5_CARDS)
+    t1 = tensor_parallel_step(N5_MODEL, CARD, cards=1)
+    tn = tensor_parallel_step(N5_MODEL, CARD, cards=N5_CARDS)
     m5 = model(N5_MODEL)
     v.n5_cards = shown(N5_CARDS, digits=0)
     v.n5_link = shown(acc.link_bandwidth, "GB/s", 0)
@@ -367,7 +367,7 @@ def selftest_values():
     v.n8_tokens = shown(s8.tokens, "tokens", 0)
     v.n8_verify = shown(s8.t_step, "ms", 3)
     v.n8_kp1 = shown(N8_DRAFTS + 1, "tokens", 0)
-    v.n8_plain = shown(speculative_step(N8_MODEL, CARD, N8_BATCH, N8_CONTEXT, drafts=0).t_step,
+    v.n8_plain = shown(speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT, drafts=0).t_step,
                        "ms", 3)
     v.n8 = shown(s8.t_per_token_floor, "ms", 3)
     # 3.9
@@ -379,6 +379,6 @@ def selftest_values():
     v.n9_r = shown(c9.bytes_read, "GB", 2)
     v.n9_tc = shown(c9.t_compute, "ms", 2)
     v.n9_tr = shown(c9.t_read, "ms", 2)
-    v.n9_full = shown(cached_prefill_step(N9_MODEL, CARD, N9_PROMPT, cached=0).t_step, "ms", 2)
+    v.n9_full = shown(cached_prefill_step(N9_MODEL, CARD, prompt_tokens=N9_PROMPT, cached=0).t_step, "ms", 2)
     v.n9 = shown(c9.t_step, "ms", 2)
     return v

@@ -46,7 +46,7 @@ def _forecast_step(st, layers, n_ar):
 
 # --- 4.1 -------------------------------------------------------------------------
 def _n1():
-    return generation_time(N1_MODEL, CARD, N1_PROMPT, N1_OUTPUT)
+    return generation_time(N1_MODEL, CARD, prompt_tokens=N1_PROMPT, output_tokens=N1_OUTPUT)
 
 
 def n1():
@@ -72,7 +72,7 @@ register(Exercise(
 
 # --- 4.2 -------------------------------------------------------------------------
 def _n2():
-    return tensor_parallel_step(N2_MODEL, CARD, N2_CARDS, batch=N2_BATCH, context=N2_CONTEXT)
+    return tensor_parallel_step(N2_MODEL, CARD, cards=N2_CARDS, batch=N2_BATCH, context=N2_CONTEXT)
 
 
 def n2():
@@ -101,7 +101,7 @@ register(Exercise(
 
 # --- 4.3 -------------------------------------------------------------------------
 def _n3_step(cards):
-    return tensor_parallel_step(N3_MODEL, CARD, cards, batch=1, context=0)
+    return tensor_parallel_step(N3_MODEL, CARD, cards=cards, batch=1, context=0)
 
 
 def n3():

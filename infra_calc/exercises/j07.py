@@ -120,7 +120,7 @@ _register(
 
 # --- 1.3: batch 32 (source question 3) ------------------------------------------------
 def _b32():
-    return decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, _h100(), batch=32)
+    return decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM, batch=32)
 
 
 _register(
@@ -145,7 +145,7 @@ _register(
 # --- 1.4: how short would B* requests have to be? (source question 4) -----------------
 def bstar_requests() -> int:
     """B* of the source's case as a whole number of requests: ``ceil(b_W·Π / 2β)``."""
-    return math.ceil(batch_turning_point(_h100(), S.J07_BYTES_PER_PARAM))
+    return math.ceil(batch_turning_point(_h100(), bytes_per_param=S.J07_BYTES_PER_PARAM))
 
 
 def _bstar_context():
@@ -176,7 +176,7 @@ _register(
 def n1_step():
     """The 1.5 step: N1_BATCH requests of N1_CONTEXT tokens on the H200, KV read counted."""
     kv = kv_cache_bytes(N1_CONTEXT, _m_kv(), batch=N1_BATCH)
-    return decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, "H200 SXM", batch=N1_BATCH,
+    return decode_step(S.J07_PARAMS, "H200 SXM", bytes_per_param=S.J07_BYTES_PER_PARAM, batch=N1_BATCH,
                        kv_bytes=kv)
 
 
@@ -207,7 +207,7 @@ _register(
 
 # --- 1.6: bandwidth utilisation from a measurement ------------------------------------
 def _n2_mbu():
-    st = decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, _h100())
+    st = decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM)
     return st.bytes_read / N2_MEASURED / _h100().mem_bandwidth * 100
 
 
@@ -234,11 +234,11 @@ def n3_steps() -> dict:
     h = _h100()
     kv = kv_cache_bytes(N3_CONTEXT, _m_kv(), batch=N3_BATCH)
     args = dict(batch=N3_BATCH, kv_bytes=kv)
-    return {"baseline": decode_step(S.J07_PARAMS, S.J07_BYTES_PER_PARAM, h, **args),
-            "4-bit weights": decode_step(S.J07_PARAMS, HALF_BYTE, h, **args),
+    return {"baseline": decode_step(S.J07_PARAMS, h, bytes_per_param=S.J07_BYTES_PER_PARAM, **args),
+            "4-bit weights": decode_step(S.J07_PARAMS, h, bytes_per_param=HALF_BYTE, **args),
             "twice the bandwidth": decode_step(
-                S.J07_PARAMS, S.J07_BYTES_PER_PARAM,
-                h.with_(mem_bandwidth=2 * h.mem_bandwidth), **args)}
+                S.J07_PARAMS, h.with_(mem_bandwidth=2 * h.mem_bandwidth),
+                bytes_per_param=S.J07_BYTES_PER_PARAM, **args)}
 
 
 def _n3_better() -> str:
@@ -298,9 +298,9 @@ _register(
 # --- 1.9: B* with 4-bit weights on the H200 ---------------------------------------------
 def _n5_batch():
     """Smallest whole batch at which the H200's compute bound exceeds its read bound."""
-    b = math.floor(batch_turning_point("H200 SXM", HALF_BYTE)) + 1
-    assert decode_step(S.J07_PARAMS, HALF_BYTE, "H200 SXM", batch=b).bound == "compute"
-    assert decode_step(S.J07_PARAMS, HALF_BYTE, "H200 SXM", batch=b - 1).bound == "memory"
+    b = math.floor(batch_turning_point("H200 SXM", bytes_per_param=HALF_BYTE)) + 1
+    assert decode_step(S.J07_PARAMS, "H200 SXM", bytes_per_param=HALF_BYTE, batch=b).bound == "compute"
+    assert decode_step(S.J07_PARAMS, "H200 SXM", bytes_per_param=HALF_BYTE, batch=b - 1).bound == "memory"
     return b
 
 
@@ -314,7 +314,8 @@ _register(
     solution=lambda: (
         f"B* = b_W·Π / (2β) = {HALF_BYTE} × {accelerator('H200 SXM').peak_flops / 1e12:.1f}e12 "
         f"/ (2 × {accelerator('H200 SXM').mem_bandwidth / 1e12:.1f}e12) = "
-        f"{batch_turning_point('H200 SXM', HALF_BYTE):.2f}; the first whole batch above it is "
+        f"{batch_turning_point('H200 SXM', bytes_per_param=HALF_BYTE):.2f}; "
+        f"the first whole batch above it is "
         f"{_n5_batch()}."),
     rel_tol=0.0,
     hints=("B* = b_W·Π / (2β): halving the bytes per weight halves it. Then take the first "
@@ -325,7 +326,7 @@ _register(
 # --- the worked example --------------------------------------------------------------
 def _e1():
     kv = kv_cache_bytes(S.J07_CONTEXT, _m_kv())
-    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, kv, S.J07_WORKSPACE)
+    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE)
 
 
 def _e1_total():

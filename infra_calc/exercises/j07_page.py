@@ -56,7 +56,7 @@ def page_values():
     v = PageValues()
     h100, a100, h200 = _h100(), S.j07_a100(), accelerator("H200 SXM")
     n, bw, m_kv = S.J07_PARAMS, S.J07_BYTES_PER_PARAM, _m_kv()
-    base = decode_step(n, bw, h100)
+    base = decode_step(n, h100, bytes_per_param=bw)
     v.target = shown(S.J07_TARGET_STEP, "ms", 0)
     v.bw = shown(bw, digits=0)
     v.half = shown(HALF_BYTE, digits=1)
@@ -104,7 +104,7 @@ def page_values():
 
     # 1.4
     left = h100.mem_capacity - S.J07_WEIGHTS_8BIT
-    v.bstar = shown(batch_turning_point(h100, bw), digits=1)
+    v.bstar = shown(batch_turning_point(h100, bytes_per_param=bw), digits=1)
     v.bstar_int = shown(bstar_requests(), digits=0)
     v.left = shown(left, "GB", 2)
     v.left_per = shown(left / bstar_requests(), "MB", 2)
@@ -123,7 +123,7 @@ def page_values():
     v.n1_ctx = shown(N1_CONTEXT, digits=0)
     v.n1_kv = shown(kv1, "GB", 2)
     v.n1_total = shown(capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, kv1,
-                                      S.J07_WORKSPACE).total, "GB", 2)
+                                      workspace=S.J07_WORKSPACE).total, "GB", 2)
     v.n1_r = shown(st1.bytes_read, "GB", 2)
     v.n1_tr = shown(st1.t_read, "ms", 2)
     v.n1_f = shown(st1.flops, "TFLOP", 0)
@@ -164,13 +164,13 @@ def page_values():
     v.n4_cards = Shown(len(cards), ", ".join(cards))
 
     # 1.9
-    v.n5_bstar = shown(batch_turning_point(h200, HALF_BYTE), digits=2)
+    v.n5_bstar = shown(batch_turning_point(h200, bytes_per_param=HALF_BYTE), digits=2)
     v.n5 = shown(_n5_batch(), "requests", 0)
 
     # the question of judgement: a long and a short request share a step
     kv_long, kv_short = (kv_cache_bytes(c, m_kv) for c in (C1_LONG, C1_SHORT))
-    alone = decode_step(n, bw, h100, kv_bytes=kv_short)
-    both = decode_step(n, bw, h100, batch=2, kv_bytes=kv_long + kv_short)
+    alone = decode_step(n, h100, bytes_per_param=bw, kv_bytes=kv_short)
+    both = decode_step(n, h100, bytes_per_param=bw, batch=2, kv_bytes=kv_long + kv_short)
     v.c1_long, v.c1_short = shown(C1_LONG, digits=0), shown(C1_SHORT, digits=0)
     v.c1_long_kv = shown(kv_long, "GB", 2)
     v.c1_short_kv = shown(kv_short, "GB", 3)

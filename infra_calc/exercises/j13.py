@@ -49,7 +49,7 @@ def _qwen():
 
 # --- the source's questions ---------------------------------------------------
 def _i64():
-    return arithmetic_intensity(64, S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT)
+    return arithmetic_intensity(64, S.J13_K, S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT)
 
 
 register(Exercise(
@@ -76,7 +76,7 @@ def _ridge():
 
 
 def _i256():
-    return arithmetic_intensity(256, S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT)
+    return arithmetic_intensity(256, S.J13_K, S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT)
 
 
 register(Exercise(
@@ -95,7 +95,8 @@ register(Exercise(
 
 
 def _uniform():
-    return padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, 0.0), S.MOE_TILE_ROWS)
+    return padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=0.0),
+                       tile_rows=S.MOE_TILE_ROWS)
 
 
 register(Exercise(
@@ -147,7 +148,7 @@ def _acc(name):
 def _m_star(name):
     from ..roofline import critical_rows
 
-    return critical_rows(S.J13_K, S.J13_N, _acc(name), S.J13_BYTES_PER_ELEMENT)
+    return critical_rows(S.J13_K, S.J13_N, _acc(name), bytes_per_element=S.J13_BYTES_PER_ELEMENT)
 
 
 register(Exercise(
@@ -342,7 +343,7 @@ def selftest_values():
     # 2.1
     i64 = _i64()
     v.f64 = shown(gemm_flops(64, K, N), "MFLOP", 2)
-    v.v64 = shown(gemm_bytes(64, K, N, b), "MiB", 2)
+    v.v64 = shown(gemm_bytes(64, K, N, bytes_per_element=b), "MiB", 2)
     v.i64 = shown(i64, "FLOP/byte", 1)
     v.ridge = shown(ridge, "FLOP/byte", 1)
     v.gap64 = shown(ridge / i64, "×", 1)
@@ -352,7 +353,7 @@ def selftest_values():
     v.i256 = shown(_i256(), "FLOP/byte", 1)
     v.short = shown(1 - round(_i256(), 1) / round(ridge, 1), "%", 1)
     v.mstar = shown(_m_star("H100 SXM"), "rows", 1)
-    v.w_share = shown(K * N * b / gemm_bytes(256, K, N, b), "%", 0)
+    v.w_share = shown(K * N * b / gemm_bytes(256, K, N, bytes_per_element=b), "%", 0)
     # 2.3
     pr = _uniform()
     v.dispatch = shown(pr.useful, digits=0)
@@ -375,11 +376,11 @@ def selftest_values():
     v.mi_ridge = shown(mi.ridge_point, "FLOP/byte", 1)
     v.mi_mstar = shown(_m_star("MI300X"), "rows", 1)
     v.h100_mstar = shown(_m_star("H100 SXM"), digits=1)
-    v.i_limit = shown(intensity_limit(K, N, b), "FLOP/byte", 0)
+    v.i_limit = shown(intensity_limit(K, N, bytes_per_element=b), "FLOP/byte", 0)
     # 2.6
     v.b = shown(b, digits=0)
     v.k_floor = shown(_width_floor(), digits=1)
-    v.i_lim_4096 = shown(intensity_limit(K, K, b), "FLOP/byte", 0)
+    v.i_lim_4096 = shown(intensity_limit(K, K, bytes_per_element=b), "FLOP/byte", 0)
     # 2.7
     cap_phys = _capacity_phys()
     left_phys = cap_phys - w_bf16 - ws
@@ -416,8 +417,8 @@ def selftest_values():
     v.n6_floor = shown(_n6_floor(), "ms", 2)
     v.n6_mbu = shown(_mbu() / 100, "%", 0)
     # 2.11
-    v.i1 = shown(arithmetic_intensity(1, K, N, b), "FLOP/byte", 1)
-    v.i_prefill = shown(arithmetic_intensity(K, K, N, b), "FLOP/byte", 0)
+    v.i1 = shown(arithmetic_intensity(1, K, N, bytes_per_element=b), "FLOP/byte", 1)
+    v.i_prefill = shown(arithmetic_intensity(K, K, N, bytes_per_element=b), "FLOP/byte", 0)
     from ..models import model
 
     m70 = model(S.J07_MODEL)                 # the J07 model, exact, 2 bytes per parameter

@@ -46,7 +46,7 @@ def catalog_ridge_points(names=tuple(CATALOG), k=S.J13_K, n=S.J13_N,
     if not accs:
         raise ValueError("names must list at least one catalog accelerator")
     rows = tuple(rows)
-    intens = [arithmetic_intensity(m, k, n, bytes_per_element) for m in rows]
+    intens = [arithmetic_intensity(m, k, n, bytes_per_element=bytes_per_element) for m in rows]
     i_top = max(intens)
     m_top = rows[intens.index(i_top)]
 

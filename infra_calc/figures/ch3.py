@@ -41,7 +41,7 @@ KV_EXPLORER_SETTINGS = dict(model=BIG, hw="H100 SXM", batch=32, context=4096,
         "H100 SXM: weight-read bound, KV-read bound and compute bound. B*(S) rises with context "
         "and never returns past S_max; the dashed lines are the borders without grouped KV heads; "
         "hatched, the points whose caches do not fit on the card.")
-def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=1, kv_bytes_per_element=2):
+def kv_regions_figure(model_name=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_per_element=2):
     """Region map over batch (log) and context, with ``B*(S)``, ``B_kv(S)`` and ``S_max`` drawn.
 
     Every border comes from the model itself (:mod:`infra_calc.kv`), the same
@@ -67,7 +67,7 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", bytes_per_param=1, kv_bytes
     for spec, ls, suffix in ((m, "-", ""), (m.with_kv_heads(m.heads), "--", " (no GQA)")):
         s_max = critical_context(spec, acc, **kw)
         sl = np.linspace(0, min(s_max, 8192), 400, endpoint=False)[1:].round()
-        ax.plot(turning_batch(spec, acc, sl, **kw), sl, ls, color=PALETTE["black"], lw=1.6,
+        ax.plot(turning_batch(spec, acc, context=sl, **kw), sl, ls, color=PALETTE["black"], lw=1.6,
                 label=f"$B^*(S)$: compute = read{suffix}")
         sk = np.linspace(8, 8192, 400).round()
         ax.plot(kv_weight_batch(spec, acc, context=sk, bytes_per_param=bytes_per_param,
@@ -112,12 +112,12 @@ def prefill_figure(cases=((SMALL, 2), (BIG, 1)), hw="H100 SXM"):
     ax = fig.add_subplot()
     colours = (PALETTE["blue"], PALETTE["vermillion"])
     for (name, bpp), c, y in zip(cases, colours, (0.02, 0.05), strict=False):
-        st = prefill_step(name, acc, p, bytes_per_param=bpp)
+        st = prefill_step(name, acc, prompt_tokens=p, bytes_per_param=bpp)
         short = f"{model(name).params / 1e9:.0f}B, {bpp:g} B/weight"
         ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
         ax.plot(p, st.t_read * 1e3, ":", color=c, lw=1.2, label=f"{short}: read R/β")
         ax.plot(p, st.t_compute * 1e3, "--", color=c, lw=1.2, label=f"{short}: compute F/Π")
-        p_star = batch_turning_point(acc, bpp)
+        p_star = batch_turning_point(acc, bytes_per_param=bpp)
         ax.axvline(p_star, color=c, lw=1, ls="-.")
         ax.text(p_star * 1.1, y, f"P* = {p_star:.0f}", fontsize=8.5, color=c)
     ax.set_xscale("log")
@@ -136,14 +136,14 @@ def prefill_figure(cases=((SMALL, 2), (BIG, 1)), hw="H100 SXM"):
         "1 µs per step assumed) grow, so eight cards fall short of an eight-fold speed-up (batch 1 "
         "and batch 64, context 2,048, communication not overlapped; a configuration that does "
         "not fit is hatched and marked).")
-def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), context=2048,
+def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", *, batches=(1, 64), context=2048,
                            bytes_per_param=1):
     """Stacked bars per card count: max(read, compute) and communication, ms."""
     cards = np.array([1, 2, 4, 8])
     fig = Figure(figsize=(7.2, 3.8))
     axes = fig.subplots(1, len(batches), sharey=False)
     for ax, b in zip(np.atleast_1d(axes), batches, strict=False):
-        st = tensor_parallel_step(model_name, hw, cards, batch=b, context=context,
+        st = tensor_parallel_step(model_name, hw, cards=cards, batch=b, context=context,
                                   bytes_per_param=bytes_per_param)
         work = st.t_floor * 1e3
         comm = st.t_comm * 1e3
@@ -177,7 +177,7 @@ def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", batches=(1, 64), conte
         "parameters at every batch; under uniform routing, a model and not a floor, the expected "
         "read grows with the batch as more experts are hit, towards all the parameters, and the "
         "step time follows.")
-def moe_bytes_figure(model_name=MOE, hw="H100 SXM", bytes_per_param=1):
+def moe_bytes_figure(model_name=MOE, hw="H100 SXM", *, bytes_per_param=1):
     """Left: decode weight bytes vs batch; right: read and compute times vs batch.
 
     Solid lines are floors (``routing="floor"``); the dashed orange line is the
@@ -237,7 +237,7 @@ LEVER_PRECISIONS = (("BF16 weights, BF16 math", 2, "bf16"),
         "i.i.d. acceptance model at α = 0.7; filled markers where the verify pass is "
         "compute-bound. Right: the time per token of a decode step against batch at context "
         "512 for three precisions, drawn where the caches fit; dotted, each one's B*(S).")
-def levers_figure(model_name=BIG, draft_name=SMALL, hw="H200", context=2048, batches=(1, 32),
+def levers_figure(model_name=BIG, draft_name=SMALL, hw="H200", *, context=2048, batches=(1, 32),
                   acceptance=0.7, precision_context=512, precisions=LEVER_PRECISIONS):
     """Left: per-token floor and model vs drafts ``k``; right: per-token step time vs batch."""
     acc = accelerator(hw)
@@ -245,7 +245,7 @@ def levers_figure(model_name=BIG, draft_name=SMALL, hw="H200", context=2048, bat
     ax1, ax2 = fig.subplots(1, 2)
     k = np.arange(0, 13)
     for b, c, mk in zip(batches, (PALETTE["blue"], PALETTE["vermillion"]), MARKERS, strict=False):
-        st = speculative_step(model_name, acc, b, context, drafts=k, acceptance=acceptance,
+        st = speculative_step(model_name, acc, batch=b, context=context, drafts=k, acceptance=acceptance,
                               draft=draft_name, bytes_per_param=1)
         comp = np.asarray(st.bound) == "compute"
         ax1.plot(k, st.t_per_token_floor * 1e3, "-", color=c, lw=2, label=f"batch {b}: floor")
@@ -265,10 +265,10 @@ def levers_figure(model_name=BIG, draft_name=SMALL, hw="H200", context=2048, bat
     b = np.unique(np.logspace(0, 3.5, 160).astype(int))
     colours = (PALETTE["black"], PALETTE["green"], PALETTE["purple"])
     for (label, bpp, math), c, ls in zip(precisions, colours, ("-", "--", "-."), strict=False):
-        st = model_decode_step(m, acc, b, precision_context, bytes_per_param=bpp, math=math)
+        st = model_decode_step(m, acc, batch=b, context=precision_context, bytes_per_param=bpp, math=math)
         per = np.where(np.asarray(st.fits), st.t_step / b * 1e3, np.nan)
         ax2.plot(b, per, ls, color=c, lw=2, label=label)
-        b_star = turning_batch(m, at_math(acc, math), precision_context, bytes_per_param=bpp)
+        b_star = turning_batch(m, at_math(acc, math=math), context=precision_context, bytes_per_param=bpp)
         ax2.axvline(b_star, color=c, ls=":", lw=1.2)
     ax2.set_xscale("log")
     ax2.set_yscale("log")

@@ -42,7 +42,7 @@ def decode_fractions():
             out.append((m, lower_bound(m).fraction))
         elif (m.metric == "output_throughput" and m.batch == 1 and m.cards
               and m.prompt_tokens is None):
-            st = tensor_parallel_step(m.model, accelerator_for(m), m.cards, batch=1, context=0,
+            st = tensor_parallel_step(m.model, accelerator_for(m), cards=m.cards, batch=1, context=0,
                                       bytes_per_param=m.bytes_per_param, weights="touched")
             out.append((m, float(st.t_floor * m.output_rate_per_card * m.cards)))
     return out
@@ -87,7 +87,7 @@ FORECAST_EXPLORER_SETTINGS = dict(model="Llama-3.1-8B", hw="H100 SXM", engine="a
                                   batch=1, prompt_tokens=1000, output_tokens=200, cards=1)
 
 
-def forecast_panel_state(model, hw, engine, batch, prompt_tokens, output_tokens, cards):
+def forecast_panel_state(model, hw, *, engine, batch, prompt_tokens, output_tokens, cards):
     """The :class:`~infra_calc.forecasting.Forecast` of one setting (BF16 weights, cache and
     math; ``engine`` a family of :func:`~infra_calc.forecasting.forecast_engines`)."""
     from ..forecasting import forecast
@@ -149,8 +149,9 @@ def update_forecast_panel(artists, f):
 def forecast_explorer_snapshot_figure(settings=None):
     """The explorer's default state, drawn with the widget's own panel."""
     cfg = dict(FORECAST_EXPLORER_SETTINGS, **(settings or {}))
-    f = forecast_panel_state(cfg["model"], cfg["hw"], cfg["engine"], cfg["batch"],
-                             cfg["prompt_tokens"], cfg["output_tokens"], cfg["cards"])
+    f = forecast_panel_state(cfg["model"], cfg["hw"], engine=cfg["engine"], batch=cfg["batch"],
+                             prompt_tokens=cfg["prompt_tokens"],
+                             output_tokens=cfg["output_tokens"], cards=cfg["cards"])
     fig = Figure(figsize=(7.0, 3.0))
     ax = fig.add_subplot()
     draw_forecast_panel(ax, f)

@@ -36,10 +36,10 @@ READ_COLOUR, COMPUTE_COLOUR, STEP_COLOUR = PALETTE["blue"], PALETTE["vermillion"
 @figure("j07-fixes",
         "Decode-step lower bounds, weight read against matrix math, for the 70B model on an "
         "H100: the baseline, the three fixes of §5 and a batch sharing one read (log scale).")
-def fixes_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=None,
+def fixes_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BYTES_PER_PARAM,
                  batch=S.J07_BATCHES[0], target=S.J07_TARGET_STEP):
     """Grouped horizontal bars: ``T_read`` and ``T_compute`` (ms) per case of §5."""
-    cases = fix_scenarios(params, bytes_per_param, hw, batch)
+    cases = fix_scenarios(params, hw, bytes_per_param=bytes_per_param, batch=batch)
     labels = list(cases)
     y = np.arange(len(labels))
     h = 0.38
@@ -77,13 +77,13 @@ def fixes_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=
         "Read, compute and step time against batch size (left) and the tokens per second they "
         "allow (right), 70B model at 1 byte/parameter on an H100; B* marks where compute "
         "overtakes the read, the dotted line how many 8K requests fit in memory.")
-def batch_sweep_figure(params=S.J07_PARAMS, bytes_per_param=S.J07_BYTES_PER_PARAM, hw=None,
+def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BYTES_PER_PARAM,
                        max_b=512, context=S.J07_CONTEXT):
     """Two log-log panels: times (ms) and tokens/s against batch ``B``."""
     h = accelerator(hw if hw is not None else S.j07_h100())
     b = np.unique(np.round(np.logspace(0, math.log10(max_b), 120)))
-    st = decode_step(params, bytes_per_param, h, batch=b)
-    b_star = batch_turning_point(h, bytes_per_param)
+    st = decode_step(params, h, bytes_per_param=bytes_per_param, batch=b)
+    b_star = batch_turning_point(h, bytes_per_param=bytes_per_param)
     m70 = model(S.J07_MODEL)
     b_fit = max_batch(h.mem_capacity, S.J07_WEIGHTS_8BIT, 0, context, m70.kv_bytes_per_token(2))
 
@@ -125,7 +125,7 @@ def _capacity_rows(context=S.J07_CONTEXT):
     src, phys = S.j07_h100().mem_capacity, accelerator("H100 SXM").mem_capacity
     for label, cap in ((f"source reading\n{src / GB:.0f} GB = {src / 1e9:.0f}e9 B", src),
                        (f"physical\n{phys / GiB:.0f} GiB = {phys / 1e9:.1f}e9 B", phys)):
-        rows[label] = capacity_check(cap, S.J07_WEIGHTS_8BIT, kv, S.J07_WORKSPACE)
+        rows[label] = capacity_check(cap, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE)
     return rows
 
 
@@ -236,7 +236,7 @@ def explorer_snapshot_figure(params=S.J07_PARAMS, settings=EXPLORER_SETTINGS):
     fig = Figure(figsize=(9.0, 2.6 * nrows + 0.4))
     axes = np.atleast_1d(fig.subplots(nrows, ncols)).ravel()
     for ax, (hw, bw, b) in zip(axes, settings, strict=False):
-        draw_decode_panel(ax, decode_step(params, bw, hw, batch=b))
+        draw_decode_panel(ax, decode_step(params, hw, bytes_per_param=bw, batch=b))
     for ax in axes[n:]:
         ax.set_visible(False)
     fig.tight_layout()

@@ -83,7 +83,7 @@ def roofline_axes(ax):
     return art
 
 
-def update_roofline_axes(art, hw, m, k=S.J13_K, n=S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT):
+def update_roofline_axes(art, hw, *, m, k=S.J13_K, n=S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT):
     """Move the artists of :func:`roofline_axes` to ``hw`` and ``[m, k] @ [k, n]``.
 
     Returns ``(point, m_star)``: the :class:`~infra_calc.RooflinePoint` and the
@@ -96,10 +96,10 @@ def update_roofline_axes(art, hw, m, k=S.J13_K, n=S.J13_N, bytes_per_element=S.J
     peak = acc.peak_flops / TERA
     art["ridge"].set_data([ridge], [peak])
     art["ridge_line"].set_data([ridge, ridge], [FLOPS_RANGE[0], peak])
-    lim = intensity_limit(k, n, bytes_per_element)
+    lim = intensity_limit(k, n, bytes_per_element=bytes_per_element)
     art["limit_line"].set_data([lim, lim], [FLOPS_RANGE[0], FLOPS_RANGE[1]])
-    pt = gemm_roofline(m, k, n, acc, bytes_per_element)
-    m_star = critical_rows(k, n, acc, bytes_per_element)
+    pt = gemm_roofline(m, k, n, acc, bytes_per_element=bytes_per_element)
+    m_star = critical_rows(k, n, acc, bytes_per_element=bytes_per_element)
     art["point"].set_data([pt.intensity], [pt.attainable / TERA])
     art["ridge_text"].set_position((ridge * 1.12, FLOPS_RANGE[0] * 2.2))
     art["ridge_text"].set_text(f"I* = {ridge:,.1f}")
@@ -189,8 +189,8 @@ def moe_axes(ax):
 def update_moe_axes(art, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
                     skew=0.0, tile_rows=S.MOE_TILE_ROWS):
     """Route, pad and redraw the bars of :func:`moe_axes`; return the PaddedRows."""
-    rows = route_tokens(tokens, experts, top_k, skew)
-    pr = padded_rows(rows, tile_rows)
+    rows = route_tokens(tokens, experts, top_k, skew=skew)
+    pr = padded_rows(rows, tile_rows=tile_rows)
     ax = art["bars"][0].axes
     for bar, label, value in zip(art["bars"], art["labels"], (pr.useful, pr.executed), strict=True):
         bar.set_height(value)
@@ -209,7 +209,7 @@ def update_moe_axes(art, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE
 @figure("j13-roofline-h100",
         "Roofline of the H100 SXM with the 4096×4096 BF16 Q projection at M = 1, 16 and 256 rows "
         "and at the critical row count M*, where it reaches the ridge point.")
-def roofline_h100(hw=None, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
+def roofline_h100(hw=None, *, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
                   bytes_per_element=S.J13_BYTES_PER_ELEMENT):
     """Log–log roofline of ``hw`` (default: the source's H100) with the Q projection marked."""
     acc = _source_hw(hw)
@@ -222,11 +222,11 @@ def roofline_h100(hw=None, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
     ax.axvline(ridge, color=PALETTE["black"], ls=":", lw=1.2)
     ax.plot([ridge], [peak], ls="none", marker="D", ms=8, mfc="white", mec=PALETTE["black"],
             mew=1.5, label=f"ridge point I* = {ridge:.1f} FLOP/byte", zorder=4)
-    lim = intensity_limit(k, n, bytes_per_element)
+    lim = intensity_limit(k, n, bytes_per_element=bytes_per_element)
     ax.axvline(lim, color=PALETTE["green"], ls="--", lw=1.2,
                label=f"limit as M → ∞: {lim:,.0f} FLOP/byte")
     for i, m in enumerate(rows):
-        pt = gemm_roofline(m, k, n, acc, bytes_per_element)
+        pt = gemm_roofline(m, k, n, acc, bytes_per_element=bytes_per_element)
         ax.plot([pt.intensity], [pt.attainable / TERA], ls="none", marker=MARKERS[i], ms=8,
                 color=PALETTE["vermillion"], mec=PALETTE["black"], mew=0.6, zorder=5)
         label = f"M = {m}\nI = {pt.intensity:.1f}"
@@ -236,7 +236,7 @@ def roofline_h100(hw=None, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
         else:  # close to the ridge: label it in the empty space below the flat roof
             ax.annotate(label, (pt.intensity, pt.attainable / TERA), xytext=(ridge * 1.5, peak * 0.2),
                         fontsize=9, arrowprops={"arrowstyle": "->", "lw": 0.8})
-    m_star = critical_rows(k, n, acc, bytes_per_element)
+    m_star = critical_rows(k, n, acc, bytes_per_element=bytes_per_element)
     ax.plot([ridge], [peak], ls="none", marker="*", ms=13, color=PALETTE["orange"],
             mec=PALETTE["black"], mew=0.6, zorder=6, label=f"M* = {m_star:.1f} rows reaches I*")
     ax.annotate(f"M* = {m_star:.1f}", (ridge, peak), xytext=(-8, 10), textcoords="offset points",
@@ -257,26 +257,26 @@ def roofline_h100(hw=None, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
         "Arithmetic intensity of the 4096×4096 BF16 Q projection against the number of rows M: "
         "it climbs like M at first, crosses the H100's ridge point at M*, and levels off at "
         "2KN/(b(K+N)).")
-def intensity_vs_rows(hw=None, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
+def intensity_vs_rows(hw=None, *, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
                       bytes_per_element=S.J13_BYTES_PER_ELEMENT, m_max=1e5):
     """I(M) on a log M axis with the ridge point, the asymptote and M* marked."""
     acc = _source_hw(hw)
     fig, ax = plt.subplots()
     m = np.logspace(0, np.log10(m_max), 400)
-    ax.plot(m, arithmetic_intensity(m, k, n, bytes_per_element), color=PALETTE["blue"],
+    ax.plot(m, arithmetic_intensity(m, k, n, bytes_per_element=bytes_per_element), color=PALETTE["blue"],
             label="I(M) = 2MKN / (b(MK + KN + MN))")
-    lim = intensity_limit(k, n, bytes_per_element)
+    lim = intensity_limit(k, n, bytes_per_element=bytes_per_element)
     ridge = acc.ridge_point
     ax.axhline(lim, color=PALETTE["green"], ls="--", lw=1.3,
                label=f"limit as M → ∞: 2KN/(b(K+N)) = {lim:,.0f}")
     ax.axhline(ridge, color=PALETTE["black"], ls=":", lw=1.3,
                label=f"{acc.name} ridge point I* = {ridge:.1f}")
-    m_star = critical_rows(k, n, acc, bytes_per_element)
+    m_star = critical_rows(k, n, acc, bytes_per_element=bytes_per_element)
     ax.axvline(m_star, color=PALETTE["orange"], ls="-.", lw=1.2)
     ax.plot([m_star], [ridge], ls="none", marker="*", ms=13, color=PALETTE["orange"],
             mec=PALETTE["black"], mew=0.6, zorder=5, label=f"M* = {m_star:.1f} rows")
     for i, mi in enumerate(rows):
-        ii = arithmetic_intensity(mi, k, n, bytes_per_element)
+        ii = arithmetic_intensity(mi, k, n, bytes_per_element=bytes_per_element)
         ax.plot([mi], [ii], ls="none", marker=MARKERS[i], ms=7, color=PALETTE["vermillion"],
                 mec=PALETTE["black"], mew=0.6, zorder=5)
         dx, dy, ha = ((8, 6, "left") if i == 0 else (6, 12, "left") if i == 1
@@ -305,7 +305,7 @@ def moe_padding(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
     """Grouped bars: useful vs executed rows, uniform (skew 0) vs concentrated (skew 1)."""
     cases = []
     for skew in (0.0, 1.0):
-        pr = padded_rows(route_tokens(tokens, experts, top_k, skew), tile_rows)
+        pr = padded_rows(route_tokens(tokens, experts, top_k, skew=skew), tile_rows=tile_rows)
         cases.append(pr)
     fig, ax = plt.subplots()
     x = np.arange(len(cases))
@@ -343,13 +343,13 @@ def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(*FIGURE_
     axes = np.atleast_1d(axes)
     for ax, hw in zip(axes, accelerators, strict=True):
         art = roofline_axes(ax)
-        _, m_star = update_roofline_axes(art, hw, rows[0], k, n, bytes_per_element)
+        _, m_star = update_roofline_axes(art, hw, m=rows[0], k=k, n=n, bytes_per_element=bytes_per_element)
         art["point"].set_data([], [])
         art["point_text"].set_text("")
         acc = accelerator(hw)
         readout = []
         for i, m in enumerate(rows):
-            pt = gemm_roofline(m, k, n, acc, bytes_per_element)
+            pt = gemm_roofline(m, k, n, acc, bytes_per_element=bytes_per_element)
             ax.plot([pt.intensity], [pt.attainable / TERA], ls="none", marker=MARKERS[i], ms=8,
                     color=PALETTE["vermillion"], mec=PALETTE["black"], mew=0.6, zorder=5)
             on_slope = pt.bound == "memory"
@@ -378,7 +378,7 @@ def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(*FIGURE_
 def moe_explorer_snapshot(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
                           tile_rows=S.MOE_TILE_ROWS, skews=(0.0, 0.25, 0.5, 0.75, 1.0)):
     """Grouped bars of useful vs executed rows at several routing skews."""
-    prs = [padded_rows(route_tokens(tokens, experts, top_k, s), tile_rows) for s in skews]
+    prs = [padded_rows(route_tokens(tokens, experts, top_k, skew=s), tile_rows=tile_rows) for s in skews]
     fig, ax = plt.subplots()
     x = np.arange(len(skews))
     w = 0.38
@@ -404,7 +404,7 @@ def moe_explorer_snapshot(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MO
 @figure("j13-padding-time",
         "What padding to whole row tiles costs one 4096×4096 BF16 GEMM on an H100, against the "
         "rows it really has: in FLOPs (top) and in time (bottom), for 16-, 64- and 128-row tiles.")
-def padding_time(hw=None, k=S.J13_K, n=S.J13_N, tiles=(16, 64, 128), m_max=1024,
+def padding_time(hw=None, *, k=S.J13_K, n=S.J13_N, tiles=(16, 64, 128), m_max=1024,
                  bytes_per_element=S.J13_BYTES_PER_ELEMENT):
     """Two panels sharing the rows axis: executed/useful FLOPs, and the time's padding slowdown.
 

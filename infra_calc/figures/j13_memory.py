@@ -70,9 +70,9 @@ def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MO
             bottom += st.kv_per_request
         ax.annotate(f"{st.total / GB:.2f} GB", (xi + width / 2, st.total / GB), xytext=(4, 0),
                     textcoords="offset points", ha="left", va="center", fontsize=9)
-    caps = [(capacity_reading(accelerator_name, "decimal GB"), "source reading: 24e9 B", "--",
+    caps = [(capacity_reading(accelerator_name, reading="decimal GB"), "source reading: 24e9 B", "--",
              PALETTE["vermillion"]),
-            (capacity_reading(accelerator_name, "physical GiB"), "physical: 24 GiB", "-",
+            (capacity_reading(accelerator_name, reading="physical GiB"), "physical: 24 GiB", "-",
              PALETTE["black"])]
     handles = legend_handles()
     for cap, lab, ls, col in caps:

@@ -39,8 +39,8 @@ def lab_example_run(path=None, run=None):
     hw = s.accelerator
     m = np.array(s.m, float)
     grid = np.geomspace(m.min(), m.max(), 400)
-    roof = attainable_flops(arithmetic_intensity(grid, s.k, s.n, s.bytes_per_element), hw)
-    serial = no_overlap_flops(grid, s.k, s.n, hw, s.bytes_per_element)
+    roof = attainable_flops(arithmetic_intensity(grid, s.k, s.n, bytes_per_element=s.bytes_per_element), hw)
+    serial = no_overlap_flops(grid, s.k, s.n, hw, bytes_per_element=s.bytes_per_element)
     g = 1e9
 
     fig, ax = plt.subplots()

@@ -32,14 +32,14 @@ def achieved_flops(m_values, seconds, k, n) -> np.ndarray:
     return gemm_flops(np.array(check_m_values(m_values), float), k, n) / seconds
 
 
-def roofline_prediction(m_values, k, n, hw, bytes_per_element=4) -> tuple[np.ndarray, float]:
+def roofline_prediction(m_values, k, n, hw, *, bytes_per_element=4) -> tuple[np.ndarray, float]:
     """The roofline's ``min(Π, I(M)·β)`` for each ``M`` (FLOP/s) and its ``M*`` (rows).
 
     ``M*`` is :func:`infra_calc.critical_rows` on ``hw``: the rows at which the
     GEMM's intensity reaches the ridge point.
     """
     m = np.array(check_m_values(m_values), float)
-    predicted = attainable_flops(arithmetic_intensity(m, k, n, bytes_per_element), hw)
+    predicted = attainable_flops(arithmetic_intensity(m, k, n, bytes_per_element=bytes_per_element), hw)
     return np.atleast_1d(predicted), critical_rows(k, n, hw, bytes_per_element=bytes_per_element)
 
 
@@ -66,7 +66,7 @@ def measured_critical_rows(m, flops_per_second, fraction=0.9) -> float:
     return float(np.exp(lm0 + (np.log(target) - lf0) / (lf1 - lf0) * (lm1 - lm0)))
 
 
-def no_overlap_flops(m, k, n, hw, bytes_per_element=4):
+def no_overlap_flops(m, k, n, hw, *, bytes_per_element=4):
     """Throughput if moving and computing do not overlap: ``F / (F/Π + V/β)``, FLOP/s.
 
     The roofline assumes the two overlap perfectly, ``t = max(F/Π, V/β)``;
@@ -74,11 +74,11 @@ def no_overlap_flops(m, k, n, hw, bytes_per_element=4):
     """
     acc = accelerator(hw)
     f = gemm_flops(m, k, n)
-    t = f / acc.peak_flops + gemm_bytes(m, k, n, bytes_per_element) / acc.mem_bandwidth
+    t = f / acc.peak_flops + gemm_bytes(m, k, n, bytes_per_element=bytes_per_element) / acc.mem_bandwidth
     return unwrap(f / t)
 
 
-def model_rows_at_fraction(k, n, hw, bytes_per_element=4, fraction=0.9, overlap=True):
+def model_rows_at_fraction(k, n, hw, *, bytes_per_element=4, fraction=0.9, overlap=True):
     """Rows ``M`` at which a model's throughput first reaches ``fraction · Π``.
 
     With overlap (the roofline, ``min(Π, Iβ)``) that happens at ``I = f·I*``;
@@ -90,4 +90,5 @@ def model_rows_at_fraction(k, n, hw, bytes_per_element=4, fraction=0.9, overlap=
     fraction = check_number(fraction, "fraction", "of the peak", maximum=1.0,
                             inclusive_max=overlap)
     scale = fraction if overlap else fraction / (1.0 - fraction)
-    return critical_rows(k, n, acc.with_(peak_flops=acc.peak_flops * scale), bytes_per_element)
+    return critical_rows(k, n, acc.with_(peak_flops=acc.peak_flops * scale),
+                         bytes_per_element=bytes_per_element)

@@ -170,18 +170,20 @@ class GemmSweep(_JsonFile):
     def no_overlap(self) -> tuple:
         """Throughput of each point if moving and computing did not overlap, FLOP/s."""
         v = no_overlap_flops(np.array(self.m, float), self.k, self.n, self.accelerator,
-                             self.bytes_per_element)
+                             bytes_per_element=self.bytes_per_element)
         return tuple(float(x) for x in np.atleast_1d(v))
 
     def model_rows(self, overlap=True) -> float:
         """Rows at which the model (with or without overlap) reaches ``fraction`` of the peak."""
-        return model_rows_at_fraction(self.k, self.n, self.accelerator, self.bytes_per_element,
-                                      self.fraction, overlap)
+        return model_rows_at_fraction(self.k, self.n, self.accelerator,
+                                      bytes_per_element=self.bytes_per_element,
+                                      fraction=self.fraction, overlap=overlap)
 
     @property
     def intensity(self) -> tuple:
         """Arithmetic intensity I(M) of each point, FLOP/byte."""
-        i = arithmetic_intensity(np.array(self.m, float), self.k, self.n, self.bytes_per_element)
+        i = arithmetic_intensity(np.array(self.m, float), self.k, self.n,
+                                 bytes_per_element=self.bytes_per_element)
         return tuple(float(x) for x in np.atleast_1d(i))
 
     @property
@@ -276,7 +278,8 @@ def sweep_from_seconds(roofline: MachineRoofline, m_values, seconds, k=4096, n=4
     """Build a :class:`GemmSweep` from timed seconds and the roofline's prediction."""
     m_values = check_m_values(m_values)
     seconds = np.atleast_1d(check_number(seconds, "seconds", "s"))
-    predicted, m_star = roofline_prediction(m_values, k, n, roofline.accelerator(), bytes_per_element)
+    predicted, m_star = roofline_prediction(m_values, k, n, roofline.accelerator(),
+                                            bytes_per_element=bytes_per_element)
     return GemmSweep(m_values, tuple(seconds), tuple(achieved_flops(m_values, seconds, k, n)),
                      tuple(predicted), m_star, roofline.peak_flops, roofline.mem_bandwidth, int(k),
                      int(n), float(bytes_per_element), fraction)

@@ -53,8 +53,8 @@ def _fixed_xlim(names) -> tuple[float, float]:
     n_lo, n_hi = 10 ** PARAMS_LOG10_RANGE[0] * 1e9, 10 ** PARAMS_LOG10_RANGE[1] * 1e9
     b_lo, b_hi = min(v for _, v in BYTES_OPTIONS), max(v for _, v in BYTES_OPTIONS)
     for name in names:
-        small = decode_step(n_lo, b_lo, name, batch=BATCH_OPTIONS[0])
-        big = decode_step(n_hi, b_hi, name, batch=BATCH_OPTIONS[-1])
+        small = decode_step(n_lo, name, bytes_per_param=b_lo, batch=BATCH_OPTIONS[0])
+        big = decode_step(n_hi, name, bytes_per_param=b_hi, batch=BATCH_OPTIONS[-1])
         lo = min(lo, small.t_compute * 1e3, small.t_read * 1e3)
         hi = max(hi, big.t_compute * 1e3, big.t_read * 1e3)
     return 10 ** (math.floor(math.log10(lo)) - 0.2), 10 ** (math.ceil(math.log10(hi)) + 0.8)
@@ -131,14 +131,14 @@ class DecodeStepExplorer(Explorer):
     def state(self):
         """The current :class:`~infra_calc.step.DecodeStep`."""
         c = self.controls
-        return decode_step(c["params"].value * 1e9, c["bytes_per_param"].value,
-                           accelerator(c["hw"].value), batch=c["batch"].value)
+        return decode_step(c["params"].value * 1e9, accelerator(c["hw"].value),
+                           bytes_per_param=c["bytes_per_param"].value, batch=c["batch"].value)
 
     def _update(self):
         st = self.state()
         update_decode_panel(self.artists, st)
         hw = st.hw.name                     # the Accelerator object the step holds
-        b_star = batch_turning_point(st.hw, st.bytes_per_param)
+        b_star = batch_turning_point(st.hw, bytes_per_param=st.bytes_per_param)
         ms = lambda t: sig(t, "ms")  # noqa: E731  (the bar labels' format)
         weights = st.params * st.bytes_per_param
         # capacity first (chapter 1): weights that outgrow the card get a warning
@@ -154,7 +154,7 @@ class DecodeStepExplorer(Explorer):
         return st
 
 
-def decode_step_explorer(hw="H100 SXM", params_billion=S.J07_PARAMS / 1e9,
+def decode_step_explorer(hw="H100 SXM", *, params_billion=S.J07_PARAMS / 1e9,
                          bytes_per_param=S.J07_BYTES_PER_PARAM, batch=1) -> DecodeStepExplorer:
     """Build the explorer.
 

@@ -90,9 +90,9 @@ class ForecastExplorer(Explorer):
     def state(self):
         """The :class:`~infra_calc.forecasting.Forecast` of the current setting."""
         c = self.controls
-        return forecast_panel_state(c["model"].value, c["hw"].value, c["engine"].value,
-                                    c["batch"].value, c["prompt"].value, c["output"].value,
-                                    c["cards"].value)
+        return forecast_panel_state(c["model"].value, c["hw"].value, engine=c["engine"].value,
+                                    batch=c["batch"].value, prompt_tokens=c["prompt"].value,
+                                    output_tokens=c["output"].value, cards=c["cards"].value)
 
     def _update(self):
         f = self.state()
@@ -104,7 +104,7 @@ class ForecastExplorer(Explorer):
 
 
 def forecast_explorer(model_name=FORECAST_EXPLORER_SETTINGS["model"],
-                      hw=FORECAST_EXPLORER_SETTINGS["hw"],
+                      hw=FORECAST_EXPLORER_SETTINGS["hw"], *,
                       engine=FORECAST_EXPLORER_SETTINGS["engine"],
                       batch=FORECAST_EXPLORER_SETTINGS["batch"],
                       prompt_tokens=FORECAST_EXPLORER_SETTINGS["prompt_tokens"],

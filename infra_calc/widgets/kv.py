@@ -30,7 +30,7 @@ def _readout(st, bytes_per_param, kv_bytes, capped=None) -> str:
     """The readout's lines; every computed value with 4 significant figures (:func:`sig`)."""
     kw = dict(bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes)
     s_max = critical_context(st.model, st.hw, **kw)
-    b_star = turning_batch(st.model, st.hw, st.context, **kw)
+    b_star = turning_batch(st.model, st.hw, context=st.context, **kw)
     b_text = "none (S ≥ S_max)" if b_star == float("inf") else f"{sig(b_star)} requests"
     s_text = "∞" if s_max == float("inf") else f"{sig(s_max)} tokens"
     ms = lambda t: sig(t, "ms")  # noqa: E731
@@ -129,7 +129,7 @@ class KvExplorer(Explorer):
         return st
 
 
-def kv_explorer(model_name=KV_EXPLORER_SETTINGS["model"], hw=KV_EXPLORER_SETTINGS["hw"],
+def kv_explorer(model_name=KV_EXPLORER_SETTINGS["model"], hw=KV_EXPLORER_SETTINGS["hw"], *,
                 batch=KV_EXPLORER_SETTINGS["batch"], context=KV_EXPLORER_SETTINGS["context"],
                 kv_bytes_per_element=KV_EXPLORER_SETTINGS["kv_bytes_per_element"],
                 bytes_per_param=KV_EXPLORER_SETTINGS["bytes_per_param"]) -> KvExplorer:

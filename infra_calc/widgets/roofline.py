@@ -73,8 +73,8 @@ class RooflineExplorer(Explorer):
         c = self.controls
         acc = c["hw"].value
         m, k, n = self.rows, c["k"].value, c["n"].value
-        self.point, self.m_star = update_roofline_axes(self.artists, acc, m, k, n,
-                                                       self.bytes_per_element)
+        self.point, self.m_star = update_roofline_axes(self.artists, acc, m=m, k=k, n=n,
+                                                       bytes_per_element=self.bytes_per_element)
         pt = self.point
         m_star = ("never (ridge above the M → ∞ limit)" if self.m_star == float("inf")
                   else f"{self.m_star:,.1f} rows (smallest whole batch {int(-(-self.m_star // 1)):,})")
@@ -90,7 +90,7 @@ class RooflineExplorer(Explorer):
         return pt
 
 
-def roofline_explorer(m=1, k=S.J13_K, n=S.J13_N, hw="H100 SXM",
+def roofline_explorer(m=1, k=S.J13_K, n=S.J13_N, hw="H100 SXM", *,
                       bytes_per_element=S.J13_BYTES_PER_ELEMENT) -> RooflineExplorer:
     """Sliders for M (log scale, 1 … 4096), K, N and an accelerator menu.
 

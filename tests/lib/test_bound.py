@@ -16,7 +16,7 @@ CARD = ic.Accelerator("probe", 1e15, 1e12, 1e12)
 
 def _results(acc):
     """One result of each type on ``acc``: (name, bytes read, FLOPs, label, time)."""
-    st = ic.decode_step(1e9, 1, acc, batch=4)
+    st = ic.decode_step(1e9, acc, bytes_per_param=1, batch=4)
     md = ic.model_decode_step("llama-3.1-8b", acc, batch=4, context=256)
     pf = ic.prefill_step("llama-3.1-8b", acc, prompt_tokens=64)
     tp = ic.tensor_parallel_step("llama-3.1-8b", acc, cards=1, batch=4, context=256)
@@ -46,12 +46,12 @@ def test_the_floor_is_the_max_or_the_serial_sum():
     s = bounds(1e12, 2e9, CARD, overlap=False)
     assert s.t_floor == pytest.approx(3e-3)
     assert ic.step_time(1e12, 2e9, CARD, overlap=False) == s.t_floor
-    assert ic.decode_step(1e9, 2, CARD, overlap=False).t_step == pytest.approx(
+    assert ic.decode_step(1e9, CARD, bytes_per_param=2, overlap=False).t_step == pytest.approx(
         bounds(2e9, 2e9, CARD, overlap=False).t_floor)
 
 
 def test_communication_labels_only_when_it_is_the_largest_part():
-    base = dict(nbytes=1e9, flops=2e12, acc=CARD)         # floor 2 ms, compute
+    base = dict(nbytes=1e9, flops=2e12, hw=CARD)          # floor 2 ms, compute
     assert bounds(**base, t_comm=2e-3).bound == "compute"             # equal: not larger
     assert bounds(**base, t_comm=2.5e-3).bound == "communication"
     assert bounds(**base, t_comm=2.5e-3).floor_bound == "compute"

@@ -11,7 +11,7 @@ from infra_calc.units import GB, GiB, KiB
 def test_j07_capacity():
     h = S.j07_h100()
     kv = ic.kv_cache_bytes(8192, ic.model(S.J07_MODEL).kv_bytes_per_token(2))
-    chk = ic.capacity_check(h.mem_capacity, S.J07_WEIGHTS_8BIT, kv, S.J07_WORKSPACE)
+    chk = ic.capacity_check(h.mem_capacity, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE)
     assert round(chk.total / GB, 2) == 78.56 and chk.fits
     assert round(kv / GB, 2) == 2.68 and round(S.J07_WORKSPACE / GB, 2) == 2.15
     m_kv = ic.model(S.J07_MODEL).kv_bytes_per_token(2)
@@ -56,15 +56,15 @@ def test_planner_state_matches_library():
     assert math.isclose(st.headroom, 24e9 - st.total)
     st2 = ic.planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "physical GiB")
     assert st2.capacity == 24 * GiB and st2.fits and st2.max_batch == 5
-    assert ic.capacity_reading("H200 SXM", "decimal GB") == 141e9
+    assert ic.capacity_reading("H200 SXM", reading="decimal GB") == 141e9
     with pytest.raises(ValueError, match="reading"):
-        ic.capacity_reading("RTX 4090", "kilobytes")
+        ic.capacity_reading("RTX 4090", reading="kilobytes")
 
 
 def test_decimal_reading_is_the_label_in_1e9_bytes():
     for name, label in (("H100 SXM", 80), ("A100 80GB", 80), ("RTX 4090", 24), ("MI300X", 192)):
         acc = ic.decimal_reading(name)
-        assert acc.mem_capacity == label * 1e9 == ic.capacity_reading(name, "decimal GB")
+        assert acc.mem_capacity == label * 1e9 == ic.capacity_reading(name, reading="decimal GB")
         assert acc.peak_flops == ic.accelerator(name).peak_flops and "10^9" in acc.note
     assert S.j07_h100() == ic.decimal_reading("H100 SXM")
     assert S.j13_rtx4090().mem_capacity == 24e9
@@ -81,8 +81,8 @@ def test_one_mechanism_for_the_capacity_reading():
     """A card read the source's way keeps its label: its physical reading is still 24 GiB."""
     src = S.j13_rtx4090()
     assert src.capacity_reading == "decimal GB"
-    assert ic.capacity_reading(src, "decimal GB") == 24e9
-    assert ic.capacity_reading(src, "physical GiB") == 24 * GiB
+    assert ic.capacity_reading(src, reading="decimal GB") == 24e9
+    assert ic.capacity_reading(src, reading="physical GiB") == 24 * GiB
     st = ic.planner_state(src, "Qwen3-8B", reading="physical GiB")
     assert st.capacity == 24 * GiB and st.reading == "physical GiB"
     assert st.accelerator is src                           # the object, not its name

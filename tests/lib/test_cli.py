@@ -52,7 +52,7 @@ def test_json_is_strict_with_a_top_level_fits_for_the_cards_given():
     data = json.loads(r.stdout)
     assert data["fits"] is True and data["cards"] == 4
     assert data["batch_turning_point_kv"] is None and data["null_reasons"]["batch_turning_point_kv"]
-    g = ic.generation_time("llama-70b", "H100 SXM", 2000, 256, cards=4)
+    g = ic.generation_time("llama-70b", "H100 SXM", prompt_tokens=2000, output_tokens=256, cards=4)
     assert data["request"]["total"] == pytest.approx(g.total)
 
 
@@ -157,11 +157,11 @@ def test_a_prompt_of_the_whole_context_with_one_output_token_fits():
     r = run(*E, "--prompt", "40960", "--output-tokens", "1")
     assert r.returncode == 0, r.stderr
     assert "none (one output token: no decode step)" in r.stdout
-    g = ic.generation_time("qwen3-8b", "H100", 40960, 1)
+    g = ic.generation_time("qwen3-8b", "H100", prompt_tokens=40960, output_tokens=1)
     assert g.max_context == 40960 and g.tpot_mean == 0
     assert ic.estimate("qwen3-8b", "H100", prompt_tokens=40960).request.output_tokens == 1
     with pytest.raises(ValueError, match="prompt_tokens \\+ output_tokens - 1"):
-        ic.generation_time("qwen3-8b", "H100", 40960, 2)
+        ic.generation_time("qwen3-8b", "H100", prompt_tokens=40960, output_tokens=2)
 
 
 def test_does_not_fit_names_the_context_that_does_not_fit():

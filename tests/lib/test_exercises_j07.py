@@ -67,19 +67,19 @@ def test_exercise_logic():
     # 1.5: the requests fit the H200, the step is read-bound, and overlap saves the compute bound
     st = X.n1_step()
     kv = st.bytes_read - S.J07_PARAMS
-    assert ic.capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, kv, S.J07_WORKSPACE).fits
+    assert ic.capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE).fits
     assert st.bound == "memory" and E.expected("j07-n1") == pytest.approx(st.t_compute * 1e3)
     # 1.7: the baseline passes the capacity check; more bandwidth beats 4-bit weights
     steps = X.n3_steps()
     kv3 = steps["baseline"].bytes_read - S.J07_PARAMS
     assert ic.capacity_check(S.j07_h100().mem_capacity, S.J07_WEIGHTS_8BIT, kv3,
-                             S.J07_WORKSPACE).fits
+                             workspace=S.J07_WORKSPACE).fits
     assert steps["twice the bandwidth"].t_step < steps["4-bit weights"].t_step
     assert E.check_choice("j07-n3", 0, "twice the bandwidth")[0]
     # 1.8: the H100 misses the needed bandwidth by a little, the H200 has it
     assert S.j07_h100().mem_bandwidth < E.expected("j07-n4") * 1e12 < h200.mem_bandwidth
     # 1.9: the first compute-bound whole batch at half a byte per weight
-    assert ic.decode_step(70e9, 0.5, h200, batch=52).bound == "compute"
-    assert ic.decode_step(70e9, 0.5, h200, batch=51).bound == "memory"
+    assert ic.decode_step(70e9, h200, bytes_per_param=0.5, batch=52).bound == "compute"
+    assert ic.decode_step(70e9, h200, bytes_per_param=0.5, batch=51).bound == "memory"
 
 

@@ -43,7 +43,7 @@ def test_catalog_figure_axes_and_reference_lines(ridge_fig):
     assert "FLOP/byte" in ax.get_xlabel()
     assert ax.get_ylabel()
     xs = sorted(line.get_xdata()[0] for line in ax.get_lines())
-    want = [ic.arithmetic_intensity(m, S.J13_K, S.J13_N, 2) for m in (1, 256)]
+    want = [ic.arithmetic_intensity(m, S.J13_K, S.J13_N, bytes_per_element=2) for m in (1, 256)]
     assert xs == pytest.approx(want)
 
 

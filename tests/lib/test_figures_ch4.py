@@ -15,18 +15,21 @@ def test_every_decode_row_is_slower_than_its_floor():
 
 
 def test_the_panel_is_the_library_forecast_and_never_faster_than_the_floor():
-    f = ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", "vLLM", 8, 1000, 200, 2)
+    f = ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", engine="vLLM", batch=8, prompt_tokens=1000,
+                                 output_tokens=200, cards=2)
     g = ic.forecast("Llama-3.1-8B", "H100 SXM", prompt_tokens=1000, output_tokens=200,
                     batch=8, cards=2, engine="vLLM")
     assert f.tpot == g.tpot and f.engine == "vLLM"
     assert f.floor.floor_step_times.mean() <= f.tpot.low <= f.tpot.value <= f.tpot.high
-    pooled = ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", "any", 1, 1000, 200, 1)
+    pooled = ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", engine="any", batch=1, prompt_tokens=1000,
+                                      output_tokens=200, cards=1)
     assert ch4.engine_label(pooled) == "pooled" and ch4.engine_label(f) == "vLLM"
 
 
 def test_the_panel_refuses_an_unknown_engine_naming_the_known_ones():
     with pytest.raises(ValueError, match="known engines: any"):
-        ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", "SGLang", 1, 1000, 200, 1)
+        ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", engine="SGLang", batch=1, prompt_tokens=1000,
+                                 output_tokens=200, cards=1)
 
 
 def test_heavy_load_ttft_rows_are_the_loaded_ttft_rows_only():

@@ -81,7 +81,7 @@ def test_explorer_snapshot():
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert len(axes) == len(figs.EXPLORER_SETTINGS) == 4
     for ax, (hw, bw, b) in zip(axes, figs.EXPLORER_SETTINGS, strict=True):
-        st = ic.decode_step(S.J07_PARAMS, bw, hw, batch=b)
+        st = ic.decode_step(S.J07_PARAMS, hw, bytes_per_param=bw, batch=b)
         bars = _bars(ax)
         assert len(bars) == 3
         assert bars[0].get_x() + bars[0].get_width() == pytest.approx(st.t_read * 1e3)

@@ -61,7 +61,7 @@ def test_roofline_h100_marks_rows_ridge_and_m_star():
         assert np.isclose(roof.get_ydata().max(), H100.peak_flops / 1e12)
         pts = _points(ax)
         for m in fig13.FIGURE_ROWS:
-            i = ic.arithmetic_intensity(m, K, N, B)
+            i = ic.arithmetic_intensity(m, K, N, bytes_per_element=B)
             assert any(np.isclose(x, i) and np.isclose(y, i * H100.mem_bandwidth / 1e12) for x, y in pts)
         assert any(np.isclose(x, H100.ridge_point) and np.isclose(y, 989.4) for x, y in pts)
         text = _texts(ax)
@@ -80,10 +80,11 @@ def test_intensity_vs_rows_lines():
                 if len(line.get_ydata()) == 2 and line.get_ydata()[0] == line.get_ydata()[1]]
         assert any(np.isclose(y, H100.ridge_point) for y in flat)
         assert any(np.isclose(y, 2048.0) for y in flat)
-        m_star = ic.critical_rows(K, N, H100, B)
+        m_star = ic.critical_rows(K, N, H100, bytes_per_element=B)
         assert any(np.isclose(x, m_star) and np.isclose(y, H100.ridge_point) for x, y in _points(ax))
         curve = ax.get_lines()[0]
-        assert np.allclose(curve.get_ydata(), ic.arithmetic_intensity(curve.get_xdata(), K, N, B))
+        assert np.allclose(curve.get_ydata(), ic.arithmetic_intensity(curve.get_xdata(), K, N,
+                                                                      bytes_per_element=B))
     finally:
         _close(fig)
 
@@ -111,7 +112,7 @@ def test_roofline_explorer_snapshot_panels():
             acc = ic.accelerator(hw)
             pts = _points(ax)
             for m in (1, 16, 256, 1024):
-                pt = ic.gemm_roofline(m, K, N, acc, B)
+                pt = ic.gemm_roofline(m, K, N, acc, bytes_per_element=B)
                 assert any(np.isclose(x, pt.intensity) and np.isclose(y, pt.attainable / 1e12)
                            for x, y in pts)
         assert "compute-bound" in _texts(fig.axes[0]) and "memory-bound" in _texts(fig.axes[0])

@@ -319,7 +319,8 @@ def test_a_workload_brings_its_own_sizes():
 
 def test_a_moe_forecast_reads_the_uniform_routing_experts_and_rests_on_the_k_expert_floor():
     f = ic.forecast("mixtral-8x7b", "H100", prompt_tokens=64, output_tokens=16, batch=32, cards=2)
-    uni = ic.generation_time("mixtral-8x7b", "H100", 64, 16, batch=32, cards=2, routing="uniform")
+    uni = ic.generation_time("mixtral-8x7b", "H100", prompt_tokens=64, output_tokens=16, batch=32, cards=2,
+                             routing="uniform")
     assert f.floor.steps.t_read[0] < uni.steps.t_read[0]      # the floor reads k experts
     kn = f.knobs
     step = forecasting.step_time(uni.steps.t_read, uni.steps.t_compute, uni.steps.t_comm,

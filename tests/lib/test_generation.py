@@ -17,12 +17,12 @@ ACCS = st.sampled_from(["H100 SXM", "A100 80GB", "H200 SXM", "B200", "MI300X", "
 @given(MODELS, ACCS, st.integers(1, 3000), st.integers(1, 400), st.integers(1, 64),
        st.sampled_from([1, 2, 4, 8]))
 def test_total_is_prefill_plus_steps(name, hw, p, o, b, cards):
-    g = ic.generation_time(name, hw, p, o, batch=b, cards=cards)
+    g = ic.generation_time(name, hw, prompt_tokens=p, output_tokens=o, batch=b, cards=cards)
     assert g.total == pytest.approx(g.prefill.t_step + g.step_times.sum(), rel=1e-12)
     assert g.ttft == g.prefill.t_step and len(g.step_times) == o - 1
     if o > 1:
-        first = ic.tensor_parallel_step(name, hw, cards, batch=b, context=p + 1)
-        last = ic.tensor_parallel_step(name, hw, cards, batch=b, context=p + o - 1)
+        first = ic.tensor_parallel_step(name, hw, cards=cards, batch=b, context=p + 1)
+        last = ic.tensor_parallel_step(name, hw, cards=cards, batch=b, context=p + o - 1)
         assert g.step_times[0] == pytest.approx(first.t_step, rel=1e-12)
         assert g.step_times[-1] == pytest.approx(last.t_step, rel=1e-12) == g.tpot_last
         assert np.all(np.diff(g.step_times) >= -1e-18)
@@ -34,8 +34,9 @@ def test_total_is_prefill_plus_steps(name, hw, p, o, b, cards):
 
 def test_one_convention_in_one_request():
     for weights in ("touched", "active"):
-        g = ic.generation_time("Mixtral-8x7B", "H100 SXM", 512, 8, batch=4, weights=weights)
-        pre = ic.prefill_step("Mixtral-8x7B", "H100 SXM", 512, batch=4, weights=weights)
+        g = ic.generation_time("Mixtral-8x7B", "H100 SXM", prompt_tokens=512, output_tokens=8, batch=4,
+                               weights=weights)
+        pre = ic.prefill_step("Mixtral-8x7B", "H100 SXM", prompt_tokens=512, batch=4, weights=weights)
         step = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=4, context=513,
                                     weights=weights)
         assert g.weights == weights and g.ttft == pre.t_step
@@ -45,21 +46,25 @@ def test_one_convention_in_one_request():
 def test_default_reads_what_a_step_touches():
     """TPOT at B = 1 of the 8B models no longer reads the whole input table."""
     for name, over in (("Llama-3.1-8B", 0.069), ("Qwen3-8B", 0.081)):
-        g = ic.generation_time(name, "H100 SXM", 2048, 256)
-        old = ic.generation_time(name, "H100 SXM", 2048, 256, weights="active")
+        g = ic.generation_time(name, "H100 SXM", prompt_tokens=2048, output_tokens=256)
+        old = ic.generation_time(name, "H100 SXM", prompt_tokens=2048, output_tokens=256, weights="active")
         assert old.tpot_mean / g.tpot_mean - 1 == pytest.approx(over, abs=0.002)
-    active = ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64, cards=2,
+    active = ic.generation_time("Mixtral-8x7B", "H100 SXM", prompt_tokens=2048, output_tokens=256, batch=64,
+                                cards=2,
                                weights="active")
-    uniform = ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64, cards=2,
+    uniform = ic.generation_time("Mixtral-8x7B", "H100 SXM", prompt_tokens=2048, output_tokens=256, batch=64,
+                                 cards=2,
                                  routing="uniform")
-    floor = ic.generation_time("Mixtral-8x7B", "H100 SXM", 2048, 256, batch=64, cards=2)
+    floor = ic.generation_time("Mixtral-8x7B", "H100 SXM", prompt_tokens=2048, output_tokens=256, batch=64,
+                               cards=2)
     assert uniform.tpot_mean > 2 * active.tpot_mean       # the model: nearly every expert
     assert floor.tpot_mean < active.tpot_mean             # the floor: k experts, no whole table
 
 
 @pytest.mark.parametrize("cards", [1, 2, 4])
 def test_floor_total_leaves_the_all_reduce_model_apart(cards):
-    g = ic.generation_time("llama-70b", "H100 SXM", 1024, 64, batch=8, cards=cards)
+    g = ic.generation_time("llama-70b", "H100 SXM", prompt_tokens=1024, output_tokens=64, batch=8,
+                           cards=cards)
     assert g.floor_total + g.comm_time == pytest.approx(g.total, rel=1e-12)
     assert g.floor_total == pytest.approx(
         g.prefill.t_floor + g.floor_step_times.sum(), rel=1e-12)
@@ -67,18 +72,18 @@ def test_floor_total_leaves_the_all_reduce_model_apart(cards):
         assert g.comm_time == 0.0 and g.floor_total == g.total
     else:
         assert g.comm_time > 0 and np.all(g.floor_step_times < g.step_times)
-        step = ic.tensor_parallel_step("llama-70b", "H100 SXM", cards, batch=8, context=1025)
+        step = ic.tensor_parallel_step("llama-70b", "H100 SXM", cards=cards, batch=8, context=1025)
         assert g.floor_step_times[0] == pytest.approx(step.t_floor, rel=1e-12)
 
 
 def test_one_output_token_is_the_prefill():
-    g = ic.generation_time("Llama-3.1-8B", "H100", 100, 1)
+    g = ic.generation_time("Llama-3.1-8B", "H100", prompt_tokens=100, output_tokens=1)
     assert g.total == g.ttft and g.tpot_mean == 0.0 and g.step_times.size == 0
     assert g.max_context == 100
 
 
 def test_a_request_that_does_not_fit_is_estimated_and_says_so():
-    g = ic.generation_time("Llama-2-70B", "A100 80GB", 2048, 256)
+    g = ic.generation_time("Llama-2-70B", "A100 80GB", prompt_tokens=2048, output_tokens=256)
     assert g.fits is False and g.total > 0
 
 
@@ -86,18 +91,21 @@ def test_changed_objects_keep_their_figures():
     h = ic.accelerator("H100 SXM")
     fast = h.with_(peak_flops=2 * h.peak_flops, link_bandwidth=2 * h.link_bandwidth)
     spec = dataclasses.replace(ic.model("Llama-3.1-8B"), source="a changed copy")
-    g = ic.generation_time(spec, fast, 2000, 16, cards=2)
+    g = ic.generation_time(spec, fast, prompt_tokens=2000, output_tokens=16, cards=2)
     for res in (g, g.prefill):
         assert res.hw is fast and res.model is spec
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: ic.generation_time("llama-70b", "H100", 100, 0), "output_tokens"),
-    (lambda: ic.generation_time("llama-70b", "H100", -1, 10), "prompt_tokens"),
-    (lambda: ic.generation_time("Llama-2-70B", "H100", 4000, 200), "max_position_embeddings"),
-    (lambda: ic.generation_time("llama-70b", "H100", [100, 200], 10), "prompt_tokens .* single"),
-    (lambda: ic.generation_time("llama-70b", "H100", 100, [1, 2]), "output_tokens .* single"),
-    (lambda: ic.generation_time("llama-70b", "H100", 100), "output_tokens"),
+    (lambda: ic.generation_time("llama-70b", "H100", prompt_tokens=100, output_tokens=0), "output_tokens"),
+    (lambda: ic.generation_time("llama-70b", "H100", prompt_tokens=-1, output_tokens=10), "prompt_tokens"),
+    (lambda: ic.generation_time("Llama-2-70B", "H100", prompt_tokens=4000, output_tokens=200),
+     "max_position_embeddings"),
+    (lambda: ic.generation_time("llama-70b", "H100", prompt_tokens=[100, 200], output_tokens=10),
+     "prompt_tokens .* single"),
+    (lambda: ic.generation_time("llama-70b", "H100", prompt_tokens=100, output_tokens=[1, 2]),
+     "output_tokens .* single"),
+    (lambda: ic.generation_time("llama-70b", "H100", prompt_tokens=100), "output_tokens"),
 ])
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
@@ -105,22 +113,23 @@ def test_bad_input_names_the_parameter(call, match):
 
 
 def test_floor_of_any_schedule_against_the_static_batch():
-    g = ic.generation_time("Llama-3.1-8B", "H100 SXM", 2000, 200, batch=32)
+    g = ic.generation_time("Llama-3.1-8B", "H100 SXM", prompt_tokens=2000, output_tokens=200, batch=32)
     reads = g.prefill.t_read + np.sum(g.steps.t_read)
     math = g.prefill.t_compute + np.sum(g.steps.t_compute)
     assert np.isclose(g.floor_any_schedule, max(reads, math), rtol=1e-12)
     # compute-bound prefills and memory-bound decode steps: overlapping them could do better
     assert g.prefill.bound == "compute" and (np.asarray(g.steps.floor_bound) == "memory").all()
     assert g.floor_any_schedule < g.floor_total
-    one = ic.generation_time("Llama-3.1-8B", "H100 SXM", 16, 1)       # a memory-bound prefill only
+    one = ic.generation_time("Llama-3.1-8B", "H100 SXM", prompt_tokens=16,
+                             output_tokens=1)       # a memory-bound prefill only
     assert np.isclose(one.floor_any_schedule, one.floor_total, rtol=1e-12)
 
 
 def test_the_floor_per_token_and_rate_are_fields_also_with_one_output_token():
     """floor_tpot_mean is the mean of the steps' floors, 0 with no decode step (O = 1: no
     'mean of empty slice'); floor_tokens_per_s_total is B·O over the static batch's floor."""
-    g = ic.generation_time("Llama-3.1-8B", "H100 SXM", 512, 64, batch=4)
+    g = ic.generation_time("Llama-3.1-8B", "H100 SXM", prompt_tokens=512, output_tokens=64, batch=4)
     assert g.floor_tpot_mean == pytest.approx(float(g.floor_step_times.mean()))
     assert g.floor_tokens_per_s_total == pytest.approx(4 * 64 / g.floor_total)
-    one = ic.generation_time("Llama-3.1-8B", "H100 SXM", 512, 1)
+    one = ic.generation_time("Llama-3.1-8B", "H100 SXM", prompt_tokens=512, output_tokens=1)
     assert one.floor_tpot_mean == 0.0 and one.floor_step_times.size == 0

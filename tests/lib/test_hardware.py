@@ -79,17 +79,17 @@ def test_a_card_without_the_precision_is_refused_naming_math_and_its_precisions(
     with pytest.raises(ValueError, match="math='fp8'"):
         ic.Workload("llama-2-7b", "A100", math="fp8")
     with pytest.raises(ValueError, match="math='fp8'"):
-        ic.generation_time("llama-2-7b", "A100", 16, 4, math="fp8")
+        ic.generation_time("llama-2-7b", "A100", prompt_tokens=16, output_tokens=4, math="fp8")
 
 
 def test_the_math_precision_sets_the_compute_floor():
     acc = ic.accelerator("B200")
     for math in acc.math_precisions:
         assert ic.bounds(1e15, 0.0, acc, math=math).t_compute == pytest.approx(1e15 / acc.peak(math))
-    bf, f4 = (ic.prefill_step("llama-2-70b", acc, 2048, bytes_per_param=0.5, math=m)
+    bf, f4 = (ic.prefill_step("llama-2-70b", acc, prompt_tokens=2048, bytes_per_param=0.5, math=m)
               for m in ("bf16", "fp4"))
     assert bf.t_compute == pytest.approx(4 * f4.t_compute)     # FP4 dense = 4x BF16 dense
-    g = ic.generation_time("llama-2-70b", acc, 128, 8, batch=256, math="fp4")
+    g = ic.generation_time("llama-2-70b", acc, prompt_tokens=128, output_tokens=8, batch=256, math="fp4")
     assert g.math == "fp4" and g.steps.t_compute[0] == pytest.approx(
         ic.tensor_parallel_step("llama-2-70b", acc, batch=256, context=129, math="fp4").t_compute)
 

@@ -25,7 +25,7 @@ def test_turning_batch_is_where_the_step_balances(name, hw, frac, bpp):
     """The step's compute - read is linear in B (dense, B <= V): its root from two
     integer batches of the step function equals turning_batch."""
     s = int(frac * ic.critical_context(name, hw, bytes_per_param=bpp))
-    b_star = ic.turning_batch(name, hw, s, bytes_per_param=bpp)
+    b_star = ic.turning_batch(name, hw, context=s, bytes_per_param=bpp)
     g1, g2 = _gap(name, hw, 100, s, bpp), _gap(name, hw, 200, s, bpp)
     root = 100 - g1 * 100 / (g2 - g1)
     assert b_star == pytest.approx(root, rel=1e-6)
@@ -35,15 +35,15 @@ def test_turning_batch_is_where_the_step_balances(name, hw, frac, bpp):
 @pytest.mark.parametrize("s", [0, 200, 500])
 @pytest.mark.parametrize("routing", ["floor", "uniform"])
 def test_moe_turning_batch_brackets_the_step(name, s, routing):
-    b = ic.turning_batch(name, "H100 SXM", s, routing=routing)
+    b = ic.turning_batch(name, "H100 SXM", context=s, routing=routing)
     assert (_gap(name, "H100 SXM", math.floor(b), s, routing=routing) < 0
             <= _gap(name, "H100 SXM", math.ceil(b), s, routing=routing))
 
 
 def test_moe_floor_turns_earlier_than_the_uniform_model():
     """Fewer experts read, so compute catches up at a smaller batch; S_max is the same."""
-    floor = ic.turning_batch("Mixtral-8x7B", "H100 SXM", 200)
-    uniform = ic.turning_batch("Mixtral-8x7B", "H100 SXM", 200, routing="uniform")
+    floor = ic.turning_batch("Mixtral-8x7B", "H100 SXM", context=200)
+    uniform = ic.turning_batch("Mixtral-8x7B", "H100 SXM", context=200, routing="uniform")
     assert floor < uniform / 2
     w = ic.Workload("Mixtral-8x7B", "H100 SXM", routing="uniform")
     assert ic.turning_batch(w, context=200) == uniform
@@ -56,8 +56,8 @@ def test_moe_floor_turns_earlier_than_the_uniform_model():
 @pytest.mark.parametrize("name", ["Llama-3.1-8B", "llama-70b", "Mixtral-8x7B", "Qwen3-8B"])
 def test_s_max_is_where_no_batch_reaches_compute(name):
     s_max = ic.critical_context(name, "H100 SXM")
-    assert math.isfinite(ic.turning_batch(name, "H100 SXM", math.floor(s_max)))
-    assert math.isinf(ic.turning_batch(name, "H100 SXM", math.ceil(s_max)))
+    assert math.isfinite(ic.turning_batch(name, "H100 SXM", context=math.floor(s_max)))
+    assert math.isinf(ic.turning_batch(name, "H100 SXM", context=math.ceil(s_max)))
     limit = ic.model(name).max_position_embeddings
     above = min(math.ceil(s_max) + 50, limit)
     assert _gap(name, "H100 SXM", 50_000, above) < 0      # even a huge batch stays read-bound
@@ -124,15 +124,15 @@ def test_kv_weight_batch_is_where_the_reads_are_equal():
 
 
 def test_cards_move_the_turning_point_per_card():
-    one = ic.turning_batch("llama-70b", "H100 SXM", 512)
-    eight = ic.turning_batch("llama-70b", "H100 SXM", 512, cards=8)
+    one = ic.turning_batch("llama-70b", "H100 SXM", context=512)
+    eight = ic.turning_batch("llama-70b", "H100 SXM", context=512, cards=8)
     assert math.isfinite(one) and math.isfinite(eight) and eight != one
 
 
 # ------------------------------------------------ one physics whatever the argument
 @pytest.mark.parametrize("call", [
     lambda: ic.critical_context(70e9, "H100 SXM"),
-    lambda: ic.turning_batch(70e9, "H100 SXM", 1024),
+    lambda: ic.turning_batch(70e9, "H100 SXM", context=1024),
     lambda: ic.kv_weight_batch(70e9, "H100 SXM", context=8192),
     lambda: ic.decode_region(70e9, "H100 SXM", batch=8, context=10),
 ])
@@ -153,8 +153,8 @@ def test_j07_turning_point_is_the_models_at_zero_context_without_the_row():
     """B* = b_W Π / (2β) is what turning_batch gives for a dense model at S = 0, up to the
     gathered row and the norm weights (a few parts in ten thousand)."""
     for hw in ("H100 SXM", "A100 80GB", "MI300X"):
-        assert ic.turning_batch("llama-2-70b", hw, 0, bytes_per_param=1) == pytest.approx(
-            ic.batch_turning_point(hw, 1), rel=2e-3)
+        assert ic.turning_batch("llama-2-70b", hw, context=0, bytes_per_param=1) == pytest.approx(
+            ic.batch_turning_point(hw, bytes_per_param=1), rel=2e-3)
 
 
 @pytest.mark.parametrize("math_", ["bf16", "fp8"])

@@ -64,7 +64,7 @@ def test_gemm_sweep_small():
     # achieved = 2 M K N / seconds
     assert np.allclose(sw.flops_per_second, 2 * np.array(sw.m) * 128 * 128 / np.array(sw.seconds))
     # predicted = min(peak, I(M) beta) with 4-byte elements
-    i = ic.arithmetic_intensity(np.array(sw.m, float), 128, 128, 4)
+    i = ic.arithmetic_intensity(np.array(sw.m, float), 128, 128, bytes_per_element=4)
     assert np.allclose(sw.predicted, np.minimum(50e9, i * 10e9))
     assert sw.bytes_per_element == 4.0
     assert sw.predicted_critical_rows == pytest.approx(
@@ -94,23 +94,26 @@ def test_model_rows_overlap_and_no_overlap():
     hw = ic.Accelerator("x", 100e9, 20e9, 1.0)
     # overlap: I = f I*; no overlap: I = f/(1-f) I*
     for f, scale in ((0.9, 0.9), (0.5, 0.5)):
-        m = measure.model_rows_at_fraction(4096, 4096, hw, 4, f, overlap=True)
-        assert ic.arithmetic_intensity(m, 4096, 4096, 4) == pytest.approx(scale * hw.ridge_point)
-        m = measure.model_rows_at_fraction(4096, 4096, hw, 4, f, overlap=False)
-        assert ic.arithmetic_intensity(m, 4096, 4096, 4) == pytest.approx(f / (1 - f) * hw.ridge_point)
-        assert measure.no_overlap_flops(m, 4096, 4096, hw, 4) == pytest.approx(f * hw.peak_flops)
-    assert measure.model_rows_at_fraction(4096, 4096, hw, 4, 1.0) == pytest.approx(
-        ic.critical_rows(4096, 4096, hw, 4))
+        m = measure.model_rows_at_fraction(4096, 4096, hw, bytes_per_element=4, fraction=f, overlap=True)
+        assert ic.arithmetic_intensity(m, 4096, 4096,
+                                       bytes_per_element=4) == pytest.approx(scale * hw.ridge_point)
+        m = measure.model_rows_at_fraction(4096, 4096, hw, bytes_per_element=4, fraction=f, overlap=False)
+        assert ic.arithmetic_intensity(m, 4096, 4096,
+                                       bytes_per_element=4) == pytest.approx(f / (1 - f) * hw.ridge_point)
+        assert measure.no_overlap_flops(m, 4096, 4096, hw,
+                                        bytes_per_element=4) == pytest.approx(f * hw.peak_flops)
+    assert measure.model_rows_at_fraction(4096, 4096, hw, bytes_per_element=4, fraction=1.0) == pytest.approx(
+        ic.critical_rows(4096, 4096, hw, bytes_per_element=4))
 
 
 def test_prediction_is_the_roofline_and_achieved_is_flops_over_seconds():
     hw = ic.Accelerator("x", 100e9, 20e9, 1.0)
     m = (1, 16, 256, 4096)
-    predicted, m_star = measure.roofline_prediction(m, 512, 512, hw, 4)
-    i = ic.arithmetic_intensity(np.array(m, float), 512, 512, 4)
+    predicted, m_star = measure.roofline_prediction(m, 512, 512, hw, bytes_per_element=4)
+    i = ic.arithmetic_intensity(np.array(m, float), 512, 512, bytes_per_element=4)
     assert np.allclose(predicted, np.minimum(100e9, i * 20e9))
     assert predicted[-1] == 100e9 and predicted[0] == pytest.approx(i[0] * 20e9)
-    assert m_star == ic.critical_rows(512, 512, hw, 4)
+    assert m_star == ic.critical_rows(512, 512, hw, bytes_per_element=4)
     assert np.allclose(measure.achieved_flops(m, (1.0, 2.0, 4.0, 8.0), 512, 512),
                        [2 * x * 512 * 512 / t for x, t in zip(m, (1.0, 2.0, 4.0, 8.0), strict=True)])
 
@@ -259,7 +262,7 @@ def test_example_json_is_consistent():
     assert s.m == measure.DEFAULT_M and s.m[-1] >= 1024
     assert (s.k, s.n, s.bytes_per_element) == (ic.source.J13_K, ic.source.J13_N, 4.0)
     assert (s.peak_flops, s.mem_bandwidth) == (r.peak_flops, r.mem_bandwidth)
-    i = ic.arithmetic_intensity(np.array(s.m, float), s.k, s.n, 4)
+    i = ic.arithmetic_intensity(np.array(s.m, float), s.k, s.n, bytes_per_element=4)
     assert np.allclose(s.predicted, np.minimum(r.peak_flops, i * r.mem_bandwidth))
     assert s.predicted_critical_rows == pytest.approx(
         ic.critical_rows(4096, 4096, r.accelerator(), bytes_per_element=4))

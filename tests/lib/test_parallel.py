@@ -15,7 +15,7 @@ ACCS = st.sampled_from(["H100 SXM", "A100 80GB", "H200 SXM", "B200", "MI300X", "
 @given(MODELS, ACCS, st.integers(1, 512), st.integers(0, 4000), st.sampled_from([0.5, 1, 2]),
        st.sampled_from([1, 2]))
 def test_one_card_is_the_model_decode_step(name, hw, b, s, bpp, kvb):
-    tp = ic.tensor_parallel_step(name, hw, 1, batch=b, context=s, bytes_per_param=bpp,
+    tp = ic.tensor_parallel_step(name, hw, cards=1, batch=b, context=s, bytes_per_param=bpp,
                                  kv_bytes_per_element=kvb)
     d = ic.model_decode_step(name, hw, batch=b, context=s, bytes_per_param=bpp,
                              kv_bytes_per_element=kvb)
@@ -29,7 +29,7 @@ def test_per_card_bytes_by_hand_with_replicated_kv_heads():
     (its cache and its K/V projection) and 1/16 of everything else."""
     m = ic.model("llama-70b")
     b, s = 4, 1000
-    tp = ic.tensor_parallel_step(m, "H100 SXM", 16, batch=b, context=s)
+    tp = ic.tensor_parallel_step(m, "H100 SXM", cards=16, batch=b, context=s)
     d, dh, L = m.hidden, m.head_dim, m.layers
     kv_proj_one_head = L * 2 * d * dh                     # K and V, one head, every layer
     vec = m.vector_params                                   # norms: every card
@@ -46,48 +46,48 @@ def test_per_card_bytes_by_hand_with_replicated_kv_heads():
 def test_floor_and_communication_kept_apart():
     m = ic.model("llama-70b")
     h = ic.accelerator("H100")
-    tp = ic.tensor_parallel_step(m, h, 4, batch=8)
+    tp = ic.tensor_parallel_step(m, h, cards=4, batch=8)
     msg = 2 * 8 * m.hidden
     ar = 2 * 3 / 4 * msg / h.link_bandwidth + 2 * 3 * h.link_latency
     assert tp.t_comm == pytest.approx(2 * m.layers * ar)
     assert tp.t_floor == max(tp.t_read, tp.t_compute)
     assert tp.t_step == pytest.approx(tp.t_floor + tp.t_comm) and tp.comm == "ring"
-    ov = ic.tensor_parallel_step(m, h, 4, batch=8, overlap_comm=True)
+    ov = ic.tensor_parallel_step(m, h, cards=4, batch=8, overlap_comm=True)
     assert ov.t_step == pytest.approx(max(tp.t_floor, tp.t_comm)) and ov.overlap_comm
-    ins = ic.tensor_parallel_step(m, h, 4, batch=8, comm="in-switch")
+    ins = ic.tensor_parallel_step(m, h, cards=4, batch=8, comm="in-switch")
     assert ins.t_comm < tp.t_comm and ins.t_floor == tp.t_floor
 
 
 def test_past_one_node_the_network_is_charged():
     m = ic.model("llama-70b")
-    eight = ic.tensor_parallel_step(m, "H100 SXM", 8, batch=64, context=2048)
-    sixteen = ic.tensor_parallel_step(m, "H100 SXM", 16, batch=64, context=2048)
+    eight = ic.tensor_parallel_step(m, "H100 SXM", cards=8, batch=64, context=2048)
+    sixteen = ic.tensor_parallel_step(m, "H100 SXM", cards=16, batch=64, context=2048)
     assert sixteen.t_comm > 3 * eight.t_comm
 
 
 def test_communication_can_dominate_over_pcie():
-    tp = ic.tensor_parallel_step("Llama-3.1-8B", "RTX 4090", 8, batch=64)
+    tp = ic.tensor_parallel_step("Llama-3.1-8B", "RTX 4090", cards=8, batch=64)
     assert tp.bound == "communication" and tp.floor_bound == "memory"
 
 
 def test_memory_per_card_with_more_cards():
-    one = ic.tensor_parallel_step("Llama-2-70B", "A100 80GB", 1)
-    two = ic.tensor_parallel_step("Llama-2-70B", "A100 80GB", 2)
+    one = ic.tensor_parallel_step("Llama-2-70B", "A100 80GB", cards=1)
+    two = ic.tensor_parallel_step("Llama-2-70B", "A100 80GB", cards=2)
     assert not one.fits and two.fits and two.memory_per_card < one.memory_per_card
 
 
 def test_cards_vectorised():
-    tp = ic.tensor_parallel_step("llama-70b", "H100 SXM", np.array([1, 2, 4, 8]))
+    tp = ic.tensor_parallel_step("llama-70b", "H100 SXM", cards=np.array([1, 2, 4, 8]))
     assert np.all(np.diff(tp.t_read) < 0) and tp.t_comm[0] == 0
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: ic.tensor_parallel_step("llama-70b", "H100", 0), "cards"),
-    (lambda: ic.tensor_parallel_step("llama-70b", "H100", 3), "cards must divide the 64"),
-    (lambda: ic.tensor_parallel_step("llama-70b", "H100", 2, context=-1), "context"),
-    (lambda: ic.tensor_parallel_step("llama-70b", "Ascend 910B", 2), "link_bandwidth"),
-    (lambda: ic.tensor_parallel_step("llama-70b", "H100", 2, comm="tree"), "comm"),
-    (lambda: ic.tensor_parallel_step("llama-70b", "H100", 2, overlap_comm="yes"), "overlap_comm"),
+    (lambda: ic.tensor_parallel_step("llama-70b", "H100", cards=0), "cards"),
+    (lambda: ic.tensor_parallel_step("llama-70b", "H100", cards=3), "cards must divide the 64"),
+    (lambda: ic.tensor_parallel_step("llama-70b", "H100", cards=2, context=-1), "context"),
+    (lambda: ic.tensor_parallel_step("llama-70b", "Ascend 910B", cards=2), "link_bandwidth"),
+    (lambda: ic.tensor_parallel_step("llama-70b", "H100", cards=2, comm="tree"), "comm"),
+    (lambda: ic.tensor_parallel_step("llama-70b", "H100", cards=2, overlap_comm="yes"), "overlap_comm"),
 ])
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises((ValueError, TypeError), match=match):

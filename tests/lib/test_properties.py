@@ -28,8 +28,8 @@ def test_max_batch_fits_and_one_more_does_not(cap, weights, ws, seq, m_kv):
     b = ic.max_batch(cap, weights, ws, seq, m_kv)
     assert isinstance(b, int) and b >= 0
     if b > 0:
-        assert ic.capacity_check(cap, weights, ic.kv_cache_bytes(seq, m_kv, b), ws).fits
-    assert not ic.capacity_check(cap, weights, ic.kv_cache_bytes(seq, m_kv, b + 1), ws).fits
+        assert ic.capacity_check(cap, weights, ic.kv_cache_bytes(seq, m_kv, batch=b), workspace=ws).fits
+    assert not ic.capacity_check(cap, weights, ic.kv_cache_bytes(seq, m_kv, batch=b + 1), workspace=ws).fits
 
 
 @given(i=st.floats(1e-6, 1e9), peak=st.floats(1e9, 1e16), bandwidth=bw)
@@ -78,6 +78,6 @@ def test_critical_rows_hits_ridge(k, n):
 @given(b=st.integers(1, 4096))
 def test_decode_bound_switches_at_b_star(b):
     h = ic.accelerator("H100 SXM")
-    step = ic.decode_step(70e9, 1, h, batch=b)
-    assert step.bound == ("memory" if b <= ic.batch_turning_point(h, 1) else "compute")
+    step = ic.decode_step(70e9, h, bytes_per_param=1, batch=b)
+    assert step.bound == ("memory" if b <= ic.batch_turning_point(h, bytes_per_param=1) else "compute")
     assert step.t_step == max(step.t_read, step.t_compute)

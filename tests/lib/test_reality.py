@@ -50,7 +50,8 @@ def test_bound_of_a_ttft_row_is_the_prefill_step():
     acc = reality.accelerator_for(m)
     assert reality.math_of(m) == "fp8"               # the catalog's FP8 peak, not BF16's
     assert reality.workload_for(m).math == "fp8"
-    pre = ic.prefill_step(m.model, acc, m.prompt_tokens, bytes_per_param=1, kv_bytes_per_element=1,
+    pre = ic.prefill_step(m.model, acc, prompt_tokens=m.prompt_tokens, bytes_per_param=1,
+                          kv_bytes_per_element=1,
                           math="fp8")
     assert pre.t_compute == pytest.approx(pre.flops / acc.peak("fp8"))
     assert reality.lower_bound(m).bound == pytest.approx(pre.t_step)
@@ -61,7 +62,7 @@ def test_implied_utilisation_leaves_the_all_reduce_model_out():
     ring all-reduce model is reported apart as its share of floor + model."""
     m = next(r for r in reality.measurements() if r.id == "trtllm-70b-ttft")
     acc = reality.accelerator_for(m)
-    pre = ic.prefill_step(m.model, acc, m.prompt_tokens, bytes_per_param=1,
+    pre = ic.prefill_step(m.model, acc, prompt_tokens=m.prompt_tokens, bytes_per_param=1,
                           kv_bytes_per_element=1, batch=m.batch, cards=m.cards, math="fp8")
     assert pre.t_comm > 0.2 * pre.t_step                  # the model is a large part here
     row = reality.lower_bound(m)
@@ -86,7 +87,8 @@ def test_moe_rows_bound_by_the_floor_and_name_the_uniform_model():
 
 def test_bound_of_a_latency_row_is_the_whole_request():
     m = next(r for r in reality.measurements() if r.id == "vllm-8b-latency-h100")
-    g = ic.generation_time(m.model, m.accelerator, 32, 128, bytes_per_param=2, batch=8, cards=1,
+    g = ic.generation_time(m.model, m.accelerator, prompt_tokens=32, output_tokens=128, bytes_per_param=2,
+                           batch=8, cards=1,
                            weights="touched")
     assert reality.lower_bound(m).bound == pytest.approx(g.total)     # one card: no model
     assert g.total == g.floor_total
@@ -97,8 +99,8 @@ def test_prefill_share_is_the_prefill_part_of_a_whole_request_bound():
     for r in rows.values():
         m = r.measurement
         if m.metric in ("e2e_latency", "output_throughput_per_gpu"):
-            g = ic.generation_time(m.model, reality.accelerator_for(m), m.prompt_tokens or 0,
-                                   m.output_tokens or 0, bytes_per_param=m.bytes_per_param,
+            g = ic.generation_time(m.model, reality.accelerator_for(m), prompt_tokens=m.prompt_tokens or 0,
+                                   output_tokens=m.output_tokens or 0, bytes_per_param=m.bytes_per_param,
                                    kv_bytes_per_element=m.bytes_per_param, batch=m.batch,
                                    cards=m.cards, math=reality.math_of(m))
             assert 0 < r.prefill_share < 1

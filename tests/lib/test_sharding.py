@@ -30,7 +30,7 @@ def test_kv_heads_not_a_multiple_are_refused():
 
 def test_one_card_holds_everything():
     m = ic.model("Mixtral-8x7B")
-    s = card_share(m, 1)
+    s = card_share(m, cards=1)
     assert (s.heads, s.kv_heads, s.kv_copies) == (32, 8, 1)
     assert s.of(m, m.params) == m.params and s.of_matmul(m, m.matmul_params) == m.matmul_params
 
@@ -38,7 +38,7 @@ def test_one_card_holds_everything():
 def test_split_then_replicate():
     m = ic.model("llama-70b")                # 64 query heads, 8 KV heads
     for n, kv, copies in ((2, 4, 1), (8, 1, 1), (16, 1, 2), (64, 1, 8)):
-        s = card_share(m, n)
+        s = card_share(m, cards=n)
         assert (s.heads, s.kv_heads, s.kv_copies) == (64 / n, kv, copies)
         # every card holds its share; together they hold the model plus the copies
         kvp = m.kv_projection_params

@@ -8,29 +8,29 @@ from infra_calc import source as S
 
 def test_j07_bounds():
     h = S.j07_h100()
-    step = ic.decode_step(70e9, 1, h)
+    step = ic.decode_step(70e9, h, bytes_per_param=1)
     assert round(step.t_read * 1e3, 2) == 20.90
     assert round(step.t_compute * 1e3, 4) == 0.1415
     assert round(step.ratio, 1) == 147.7
     assert step.bound == "memory" and step.t_step == step.t_read
     assert round(1 / step.t_step, 1) == 47.9
-    b8 = ic.decode_step(70e9, 1, h, batch=8)
+    b8 = ic.decode_step(70e9, h, bytes_per_param=1, batch=8)
     assert round(b8.t_compute * 1e3, 2) == 1.13
     assert round(b8.read_time_per_output * 1e3, 2) == 2.61
     assert round(b8.tokens_per_s) == 383
-    b148 = ic.decode_step(70e9, 1, h, batch=148)
+    b148 = ic.decode_step(70e9, h, bytes_per_param=1, batch=148)
     assert b148.bound == "compute" and round(b148.t_compute * 1e3, 2) == 20.94
 
 
 def test_three_fixes():
     h = S.j07_h100()
-    double_pi = ic.decode_step(70e9, 1, h.with_(peak_flops=2 * h.peak_flops))
+    double_pi = ic.decode_step(70e9, h.with_(peak_flops=2 * h.peak_flops), bytes_per_param=1)
     assert round(double_pi.t_compute * 1e3, 4) == 0.0707 and round(double_pi.t_step * 1e3, 2) == 20.90
-    double_bw = ic.decode_step(70e9, 1, h.with_(mem_bandwidth=2 * h.mem_bandwidth))
+    double_bw = ic.decode_step(70e9, h.with_(mem_bandwidth=2 * h.mem_bandwidth), bytes_per_param=1)
     assert round(double_bw.t_read * 1e3, 2) == 10.45
-    half_n = ic.decode_step(35e9, 1, h)
+    half_n = ic.decode_step(35e9, h, bytes_per_param=1)
     assert round(half_n.t_read * 1e3, 2) == 10.45 and round(half_n.t_compute * 1e3, 4) == 0.0707
-    four_bit = ic.decode_step(70e9, 0.5, h)
+    four_bit = ic.decode_step(70e9, h, bytes_per_param=0.5)
     assert round(four_bit.t_read * 1e3, 2) == 10.45 and round(four_bit.t_compute * 1e3, 4) == 0.1415
 
 
@@ -42,8 +42,8 @@ def test_step_time_max_vs_sum():
 
 
 def test_batch_turning_point():
-    assert round(ic.batch_turning_point("H100 SXM", 1), 1) == 147.7
-    assert ic.batch_turning_point("H100 SXM", 2) == pytest.approx(2 * 147.6716, rel=1e-5)
+    assert round(ic.batch_turning_point("H100 SXM", bytes_per_param=1), 1) == 147.7
+    assert ic.batch_turning_point("H100 SXM", bytes_per_param=2) == pytest.approx(2 * 147.6716, rel=1e-5)
 
 
 def test_a100():
@@ -53,7 +53,7 @@ def test_a100():
 
 
 def test_decode_step_arrays():
-    res = ic.decode_step(70e9, 1, "H100 SXM", batch=np.array([1, 100, 200]))
+    res = ic.decode_step(70e9, "H100 SXM", bytes_per_param=1, batch=np.array([1, 100, 200]))
     assert list(res.bound) == ["memory", "memory", "compute"]
     assert res.tokens_per_s.shape == (3,)
 
@@ -86,11 +86,12 @@ def test_changed_accelerator_keeps_its_figures_through_decode_step():
     """A card changed with ``with_`` keeps its own figures, not the catalog's under its name."""
     h = S.j07_h100()
     fast = h.with_(peak_flops=2 * h.peak_flops)           # still named "H100 SXM"
-    step = ic.decode_step(70e9, 1, fast)
+    step = ic.decode_step(70e9, fast, bytes_per_param=1)
     assert step.hw == fast
     assert step.hw.peak_flops == 2 * h.peak_flops
     assert step.hw.mem_capacity == 80e9                   # the source's reading, not 80 GiB
-    assert ic.batch_turning_point(step.hw, step.bytes_per_param) == 2 * ic.batch_turning_point(h, 1)
+    assert (ic.batch_turning_point(step.hw, bytes_per_param=step.bytes_per_param)
+            == 2 * ic.batch_turning_point(h, bytes_per_param=1))
 
 
 def test_changed_accelerator_keeps_its_figures_through_estimate():

@@ -131,7 +131,7 @@ def test_decode_menu_holds_catalog_models_and_a_typed_count():
 
 
 def test_decode_title_rounds_the_parameter_count():
-    st = ic.decode_step(3.46737e9, 2, "H100 SXM")
+    st = ic.decode_step(3.46737e9, "H100 SXM", bytes_per_param=2)
     assert "N = 3.47 billion" in j07._panel_text(st)
 
 

@@ -19,7 +19,7 @@ def test_roofline_explorer_updates_in_place():
     fig, point, roof = ex.fig, ex.artists["point"], ex.artists["roof"]
     image0 = ex.image.value
     assert ex.rows == 1 and ex.point.bound == "memory"
-    assert np.isclose(point.get_xdata()[0], ic.arithmetic_intensity(1, K, N, B))
+    assert np.isclose(point.get_xdata()[0], ic.arithmetic_intensity(1, K, N, bytes_per_element=B))
     assert "295.3 FLOP/byte" in ex.readout.value and "345.1 rows" in ex.readout.value
     assert "346" in ex.readout.value  # smallest whole batch
 
@@ -35,11 +35,12 @@ def test_roofline_explorer_updates_in_place():
 
     ex.controls["hw"].value = ic.accelerator("B200")      # the menu holds the objects
     assert np.isclose(roof.get_ydata().max(), 2250.0)
-    assert np.isclose(ex.m_star, ic.critical_rows(K, N, "B200", B))
+    assert np.isclose(ex.m_star, ic.critical_rows(K, N, "B200", bytes_per_element=B))
 
     ex.controls["k"].value = 512
     ex.controls["n"].value = 512
-    assert np.isclose(ex.artists["limit_line"].get_xdata()[0], ic.intensity_limit(512, 512, B))
+    assert np.isclose(ex.artists["limit_line"].get_xdata()[0], ic.intensity_limit(512, 512,
+                                                                                  bytes_per_element=B))
     assert math.isinf(ex.m_star) and "never" in ex.readout.value
     # the very same figure and artists throughout
     assert ex.fig is fig and ex.artists["point"] is point and ex.artists["roof"] is roof

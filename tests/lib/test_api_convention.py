@@ -1,0 +1,65 @@
+"""One API convention: ``f(subject, hw, *, sizes...)`` for every public function taking a card.
+
+The subject (a model, a parameter count, FLOPs and bytes, a GEMM shape ``m, k, n``) comes
+first, then the card ``hw``, then only keyword-only parameters: a size can never land in
+the wrong slot by position.
+"""
+import inspect
+
+import pytest
+
+import infra_calc as ic
+
+#: A GEMM's shape is one subject of three numbers: ``hw`` may follow all three.
+GEMM_SHAPES = (("m", "k", "n"), ("rows", "k", "n"))
+
+
+def _functions_with_a_card():
+    out = []
+    for name in ic.__all__:
+        obj = getattr(ic, name)
+        if inspect.isfunction(obj) and "hw" in inspect.signature(obj).parameters:
+            out.append(name)
+    return out
+
+
+CARD_FUNCTIONS = _functions_with_a_card()
+
+
+def test_the_convention_covers_the_chapter_functions():
+    # the scan finds the card-taking functions (a renamed `hw` would hide one)
+    assert {"decode_step", "model_decode_step", "tensor_parallel_step", "generation_time",
+            "ring_allreduce_time", "critical_rows", "bounds"} <= set(CARD_FUNCTIONS)
+
+
+@pytest.mark.parametrize("name", CARD_FUNCTIONS)
+def test_every_parameter_after_hw_is_keyword_only(name):
+    params = list(inspect.signature(getattr(ic, name)).parameters.values())
+    names = [p.name for p in params]
+    i = names.index("hw")
+    before = tuple(names[:i])
+    assert i <= 2 or before in GEMM_SHAPES, f"{name}: hw is parameter {i + 1} after {before}"
+    assert all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params[:i + 1])
+    late = [p.name for p in params[i + 1:] if p.kind not in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+    assert not late, f"{name}: {late} after hw can be passed by position"
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ic.model_decode_step("llama-2-70b", "H100 SXM", 8),
+    lambda: ic.decode_step(70e9, 1, "H100 SXM"),                 # the old order
+    lambda: ic.tensor_parallel_step("llama-2-70b", "H100 SXM", 8),
+    lambda: ic.generation_time("Llama-3.1-8B", "H100 SXM", 1000, 200),
+    lambda: ic.ring_allreduce_time(1e6, 8, "H100 SXM"),           # the old order
+    lambda: ic.critical_rows(4096, 4096, "H100 SXM", 2),
+    lambda: ic.arithmetic_intensity(64, 4096, 4096, 2),
+    lambda: ic.Workload("llama-2-70b", "H100 SXM", 1),
+])
+def test_a_size_by_position_is_refused(call):
+    with pytest.raises(TypeError):
+        call()
+
+
+def test_the_keyword_call_works():
+    step = ic.model_decode_step("llama-2-70b", "H100 SXM", batch=8, context=1024)
+    assert step.batch == 8 and step.context == 1024
+    assert ic.decode_step(70e9, "H100 SXM", bytes_per_param=1).bytes_per_param == 1
