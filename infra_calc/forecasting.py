@@ -256,27 +256,19 @@ def knobs(engine=None) -> Knobs:
 
 @dataclass(frozen=True)
 class Terms:
-    """A request's floor and the model's terms of each pass, before any knob (SI units).
-
-    What :func:`forecast` and the fit (:func:`infra_calc.fit.prepare`) run through
-    :func:`pass_time`: each pass as ``(t_read, t_compute, t_comm)``, seconds.
-    """
+    """A request's floor and the model's passes as ``(t_read, t_compute, t_comm)``, seconds:
+    what :func:`forecast` and the fit (:func:`infra_calc.fit.prepare`) run through :func:`pass_time`."""
 
     #: The floor (:func:`~infra_calc.generation.generation_time`, ``k`` experts per MoE layer).
     floor: GenerationTime
-    #: The prefill pass under the model (uniform routing for a mixture of experts).
+    #: The prefill pass and the ``O - 1`` decode steps (arrays) under the model (uniform
+    #: routing for a mixture of experts).
     prefill: tuple
-    #: The ``O - 1`` decode steps under the model, arrays.
     steps: tuple
-    #: Prefills of one prompt per output token under continuous batching,
-    #: :func:`prefill_share`; 0 for a static batch.
+    #: :func:`prefill_share` under continuous batching (else 0), and one prompt's prefill
+    #: (batch 1) under the model (zeros when the share is 0).
     share: float
-    #: One prompt's prefill (batch 1) under the model; zeros when ``share`` is 0.
     prefill_one: tuple
-
-
-def _parts(x) -> tuple:
-    return (x.t_read, x.t_compute, x.t_comm)
 
 
 def forecast_terms(w, prompt_tokens, output_tokens, continuous=False) -> Terms:
@@ -297,12 +289,12 @@ def forecast_terms(w, prompt_tokens, output_tokens, continuous=False) -> Terms:
         model_w, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
     share = prefill_share(w.batch, floor.output_tokens) if continuous and mdl.steps.t_read.size \
         else 0.0
-    one = (0.0, 0.0, 0.0)
-    if share:
-        one = tuple(float(x) for x in _parts(generation_time(
-            model_w.with_(batch=1), prompt_tokens=prompt_tokens, output_tokens=1).prefill))
-    return Terms(floor, tuple(float(x) for x in _parts(mdl.prefill)),
-                 tuple(np.asarray(x, dtype=float) for x in _parts(mdl.steps)), share, one)
+
+    def parts(x, kind=float):
+        return tuple(kind(getattr(x, t)) for t in ("t_read", "t_compute", "t_comm"))
+    one = parts(generation_time(model_w.with_(batch=1), prompt_tokens=prompt_tokens,
+                                output_tokens=1).prefill) if share else (0.0, 0.0, 0.0)
+    return Terms(floor, parts(mdl.prefill), parts(mdl.steps, np.asarray), share, one)
 
 
 def _band(value, floor_value, band, rate=False) -> Band:

@@ -133,13 +133,11 @@ def workload_for(m: Measurement, routing: str = "floor") -> Workload:
 
 
 def mean_step(m: Measurement, w: Workload):
-    """The decode step of row ``m`` on ``w`` at its mean context ``P + O//2``, a length the
-    source does not state counted as 0 tokens of cache (:func:`request_lengths`).
-
-    Its terms describe every decode row (``t_read``, ``t_compute``, ``bound_kind``), and it is
-    the whole bound of a TPOT or ITL whose lengths are not both stated: no step holds less
-    cache, so it stays a floor without assuming a request.  The fit needs a whole request and
-    reads unstated lengths as ``P = 1``, ``O = 2`` instead (:func:`infra_calc.fit.lengths`):
+    """The decode step of row ``m`` on ``w`` at its mean context ``P + O//2``, an unstated
+    length counted as 0 tokens (:func:`request_lengths`).  It describes every decode row
+    (``t_read``, ``bound_kind``), and alone bounds a TPOT or ITL whose lengths are not both
+    stated: no step holds less cache, so no request need be assumed.  The fit needs a whole
+    request and reads unstated lengths as ``P = 1``, ``O = 2`` (:func:`infra_calc.fit.lengths`);
     the two floors differ by a few tokens of cache.
     """
     p, o = request_lengths(m)
