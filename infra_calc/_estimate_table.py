@@ -51,7 +51,8 @@ def table(e) -> str:
         ("", ""),
         (f"capacity{per}", ""),
         ("  weights", shown_up(e.weight_bytes, "GB", 2)),
-        ("  KV cache", f"{shown_up(e.kv_bytes, 'GB', 2)} ({shown_up(e.kv_bytes_per_token, 'KiB', 0)}/token)"),
+        ("  KV cache", f"{shown_up(e.kv_bytes, 'GB', 2)} "
+                       f"({shown_up(e.kv_bytes_per_token_per_card, 'KiB', 0)}/token)"),
         ("  workspace", shown_up(e.workspace, "GB", 2)),
         ("  total / capacity", f"{shown_up(e.total_memory, 'GB', 2)} / {shown_up(e.capacity, 'GB', 2)} "
                                f"({shown_up(e.capacity, 'GiB', 0)})"),

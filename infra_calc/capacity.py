@@ -72,7 +72,9 @@ class HoldsMemory:
 
     @property
     def fits(self):
-        """``memory_per_card <= hw.mem_capacity`` (``memory.fits``); nothing is refused when False."""
+        """``memory_per_card <= memory.capacity`` (``memory.fits``): against the capacity the
+        record was checked with (a workload's card's physical one; the planner's reading).
+        Nothing is refused when False."""
         return self.memory.fits
 
 
@@ -158,13 +160,13 @@ def max_batch(capacity, weights, workspace, context, kv_bytes_per_token):
 class PlannerState(HoldsMemory):
     """Numbers behind one capacity-planner setting (bytes unless stated).
 
-    ``accelerator`` and ``model`` are the objects the numbers were computed
-    for (a changed copy keeps its figures); ``accelerator.name`` and
-    ``model.name`` are their names.
+    ``hw`` and ``model`` are the objects the numbers were computed for (a
+    changed copy keeps its figures); ``hw.name`` and ``model.name`` are their
+    names.
     """
 
     #: The accelerator, exactly as given.
-    accelerator: Accelerator
+    hw: Accelerator
     #: The model, exactly as given.
     model: ModelSpec
     #: Tokens of KV cache per request, ``S``.
@@ -191,16 +193,18 @@ class PlannerState(HoldsMemory):
     headroom = property(lambda self: self.memory.headroom, doc="``C - total``.")
 
 
-def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, batch=4,
-                  workspace=None, bytes_per_param=2.0, reading="physical GiB",
-                  kv_bytes_per_element=2.0) -> PlannerState:
+def planner_state(accelerator_name=None, model_name=None, context=None, batch=None,
+                  workspace=None, bytes_per_param=None, reading=None,
+                  kv_bytes_per_element=None) -> PlannerState:
     """Evaluate the capacity inequality for one setting of the planner.
 
-    Inputs left at None take J13's case (:mod:`infra_calc.source`: Qwen3-8B,
-    8K tokens, a 2 GiB workspace).  ``accelerator_name`` and ``model_name``
-    may be names or objects; the result keeps the objects.  The capacity is
-    :func:`capacity_reading` of the accelerator under ``reading``, the one
-    mechanism for the two readings.  Uses :func:`kv_cache_bytes`,
+    Inputs left at None take J13's case: four requests on an RTX 4090
+    (:mod:`infra_calc.source`: Qwen3-8B in BF16, 8K tokens, a 2 GiB workspace,
+    the capacity read as the source reads it, ``"decimal GB"``); sizes are in
+    bytes.  ``accelerator_name`` and
+    ``model_name`` may be names or objects; the result keeps the objects.  The
+    capacity is :func:`capacity_reading` of the accelerator under ``reading``,
+    the one mechanism for the two readings.  Uses :func:`kv_cache_bytes`,
     :func:`capacity_check` and :func:`max_batch`; nothing is computed here
     that those functions do not already define.
     """
@@ -209,11 +213,15 @@ def planner_state(accelerator_name="RTX 4090", model_name=None, context=None, ba
     model_name = S.J13_MODEL if model_name is None else model_name
     context = S.J13_CONTEXTS[0] if context is None else context
     workspace = S.J13_WORKSPACE if workspace is None else workspace
-    acc = accelerator(accelerator_name)
+    reading = S.J13_READING if reading is None else reading
+    bytes_per_param = S.J13_BYTES_PER_ELEMENT if bytes_per_param is None else bytes_per_param
+    kv_bytes = S.J13_BYTES_PER_ELEMENT if kv_bytes_per_element is None else kv_bytes_per_element
+    acc = accelerator("RTX 4090" if accelerator_name is None else accelerator_name)
+    batch = 4 if batch is None else batch
     m = resolve_model(model_name)
     cap = capacity_reading(acc, reading=reading)
     weights = float(m.weight_bytes(bytes_per_param))
-    m_kv = m.kv_bytes_per_token(kv_bytes_per_element)
+    m_kv = m.kv_bytes_per_token(kv_bytes)
     per = kv_cache_bytes(context, m_kv)
     kv = kv_cache_bytes(context, m_kv, batch=batch)
     chk = capacity_check(cap, weights, kv, workspace=workspace)

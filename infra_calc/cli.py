@@ -96,6 +96,12 @@ prompts (a model of the steady state; TTFT, total and tokens/s are unchanged).
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from .workload import Workload
+
+    dflt = Workload.default                 # the one place a size's default is written
+    bpp = (f"stored bytes per weight: 2 = BF16, 1 = 8-bit, 0.5 = 4-bit "
+           f"(default {dflt('bytes_per_param'):g})")
+    kvb = f"bytes per cached K/V element: 2 = BF16, 1 = FP8 (default {dflt('kv_bytes_per_element'):g})"
     p = Parser(prog="python -m infra_calc",
                description="LLM inference performance estimates (the book's calculator).")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -111,11 +117,10 @@ def _build_parser() -> argparse.ArgumentParser:
                         "(`python -m infra_calc list` shows the catalog)")
     e.add_argument("--hw", required=True,
                    help="catalog accelerator name (`python -m infra_calc list` shows them)")
-    e.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"), default=2.0,
-                   help="stored bytes per weight: 2 = BF16 (default), 1 = 8-bit, 0.5 = 4-bit")
-    e.add_argument("--kv-bytes", type=_typed("--kv-bytes"), default=2.0,
-                   help="bytes per cached K/V element: 2 = BF16 (default), 1 = FP8")
-    e.add_argument("--batch", type=_typed("--batch"), default=1, help="concurrent requests (default 1)")
+    e.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"), help=bpp)
+    e.add_argument("--kv-bytes", type=_typed("--kv-bytes"), help=kvb)
+    e.add_argument("--batch", type=_typed("--batch"),
+                   help=f"concurrent requests (default {dflt('batch')})")
     e.add_argument("--context", type=_typed("--context"), default=None,
                    help="tokens of KV cache per request in the decode step "
                         "(default: P + O - 1 with --prompt, else 8192 capped by the model)")
@@ -124,10 +129,11 @@ def _build_parser() -> argparse.ArgumentParser:
     e.add_argument("--output-tokens", type=_typed("--output-tokens"), default=None,
                    help="output tokens O of the request (needs --prompt; default 256, "
                         "capped by the model)")
-    e.add_argument("--cards", type=_typed("--cards"), default=1,
-                   help="tensor-parallel cards (default 1); applies to every number printed")
-    e.add_argument("--workspace-gib", type=_typed("--workspace-gib"), default=2.0,
-                   help="workspace per card in GiB (default 2)")
+    e.add_argument("--cards", type=_typed("--cards"),
+                   help=f"tensor-parallel cards (default {dflt('cards')}); applies to every "
+                        "number printed")
+    e.add_argument("--workspace-gib", type=_typed("--workspace-gib"),
+                   help=f"workspace per card in GiB (default {dflt('workspace') / GiB:g})")
     e.add_argument("--json", action="store_true",
                    help="print strict JSON instead of a table (null, with a reason, "
                         "for an infinite number)")
@@ -143,14 +149,14 @@ def _build_parser() -> argparse.ArgumentParser:
     f.add_argument("--prompt", type=_typed("--prompt"), required=True, help="prompt tokens P per request")
     f.add_argument("--output-tokens", type=_typed("--output-tokens"), required=True,
                    help="output tokens O per request")
-    f.add_argument("--batch", type=_typed("--batch"), default=1, help="requests decoded together (default 1)")
-    f.add_argument("--cards", type=_typed("--cards"), default=1, help="tensor-parallel cards (default 1)")
-    f.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"), default=2.0,
-                   help="stored bytes per weight: 2 = BF16 (default), 1 = 8-bit, 0.5 = 4-bit")
-    f.add_argument("--kv-bytes", type=_typed("--kv-bytes"), default=2.0,
-                   help="bytes per cached K/V element: 2 = BF16 (default), 1 = FP8")
-    f.add_argument("--math", default="bf16",
-                   help="math precision whose dense peak bounds the math: bf16 (default), fp8, fp4")
+    f.add_argument("--batch", type=_typed("--batch"),
+                   help=f"requests decoded together (default {dflt('batch')})")
+    f.add_argument("--cards", type=_typed("--cards"),
+                   help=f"tensor-parallel cards (default {dflt('cards')})")
+    f.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"), help=bpp)
+    f.add_argument("--kv-bytes", type=_typed("--kv-bytes"), help=kvb)
+    f.add_argument("--math", help="math precision whose dense peak bounds the math: bf16, fp8, "
+                                  f"fp4 (default {dflt('math')})")
     f.add_argument("--engine", default=None,
                    help="engine family whose fitted knobs to use (default: the pooled fit)")
     f.add_argument("--continuous", action="store_true",
@@ -175,7 +181,8 @@ def _estimate(args) -> str:
     from .estimate import estimate
 
     est = estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param, batch=args.batch,
-                   context=args.context, workspace=args.workspace_gib * GiB,
+                   context=args.context,
+                   workspace=None if args.workspace_gib is None else args.workspace_gib * GiB,
                    kv_bytes_per_element=args.kv_bytes, cards=args.cards, prompt_tokens=args.prompt,
                    output_tokens=args.output_tokens)
     fc = None

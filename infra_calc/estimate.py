@@ -28,7 +28,6 @@ from ._validate import check_int
 from .capacity import CapacityCheck, max_batch
 from .hardware import Accelerator
 from .step import batch_turning_point
-from .units import GiB
 
 if TYPE_CHECKING:                 # chapter-3 modules load on first use
     from .generation import GenerationTime
@@ -67,7 +66,8 @@ class Estimate:
     flops: float
     t_read: float
     t_compute: float
-    #: The floor ``max(t_read, t_compute)`` and the serial reading ``t_read + t_compute``.
+    #: The floor ``max(t_read, t_compute)``, and the serial step ``t_read + t_compute + t_comm``
+    #: (nothing overlapped: :func:`~infra_calc.decode.step_parts` with ``overlap=False``).
     t_floor: float
     t_step_serial: float
     #: All-reduces (ring model, 1 µs per step assumed), 0 on one card.
@@ -88,8 +88,9 @@ class Estimate:
     batch_turning_point_kv: float
     #: ``S_max``: no batch is compute-bound at and above it.
     critical_context: float
-    #: KV-cache bytes per token held on each card.
-    kv_bytes_per_token: float
+    #: KV-cache bytes per token held on each card (the whole model's is
+    #: :attr:`Workload.kv_bytes_per_token <infra_calc.workload.Workload.kv_bytes_per_token>`).
+    kv_bytes_per_token_per_card: float
     #: Capacity per card: resident weights, KV cache at ``context``, workspace, their total,
     #: the headroom and whether the decode step fits (the workload's :meth:`Workload.memory`).
     memory: CapacityCheck
@@ -189,8 +190,9 @@ def default_context(model, prompt=None, output_tokens=None) -> tuple[int, str]:
     return (min(DEFAULT_CONTEXT, limit) if limit else DEFAULT_CONTEXT), "default"
 
 
-def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace=2 * GiB,
-             kv_bytes_per_element=2.0, cards=1, prompt_tokens=None, output_tokens=None) -> Estimate:
+def estimate(model, hw, *, bytes_per_param=None, batch=None, context=None, workspace=None,
+             kv_bytes_per_element=None, cards=None, prompt_tokens=None,
+             output_tokens=None) -> Estimate:
     """Estimate a decode step, the memory budget and (with ``prompt_tokens``) a whole request.
 
     Parameters
@@ -207,7 +209,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         request's last step ``P + O - 1`` with a prompt, else
         :data:`DEFAULT_CONTEXT` capped by the model (:func:`default_context`).
     workspace : float
-        Bytes per card for activations and buffers (default 2 GiB).
+        Bytes per card for activations and buffers.
     kv_bytes_per_element : float
         Bytes per cached K/V element (2 = BF16).
     cards : int
@@ -216,6 +218,9 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         Prompt tokens ``P``: adds prefill (time to first token) and the request.
     output_tokens : int, optional
         Output tokens ``O`` (default 256 with a prompt, capped by the model).
+
+    A size left at None (the byte widths, batch, workspace, cards) takes the
+    :class:`~infra_calc.workload.Workload` default.
 
     Every parameter after ``hw`` is keyword-only, as in every function that takes a card.
     """
@@ -263,7 +268,7 @@ def estimate(model, hw, *, bytes_per_param=2.0, batch=1, context=None, workspace
         bound=st.bound, tokens_per_s=st.tokens_per_s, read_time_per_output=st.t_read / w.batch,
         batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param),
         batch_turning_point_kv=turning_batch(w), critical_context=critical_context(w),
-        kv_bytes_per_token=m_card, memory=mem,
+        kv_bytes_per_token_per_card=m_card, memory=mem,
         max_batch=max_batch(mem.capacity, mem.weights, mem.workspace, w.context, m_card),
         request=req,
     )

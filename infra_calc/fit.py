@@ -7,7 +7,7 @@ as the time the model predicts.  The forecast of a row is
 
 .. math:: f(k) = a\\,T(\\text{prefill}; k) + \\sum_s w_s\\,T(\\text{step}_s; k)
 
-with :func:`~infra_calc.forecasting.step_time` as ``T``, ``a = 1`` and ``w_s`` summing to
+with :func:`~infra_calc.forecasting.pass_time` as ``T``, ``a = 1`` and ``w_s`` summing to
 ``O - 1`` for a whole request (``e2e_latency``; a throughput is ``B O / f`` per copy),
 ``a = 0`` and ``w_s`` summing to 1 for a TPOT, ``a = 1`` and no steps for a TTFT.  A TPOT
 (or ITL) measured under continuous batching adds ``((B - 1)/O) T(prefill_1; k)``, the
@@ -37,10 +37,10 @@ bandwidth rows (a derived figure), TTFT under load (queueing, not a bound: count
 throughputs under a set load (MLPerf's Server and Interactive: the completed rate follows
 the offered one, and the run's TPOT row at its Little's-law batch holds the same decode),
 and **faults**: rows faster than their own floor, counted and listed.  A row whose prompt
-or output length is not stated takes ``P = 1`` and ``O = 2`` (the fewest tokens: its floor
-stays a floor), allowed only at batch 1, where one request's cache is a small share of the
-read; at a larger batch such a row is left out (MLPerf states no mean prompt length of its
-data sets).  ``Row.lengths_stated`` says which rows these are.
+or output length is not stated takes ``P = 1`` and ``O = 2`` (:func:`lengths`: the fewest
+tokens, so its floor stays a floor), allowed only at batch 1, where one request's cache is a
+small share of the read; at a larger batch such a row is left out (MLPerf states no mean
+prompt length of its data sets).  ``Row.lengths_stated`` says which rows these are.
 """
 from __future__ import annotations
 
@@ -48,9 +48,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .forecasting import CONTINUOUS_SCENARIOS, POOLED, prefill_share, step_time
+from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time
 
-__all__ = ["Row", "Data", "prepare", "fit_knobs", "predict", "pooled_efficiency", "unpack",
+__all__ = ["Row", "Data", "prepare", "lengths", "fit_knobs", "predict", "pooled_efficiency", "unpack",
            "FAMILY_PRIOR", "POOLED_PRIOR", "U_START", "SAMPLES", "KINDS", "HEAVY_LOAD"]
 
 #: Prior weight λ pulling a family's knobs toward the pooled fit.
@@ -139,11 +139,19 @@ class Skip(Exception):
         self.row = row
 
 
+def lengths(m, kind) -> tuple[int, int, bool]:
+    """``(P, O, stated)`` the fit takes for a row predicting ``kind``: the stated lengths, a
+    length the source does not state read as ``P = 1``, ``O = 2`` (a TTFT: ``O = 1``), the
+    shortest request with a prefill and a decode step (so its floor stays a floor); ``stated``
+    says whether the row states those it needs."""
+    stated = bool(m.prompt_tokens) and (kind == "ttft" or bool(m.output_tokens))
+    return m.prompt_tokens or 1, 1 if kind == "ttft" else max(m.output_tokens or 2, 2), stated
+
+
 def prepare(m) -> Row:
     """The :class:`Row` of a measurement, or :class:`Skip` with the reason it is left out."""
-    from .generation import generation_time
     from .hardware import CATALOG
-    from .reality import math_of, workload_for
+    from .reality import workload_for
 
     kind = KINDS.get(m.metric)
     if kind is None:
@@ -156,22 +164,17 @@ def prepare(m) -> Row:
         raise Skip("cards per copy not stated")
     if kind != "ttft" and not m.batch:
         raise Skip("decode batch not stated")
-    stated = bool(m.prompt_tokens) and (kind == "ttft" or bool(m.output_tokens))
-    p = m.prompt_tokens or 1
-    o = 1 if kind == "ttft" else max(m.output_tokens or 2, 2)
+    p, o, stated = lengths(m, kind)
+    continuous = kind == "tpot" and stated and m.scenario in CONTINUOUS_SCENARIOS
     try:
-        CATALOG[m.accelerator].peak(math_of(m))
         w = workload_for(m, "floor")
-        floor = generation_time(w, prompt_tokens=p, output_tokens=o)
-        mdl = floor if not w.model.is_moe else generation_time(
-            w.with_(routing="uniform"), prompt_tokens=p, output_tokens=o)
+        t = forecast_terms(w, p, o, continuous)
     except (ValueError, TypeError) as exc:
         raise Skip(str(exc)) from None
-    n = o - 1
+    floor, n = t.floor, o - 1
     idx = np.unique(np.linspace(0, n - 1, min(SAMPLES, n)).round().astype(int)) if n else \
         np.zeros(0, dtype=int)
-    st = mdl.steps
-    steps = tuple(np.asarray(x, dtype=float)[idx] for x in (st.t_read, st.t_compute, st.t_comm))
+    steps = tuple(x[idx] for x in t.steps)
     per = (n / idx.size if kind != "tpot" else 1.0 / idx.size) if idx.size else 0.0
     if kind == "ttft":
         y, fl, a, weights = m.value_si, floor.prefill.t_floor, 1.0, np.zeros(0)
@@ -183,18 +186,10 @@ def prepare(m) -> Row:
         a, weights = 1.0, np.full(idx.size, per)
         fl = floor.floor_total
         y = m.value_si if kind == "total" else w.batch * o / (m.output_rate_per_card * w.cards)
-    pre = mdl.prefill
-    share, pre1 = 0.0, (0.0, 0.0, 0.0)
-    if kind == "tpot" and stated and m.scenario in CONTINUOUS_SCENARIOS and m.batch > 1:
-        share = prefill_share(m.batch, o)
-        one = generation_time((w if not w.model.is_moe else w.with_(routing="uniform"))
-                              .with_(batch=1), prompt_tokens=p, output_tokens=1).prefill
-        pre1 = (float(one.t_read), float(one.t_compute), float(one.t_comm))
     row = Row(m=m, family=m.engine, kind=kind, y=float(y), floor=float(fl),
-              layers=w.model.layers, cards=int(w.cards),
-              pre=(float(pre.t_read), float(pre.t_compute), float(pre.t_comm)), a=a,
+              layers=w.model.layers, cards=int(w.cards), pre=t.prefill, a=a,
               steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,
-              lengths_stated=stated, share=share, pre1=pre1)
+              lengths_stated=stated, share=t.share, pre1=t.prefill_one)
     if kind == "rate" and m.scenario in HEAVY_LOAD:
         raise Skip("throughput under a set load (the offered rate, not a capacity; the run's "
                    "TPOT row holds its decode)", row)
@@ -262,12 +257,12 @@ class _Design:
         self.sr, self.sc, self.sm, self.sw = cat
 
     def times(self, k) -> np.ndarray:
-        pre = step_time(self.pre[:, 0], self.pre[:, 1], self.pre[:, 2], self.layers,
+        pre = pass_time(self.pre[:, 0], self.pre[:, 1], self.pre[:, 2], self.layers,
                         self.cards, k)
-        st = step_time(self.sr, self.sc, self.sm, self.layers[self.idx], self.cards[self.idx], k)
+        st = pass_time(self.sr, self.sc, self.sm, self.layers[self.idx], self.cards[self.idx], k)
         out = self.a * pre + np.bincount(self.idx, weights=self.sw * st, minlength=self.n)
         if self.share.any():
-            out = out + self.share * step_time(self.pre1[:, 0], self.pre1[:, 1], self.pre1[:, 2],
+            out = out + self.share * pass_time(self.pre1[:, 0], self.pre1[:, 1], self.pre1[:, 2],
                                                self.layers, self.cards, k)
         return out
 

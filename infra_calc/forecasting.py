@@ -52,8 +52,9 @@ import numpy as np
 if TYPE_CHECKING:
     from .generation import GenerationTime
 
-__all__ = ["Band", "Knobs", "Forecast", "forecast", "forecast_engines", "step_time", "knobs",
-           "POOLED", "KNOB_COLUMNS", "CONTINUOUS_SCENARIOS", "prefill_share"]
+__all__ = ["Band", "Knobs", "Forecast", "forecast", "forecast_engines", "pass_time", "knobs",
+           "POOLED", "KNOB_COLUMNS", "CONTINUOUS_SCENARIOS", "prefill_share", "Terms",
+           "forecast_terms"]
 
 #: Scenarios of ``measurements.csv`` in which requests arrive while others decode (continuous
 #: batching under a load: a concurrency sweep, MLPerf's Server and Interactive runs).
@@ -69,7 +70,7 @@ _ALIASES = {"trtllm": "TensorRT-LLM", "trt": "TensorRT-LLM", "nim": "NVIDIA NIM"
             "pooled": POOLED, "all": POOLED}
 
 
-def step_time(read, compute, comm, layers, cards, k):
+def pass_time(read, compute, comm, layers, cards, k):
     """The model's time of one pass (prefill or decode step), seconds; arrays broadcast.
 
     .. math:: T = \\max(T_{read}/\\eta_{mem},\\ T_{compute}/\\eta_{flop}) + T_{comm}
@@ -156,7 +157,7 @@ class Knobs:
 
     @property
     def k(self) -> tuple[float, float, float, float]:
-        """``(η_mem, η_flop, c_layer, c_ar)``, as :func:`step_time` takes them."""
+        """``(η_mem, η_flop, c_layer, c_ar)``, as :func:`pass_time` takes them."""
         return (self.eta_mem, self.eta_flop, self.c_layer, self.c_allreduce)
 
 
@@ -253,7 +254,47 @@ def knobs(engine=None) -> Knobs:
                      f"{', '.join(forecast_engines())} (or None for the pooled fit)")
 
 
-_DEFAULTS = dict(bytes_per_param=2, batch=1, kv_bytes_per_element=2, cards=1, math="bf16")
+@dataclass(frozen=True)
+class Terms:
+    """A request's floor and the model's passes as ``(t_read, t_compute, t_comm)``, seconds:
+    what :func:`forecast` and the fit (:func:`infra_calc.fit.prepare`) run through :func:`pass_time`."""
+
+    #: The floor (:func:`~infra_calc.generation.generation_time`, ``k`` experts per MoE layer).
+    floor: GenerationTime
+    #: The prefill pass and the ``O - 1`` decode steps (arrays) under the model (uniform
+    #: routing for a mixture of experts).
+    prefill: tuple
+    steps: tuple
+    #: :func:`prefill_share` under continuous batching (else 0), and one prompt's prefill
+    #: (batch 1) under the model (zeros when the share is 0).
+    share: float
+    prefill_one: tuple
+
+
+def forecast_terms(w, prompt_tokens, output_tokens, continuous=False) -> Terms:
+    """The :class:`Terms` of a request of ``P`` and ``O`` tokens per request on workload ``w``.
+
+    The floor reads ``k`` experts per MoE layer (``routing="floor"``); the model reads those
+    uniform routing is expected to hit (``"uniform"``, a model); ``continuous`` adds one
+    prompt's prefill for :func:`prefill_share` (0 at ``B = 1`` or ``O = 1``).
+    """
+    from .generation import generation_time
+
+    if not isinstance(continuous, bool):
+        raise TypeError(f"continuous must be True or False, got {continuous!r}")
+    w = w.with_(routing="floor")
+    floor = generation_time(w, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    model_w = w.with_(routing="uniform") if w.model.is_moe else w
+    mdl = floor if model_w is w else generation_time(
+        model_w, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    share = prefill_share(w.batch, floor.output_tokens) if continuous and mdl.steps.t_read.size \
+        else 0.0
+
+    def parts(x, kind=float):
+        return tuple(kind(getattr(x, t)) for t in ("t_read", "t_compute", "t_comm"))
+    one = parts(generation_time(model_w.with_(batch=1), prompt_tokens=prompt_tokens,
+                                output_tokens=1).prefill) if share else (0.0, 0.0, 0.0)
+    return Terms(floor, parts(mdl.prefill), parts(mdl.steps, np.asarray), share, one)
 
 
 def _band(value, floor_value, band, rate=False) -> Band:
@@ -265,15 +306,16 @@ def _band(value, floor_value, band, rate=False) -> Band:
                 float(max(value * _math.exp(hi), floor_value)))
 
 
-def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
-             bytes_per_param=2, kv_bytes_per_element=2, math="bf16", engine=None,
+def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=None,
+             bytes_per_param=None, kv_bytes_per_element=None, math=None, engine=None,
              continuous=False) -> Forecast:
     """Forecast one request's TTFT, TPOT, total time and output rate, with intervals.
 
     The floor is :func:`~infra_calc.generation.generation_time` of the same inputs (``k``
     experts per MoE layer, no all-reduce model); the forecast runs each of its passes
-    through :func:`step_time` with the family's fitted knobs, on the same terms except that
-    a mixture of experts reads the experts uniform routing is expected to hit:
+    (:func:`forecast_terms`) through :func:`pass_time` with the family's fitted knobs, on the
+    same terms except that a mixture of experts reads the experts uniform routing is expected
+    to hit:
 
     .. math:: TTFT = T(\\text{prefill}),\\quad total = TTFT + \\sum_{j=1}^{O-1} T(\\text{step}_j),
               \\quad TPOT = \\frac{1}{O-1}\\sum_j T(\\text{step}_j),\\quad
@@ -287,14 +329,13 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
     hw : Accelerator or str
     prompt_tokens, output_tokens : int
         ``P`` and ``O`` (>= 1), tokens per request.
-    batch : int
-        Requests decoded together, ``B`` (default 1).
-    cards : int
-        Tensor-parallel cards per model copy (default 1).
+    batch, cards : int
+        Requests decoded together, ``B``, and tensor-parallel cards per model copy.
     bytes_per_param, kv_bytes_per_element : float
-        Bytes per weight and per cached element (default 2 each).
+        Bytes per weight and per cached element.
     math : str
         Math precision (``"bf16"``, ``"fp8"``, ``"fp4"``): its dense peak sets the compute term.
+        Each size left at None takes the :class:`~infra_calc.workload.Workload` default.
     engine : str, optional
         Engine family (:func:`forecast_engines`); None uses the pooled fit.
     continuous : bool
@@ -317,37 +358,24 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=1, cards=1,
     >>> f.tpot.value > f.floor.tpot_mean and f.tpot.low <= f.tpot.value <= f.tpot.high
     True
     """
-    from .generation import generation_time
     from .workload import Workload
 
     kn = knobs(engine)
     sizes = dict(bytes_per_param=bytes_per_param, batch=batch,
                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)
-    if isinstance(model, Workload):
-        changed = [k for k, v in sizes.items() if v != _DEFAULTS[k]]
-        if changed:
-            raise ValueError(f"{', '.join(changed)} must not be given with a Workload, which has "
-                             "its own (use workload.with_(...))")
-        sizes = {}
+    given = [k for k, v in sizes.items() if v is not None]
+    if isinstance(model, Workload) and given:
+        raise ValueError(f"{', '.join(given)} must not be given with a Workload, which has "
+                         "its own (use workload.with_(...))")
     w = Workload.of(model, hw, **sizes)
-    w = w.with_(routing="floor")
-    floor = generation_time(w, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
-    mdl = floor if not w.model.is_moe else generation_time(
-        w.with_(routing="uniform"), prompt_tokens=prompt_tokens, output_tokens=output_tokens)
-    layers, n = w.model.layers, w.cards
-    pre = mdl.prefill
-    ttft = float(step_time(pre.t_read, pre.t_compute, pre.t_comm, layers, n, kn.k))
-    steps = step_time(mdl.steps.t_read, mdl.steps.t_compute, mdl.steps.t_comm, layers, n, kn.k)
+    t = forecast_terms(w, prompt_tokens, output_tokens, continuous)
+    floor, layers, n = t.floor, w.model.layers, w.cards
+    ttft = float(pass_time(*t.prefill, layers, n, kn.k))
+    steps = pass_time(*t.steps, layers, n, kn.k)
     total = ttft + float(np.sum(steps))
     tpot = float(np.mean(steps)) if np.size(steps) else 0.0
-    if not isinstance(continuous, bool):
-        raise TypeError(f"continuous must be True or False, got {continuous!r}")
-    share = prefill_share(w.batch, floor.output_tokens) if continuous and np.size(steps) else 0.0
-    if share:
-        one = generation_time((w if not w.model.is_moe else w.with_(routing="uniform"))
-                              .with_(batch=1), prompt_tokens=prompt_tokens,
-                              output_tokens=1).prefill
-        tpot += share * float(step_time(one.t_read, one.t_compute, one.t_comm, layers, n, kn.k))
+    if t.share:
+        tpot += t.share * float(pass_time(*t.prefill_one, layers, n, kn.k))
     floor_tpot = floor.floor_tpot_mean
     tokens = w.batch * floor.output_tokens
     return Forecast(

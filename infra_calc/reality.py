@@ -28,7 +28,7 @@ reads ``k`` experts per layer (the floor; ``uniform_fraction`` is the same
 share under the uniform-routing model).  Assumptions where the source is silent: weights in 2 bytes
 (BF16) when no precision is printed, 1 byte for FP8; the KV cache in the
 weights' byte width; a missing prompt or output length counts as 0 tokens of
-cache; decode weights are the bytes really touched
+cache (:func:`mean_step`); decode weights are the bytes really touched
 (:meth:`ModelSpec.decode_weight_bytes`); the math runs at the dense peak of
 the row's math precision (:func:`math_of`: FP8 and FP4 rows at the catalog's
 FP8 and FP4 peaks, :meth:`Accelerator.peak`).  :func:`workload_for` is the
@@ -47,7 +47,8 @@ from .prefill import prefill_step
 from .workload import Workload
 
 __all__ = ["Measurement", "RealityRow", "measurements", "lower_bound", "reality_check",
-           "accelerator_for", "math_of", "workload_for", "request_lengths", "METRICS"]
+           "accelerator_for", "math_of", "workload_for", "request_lengths", "mean_step",
+           "METRICS"]
 
 #: metric -> its kind: "time" (stored in seconds; the bound is reached when the time is
 #: long) or "rate" (tokens/s per card; the bound is reached when the rate is high)
@@ -131,6 +132,18 @@ def workload_for(m: Measurement, routing: str = "floor") -> Workload:
                     cards=m.cards or 1, routing=routing, math=math_of(m))
 
 
+def mean_step(m: Measurement, w: Workload):
+    """The decode step of row ``m`` on ``w`` at its mean context ``P + O//2``, an unstated
+    length counted as 0 tokens (:func:`request_lengths`).  It describes every decode row
+    (``t_read``, ``bound_kind``), and alone bounds a TPOT or ITL whose lengths are not both
+    stated: no step holds less cache, so no request need be assumed.  The fit needs a whole
+    request and reads unstated lengths as ``P = 1``, ``O = 2`` (:func:`infra_calc.fit.lengths`);
+    the two floors differ by a few tokens of cache.
+    """
+    p, o = request_lengths(m)
+    return tensor_parallel_step(w, context=p + o // 2, weights="touched")
+
+
 def _bound(m: Measurement, routing: str):
     """``(floor, with_comm, step, prefill_share)`` of a row under ``routing``.
 
@@ -144,9 +157,9 @@ def _bound(m: Measurement, routing: str):
     if m.metric == "ttft":
         st = prefill_step(w, prompt_tokens=p)
         return st.t_floor, st.t_step, st, share
-    st = tensor_parallel_step(w, context=p + o // 2, weights="touched")
+    st = mean_step(m, w)
     if m.metric in ("itl", "tpot") and not (p and o > 1):
-        return st.t_floor, st.t_step, st, share   # lengths not stated: a step with p + o/2 of cache
+        return st.t_floor, st.t_step, st, share
     g = generation_time(w, prompt_tokens=p, output_tokens=o, weights="touched")
     if m.metric in ("itl", "tpot"):
         return g.floor_tpot_mean, g.tpot_mean, st, share

@@ -37,13 +37,13 @@ from .hardware import Accelerator, accelerator
 from .ledger import check_routing
 from .modelspec import ModelSpec
 from .sharding import CardShare, card_share
-from .units import GiB
+from .source import J13_WORKSPACE
 
 __all__ = ["Workload", "ModelOnCard", "DEFAULT_WORKSPACE"]
 
 #: Workspace per card (activations, buffers, allocator slack): the capacity
-#: chapter's 2 GiB.
-DEFAULT_WORKSPACE = 2 * GiB
+#: chapter's (J13's) 2 GiB.
+DEFAULT_WORKSPACE = J13_WORKSPACE
 
 
 def _scalar(value, name, unit, **kw):
@@ -76,7 +76,7 @@ class Workload:
         Tensor-parallel cards ``n`` (>= 1; checked by
         :func:`infra_calc.sharding.check_cards`).
     workspace : float
-        Bytes per card for activations and buffers (default 2 GiB).
+        Bytes per card for activations and buffers (:data:`DEFAULT_WORKSPACE`).
     routing : {"floor", "uniform"}
         Experts per MoE layer a step reads: ``"floor"`` (default), the ``k``
         any routing reads, so every time stays a lower bound; ``"uniform"``,
@@ -93,6 +93,10 @@ class Workload:
     TypeError, ValueError
         A field is missing, of the wrong type or out of range; the message
         names the field and its unit.
+
+    The defaults below are the library's only ones: every function that takes
+    a size defaults it to None and builds its workload with :meth:`of`, which
+    leaves a None to the default here (:meth:`default` reads one).
     """
 
     model: ModelSpec
@@ -142,6 +146,11 @@ class Workload:
         if hw is None:
             raise TypeError("hw (an Accelerator or catalog name) is required with a model")
         return cls(model, hw, **given)
+
+    @classmethod
+    def default(cls, name: str):
+        """The default of field ``name``, what a size given as None takes."""
+        return cls.__dataclass_fields__[name].default
 
     def with_(self, **changes) -> Workload:
         """A copy with some fields changed, checked again."""

@@ -88,7 +88,7 @@ def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MO
     ax.set_xlabel("batch")
     top = max(max(st.total for st in states), caps[1][0]) / GB
     ax.set_ylim(0, top * 1.12)
-    ax.set_title(f"{states[0].model.name} (BF16) on an {states[0].accelerator.name}: does the batch fit?")
+    ax.set_title(f"{states[0].model.name} (BF16) on an {states[0].hw.name}: does the batch fit?")
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8.5)
     fig.set_size_inches(7.0, 5.0)
     fig.subplots_adjust(bottom=0.3)
@@ -225,7 +225,7 @@ def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.
         ax.text(max(left, 100) + 2, y, f"{st.total / GB:.2f} / {st.capacity / GB:.2f} GB\n"
                 f"{verdict}; B_max = {st.max_batch}", va="center", fontsize=8.5)
     ax.set_yticks(range(len(states)), [
-        f"{st.accelerator.name}, {st.model.name.replace('DeepSeek-R1-Distill-', 'R1-Distill-')}\n"
+        f"{st.hw.name}, {st.model.name.replace('DeepSeek-R1-Distill-', 'R1-Distill-')}\n"
         f"{st.bytes_per_param:g} B/param, {st.batch} × {st.context // 1024}K, {st.reading}"
         for st in states], fontsize=8.5)
     ax.invert_yaxis()

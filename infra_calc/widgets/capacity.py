@@ -7,12 +7,13 @@ decimal GB).  One horizontal stacked bar (weights, workspace, KV cache) is
 drawn once and updated in place (:class:`~infra_calc.widgets._base.Explorer`);
 a readout gives the total, the headroom, whether it fits and the largest batch
 ``B_max``.  The numbers come from
-:func:`infra_calc.figures.j13_memory.planner_state`, which calls
+:func:`infra_calc.capacity.planner_state`, which calls
 :func:`~infra_calc.capacity.capacity_check`, :func:`~infra_calc.capacity.max_batch`
 and :func:`~infra_calc.capacity.kv_cache_bytes`.
 
 Units: the bar and the readout are in GB (10⁹ bytes); the workspace slider is in
-GiB (2³⁰ bytes, as the source states it), and the readout gives it both ways.
+GiB (2³⁰ bytes, as the source states it), and the readout gives it both ways; the
+workspace given to :func:`capacity_planner` is in bytes, converted at the slider.
 """
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ import html
 
 import ipywidgets as w
 
-from .. import source as S
 from ..capacity import planner_state
 from ..display import round_sig, shown
 from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles
@@ -51,31 +51,30 @@ class CapacityPlanner(Explorer):
                "B_max.")
     width_px, height_px = 760, 270
 
-    def __init__(self, accelerator: str = "RTX 4090", model: str = S.J13_MODEL,
-                 context: int = S.J13_CONTEXTS[0], batch: int = 4,
-                 workspace_gib: float = S.J13_WORKSPACE / GiB, bytes_per_param: float = 2.0,
-                 reading: str = "decimal GB"):
+    def __init__(self, accelerator=None, model=None, context=None, batch=None, workspace=None,
+                 bytes_per_param=None, reading=None):
         self._start()
+        st = planner_state(accelerator, model, context, batch, workspace, bytes_per_param, reading)
         wide = {"description_width": "initial"}
         self.controls = {
-            "context": w.FloatLogSlider(value=context, base=2, min=10, max=17, step=0.5,
+            "context": w.FloatLogSlider(value=st.context, base=2, min=10, max=17, step=0.5,
                                         description="context (tokens)", readout_format=",.0f",
                                         continuous_update=False, style=wide),
-            "batch": w.IntSlider(value=batch, min=1, max=64, description="batch (requests)",
+            "batch": w.IntSlider(value=st.batch, min=1, max=64, description="batch (requests)",
                                  continuous_update=False, style=wide),
-            "workspace_gib": w.FloatSlider(value=workspace_gib, min=0.0, max=16.0, step=0.25,
+            "workspace_gib": w.FloatSlider(value=st.workspace / GiB, min=0.0, max=16.0, step=0.25,
                                            description="workspace (GiB)", continuous_update=False,
                                            style=wide),
-            "accelerator": w.Dropdown(options=accelerator_names(), value=accelerator,
+            "accelerator": w.Dropdown(options=accelerator_names(), value=st.hw.name,
                                       description="accelerator", style=wide,
                                       layout=w.Layout(width="17em")),
             # wide enough for "DeepSeek-R1-Distill-Llama-70B"
-            "model": w.Dropdown(options=model_names(), value=model, description="model",
+            "model": w.Dropdown(options=model_names(), value=st.model.name, description="model",
                                 style=wide, layout=w.Layout(width="max-content", min_width="22em")),
             "bytes_per_param": w.Dropdown(options=BYTES_PER_PARAM_OPTIONS,
-                                          value=float(bytes_per_param), description="weights",
+                                          value=st.bytes_per_param, description="weights",
                                           style=wide),
-            "reading": w.ToggleButtons(options=list(READINGS), value=reading,
+            "reading": w.ToggleButtons(options=list(READINGS), value=st.reading,
                                        description="capacity reading", style=wide),
         }
         ax = self.fig.add_subplot()
@@ -101,7 +100,7 @@ class CapacityPlanner(Explorer):
                       (c["context"], c["batch"], c["workspace_gib"]), (c["reading"],)])
 
     def state(self):
-        """The current :class:`~infra_calc.figures.j13_memory.PlannerState`."""
+        """The current :class:`~infra_calc.capacity.PlannerState`."""
         c = self.controls
         return planner_state(c["accelerator"].value, c["model"].value,
                              int(round(c["context"].value)), int(c["batch"].value),
@@ -126,7 +125,7 @@ class CapacityPlanner(Explorer):
         self.cap_text.set_horizontalalignment("left" if right_side else "right")
         self.cap_text.set_text((" " if right_side else "") + f"capacity {shown(st.capacity, 'GB')}"
                                + ("" if right_side else " "))
-        self.title.set_text(f"{st.model.name} on {st.accelerator.name}: {st.batch} × "
+        self.title.set_text(f"{st.model.name} on {st.hw.name}: {st.batch} × "
                             f"{_fmt_ctx(st.context)} tokens")
         verdict = ("<b style='color:#009E73'>fits</b>" if st.fits
                    else "<b style='color:#D55E00'>does not fit</b>")
@@ -145,11 +144,11 @@ class CapacityPlanner(Explorer):
         return st
 
 
-def capacity_planner(accelerator: str = "RTX 4090", model: str = S.J13_MODEL,
-                     context: int = S.J13_CONTEXTS[0], batch: int = 4,
-                     workspace_gib: float = S.J13_WORKSPACE / GiB, bytes_per_param: float = 2.0,
-                     reading: str = "decimal GB") -> CapacityPlanner:
-    """Build the planner; the defaults are the source's RTX 4090 case.
+def capacity_planner(accelerator=None, model=None, context=None, batch=None, workspace=None,
+                     bytes_per_param=None, reading=None) -> CapacityPlanner:
+    """Build the planner; inputs left at None start it on the source's RTX 4090 case
+    (:func:`~infra_calc.capacity.planner_state`'s defaults).  ``workspace`` is in bytes, as
+    everywhere in the library; only the slider shows it in GiB.
 
     Returns
     -------
@@ -158,7 +157,7 @@ def capacity_planner(accelerator: str = "RTX 4090", model: str = S.J13_MODEL,
         ``.controls`` (dict of the input widgets), ``.readout`` (HTML widget),
         ``.fig``, ``.ax``, ``.bars`` (dict of the three bar patches),
         ``.cap_line``, ``.image`` and ``.state()`` (the current
-        :class:`~infra_calc.figures.j13_memory.PlannerState`).
+        :class:`~infra_calc.capacity.PlannerState`).
     """
-    return CapacityPlanner(accelerator, model, context, batch, workspace_gib, bytes_per_param,
+    return CapacityPlanner(accelerator, model, context, batch, workspace, bytes_per_param,
                            reading)

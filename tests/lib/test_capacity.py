@@ -72,9 +72,9 @@ def test_decimal_reading_is_the_label_in_1e9_bytes():
 
 def test_planner_state_defaults_are_the_source_case():
     st = ic.planner_state()
-    assert (st.accelerator, st.model, st.context, st.workspace) == (
+    assert (st.hw, st.model, st.context, st.workspace) == (
         ic.accelerator("RTX 4090"), ic.model(S.J13_MODEL), S.J13_CONTEXTS[0], S.J13_WORKSPACE)
-    assert st.reading == ic.READINGS[0]
+    assert st.reading == S.J13_READING == "decimal GB"          # the source's, as the planner's
 
 
 def test_one_mechanism_for_the_capacity_reading():
@@ -85,6 +85,6 @@ def test_one_mechanism_for_the_capacity_reading():
     assert ic.capacity_reading(src, reading="physical GiB") == 24 * GiB
     st = ic.planner_state(src, "Qwen3-8B", reading="physical GiB")
     assert st.capacity == 24 * GiB and st.reading == "physical GiB"
-    assert st.accelerator is src                           # the object, not its name
+    assert st.hw is src                                    # the object, not its name
     with pytest.raises(ValueError, match="capacity_reading"):
         ic.accelerator("H100").with_(capacity_reading="decimal")

@@ -50,9 +50,9 @@ def test_a_forecast_is_never_faster_than_its_floor(case, k, p, o, batch, pick):
 @given(read=st.floats(0, 1), compute=st.floats(0, 1), comm=st.floats(0, 1),
        layers=st.integers(1, 200), cards=st.integers(1, 64), k=st.tuples(eta, eta, cost, cost))
 def test_the_step_time_holds_both_floor_terms(read, compute, comm, layers, cards, k):
-    t = forecasting.step_time(read, compute, comm, layers, cards, k)
+    t = forecasting.pass_time(read, compute, comm, layers, cards, k)
     assert t >= max(read, compute) + comm
-    assert forecasting.step_time(read, compute, comm, layers, cards, (1, 1, 0, 0)) == \
+    assert forecasting.pass_time(read, compute, comm, layers, cards, (1, 1, 0, 0)) == \
         max(read, compute) + comm
 
 
@@ -323,7 +323,7 @@ def test_a_moe_forecast_reads_the_uniform_routing_experts_and_rests_on_the_k_exp
                              routing="uniform")
     assert f.floor.steps.t_read[0] < uni.steps.t_read[0]      # the floor reads k experts
     kn = f.knobs
-    step = forecasting.step_time(uni.steps.t_read, uni.steps.t_compute, uni.steps.t_comm,
+    step = forecasting.pass_time(uni.steps.t_read, uni.steps.t_compute, uni.steps.t_comm,
                                  32, 2, kn.k)
     assert f.tpot.value == pytest.approx(step.mean())
 

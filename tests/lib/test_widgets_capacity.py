@@ -60,3 +60,12 @@ def test_capacity_planner_updates_in_place():
     assert p.fig is fig and p.bars["kv"] is kv_bar and len(_rects(ax)) == 3
 
 
+
+
+def test_capacity_planner_starts_where_planner_state_does_and_takes_bytes():
+    from infra_calc.widgets import capacity_planner
+
+    assert capacity_planner().state() == ic.planner_state()       # one default reading, one case
+    p = capacity_planner(workspace=4 * GiB, reading="physical GiB")
+    assert p.controls["workspace_gib"].value == 4.0 and p.state().workspace == 4 * GiB
+    assert p.state() == ic.planner_state(workspace=4 * GiB, reading="physical GiB")
