@@ -26,6 +26,7 @@ ZH_UNITS: dict[str, tuple[str, int]] = {
     "tokens/s": ("token/s", 0), "token/s": ("token/s", 0), "tok/s": ("token/s", 0),
     "requests": ("个请求", 0), "request": ("个请求", 0),
     "rows": ("行", 0), "cards": ("张卡", 0), "experts": ("个专家", 0), "layers": ("层", 0),
+    "elements": ("个元素", 0),
     "bytes": ("字节", 0), "CPUs": ("个 CPU", 0), "years": ("年", 0),
     "thousand": ("", 3), "million": ("万", 2), "billion": ("亿", 1), "B params": ("亿参数", 1),
 }

@@ -52,7 +52,7 @@ UNIT_SCALES: dict[str, float] = {
     "%": 0.01,                       # a fraction shown as a percentage
     "W": 1.0, "mm²": 1.0,
     "tokens": 1.0, "token": 1.0, "requests": 1.0, "request": 1.0, "rows": 1.0,
-    "cards": 1.0, "experts": 1.0, "layers": 1.0,
+    "cards": 1.0, "experts": 1.0, "layers": 1.0, "elements": 1.0,
     # counts with a scale word
     "thousand": 1e3, "million": 1e6, "billion": 1e9, "B params": 1e9,
 }

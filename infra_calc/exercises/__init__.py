@@ -1,8 +1,10 @@
 """Self-test exercises and an answer checker.
 
-Each exercise computes its expected answer with the library (never a typed
-literal) and a worked solution.  ``check(exercise_id, value)`` says whether a
-reader's number is right within the exercise's stated tolerance.
+The self-test pages pose the exercises and work their solutions; this package keeps
+what grading needs: each exercise's id (its ``:label:`` on the page), title, display
+unit, computed answer (SI, never a typed literal), tolerance, hints and pick-one parts.
+``check(exercise_id, value)`` says whether a reader's number, in the exercise's unit,
+is right within the stated tolerance.
 
 >>> from infra_calc import exercises
 >>> exercises.check("j07-1", 34.3).correct
@@ -20,16 +22,15 @@ Check your units: your number is 1,000× the answer's. The answer is in ms.
 The package, one job per module:
 
 * :mod:`~infra_calc.exercises.spec`: what an exercise is (``Exercise``, ``Choice``,
-  ``yes_no``; ``tflops``/``tbs`` for question text) and where the chapters put theirs
-  (``register``, ``EXERCISES``);
+  ``yes_no``) and where the chapters put theirs (``register``, ``EXERCISES``);
 * :mod:`~infra_calc.exercises.registry`: every exercise by id, in book order (``get``,
   ``expected``, ``exercise_ids``);
 * :mod:`~infra_calc.exercises.answers`: a reader's text as a number (``parse_answer``);
 * :mod:`~infra_calc.exercises.hints`: hints that coach without telling (``hint_for``);
 * :mod:`~infra_calc.exercises.grading`: right or a hint (``check``, ``check_text``,
   ``check_choice``);
-* ``j07``, ``j13``, ``ch3``, ``ch4``: the chapters' exercises; ``j07_page``: the numbers
-  chapter 1's self-test page shows.
+* ``j07``, ``j13``, ``ch3``, ``ch4``: the chapters' exercises and, in each
+  ``selftest_values``, the numbers its self-test page shows, from the same functions.
 """
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ from .answers import parse_answer
 from .grading import CheckResult, check, check_choice, check_text
 from .hints import hint_for
 from .registry import exercise_ids, expected, get
-from .spec import EXERCISES, Choice, Exercise, register, tbs, tflops, yes_no
+from .spec import EXERCISES, Choice, Exercise, register, yes_no
 
 __all__ = ["Exercise", "Choice", "yes_no", "CheckResult", "EXERCISES", "register", "get",
            "expected", "check", "check_text", "check_choice", "parse_answer", "hint_for",
-           "exercise_ids", "tflops", "tbs"]
+           "exercise_ids"]

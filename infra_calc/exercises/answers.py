@@ -112,12 +112,7 @@ def parse_answer(text, unit: str) -> float:
     return value * (found[1] / UNIT_SCALES[unit])
 
 
-def answer_text(value: float, unit: str, digits: int | None = None) -> str:
-    """A value with its unit as the checker shows it: ``'34.33 ms'``, ``'4 requests'``, ``'2.5×'``."""
-    if digits is not None:
-        num = f"{value:,.{digits}f}"
-    elif float(value).is_integer():
-        num = f"{value:,.0f}"
-    else:
-        num = plain_number(value)
+def answer_text(value: float, unit: str) -> str:
+    """A value in ``unit`` as the checker shows it: ``'34.33 ms'``, ``'4 requests'``, ``'2.5×'``."""
+    num = f"{value:,.0f}" if float(value).is_integer() else plain_number(value)
     return with_unit(num, unit)

@@ -23,9 +23,8 @@ Every answer is computed with the model-based library forms
 :func:`~infra_calc.parallel.tensor_parallel_step`,
 :meth:`~infra_calc.modelspec.ModelSpec.decode_weight_bytes`,
 :func:`~infra_calc.generation.generation_time`, :func:`~infra_calc.levers.speculative_step`,
-:func:`~infra_calc.prefix.cached_prefill_step`); the questions quote catalog
-figures from it too.  :func:`selftest_values` computes what the self-test page
-shows.
+:func:`~infra_calc.prefix.cached_prefill_step`), in SI units.  The self-test page poses
+the questions and works the solutions with the numbers :func:`selftest_values` computes.
 """
 from __future__ import annotations
 
@@ -37,9 +36,8 @@ from ..models import model
 from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
 from ..prefix import cached_prefill_step
-from ..units import GB, GiB
 from ..workload import Workload
-from .spec import Choice, Exercise, register, tbs, tflops, yes_no
+from .spec import Choice, Exercise, register, yes_no
 
 #: the cases the exercises use (the self-test page reads them from here)
 CARD = "H100 SXM"
@@ -65,18 +63,10 @@ def n1():
 
 
 register(Exercise(
-    "ch3-n1",
-    f"{N1_MODEL} in BF16 (weights and KV cache) on an {CARD} ({tflops(CARD)} TFLOP/s, "
-    f"{tbs(CARD)} TB/s). Above what context length does no batch size make a decode step "
-    "compute-bound?",
-    "tokens", n1,
-    lambda: (f"Per request, the math 2N_mm + 4LHd_h·S must outgrow the read d·b_W + S·m_kv "
-             f"in time; the two per-request times are equal at S_max = "
-             f"(2N_mm/Π − b_W d/β) / (m_kv/β − 4LHd_h/Π) = {n1():,.0f} tokens."),
+    "ch3-n1", "Exercise 3.1", "tokens", n1,
     hints=("Write the time one more request adds to the math and to the read, both as "
            "functions of S, and find the S where they are equal.",
            "ic.critical_context(model, card) counts it as ic.model_decode_step does."),
-    title="Exercise 3.1",
 ))
 
 
@@ -87,15 +77,9 @@ def n2():
 
 
 register(Exercise(
-    "ch3-n2",
-    f"{N2_MODEL} in BF16 on an {CARD}, every request holding {N2_CONTEXT:,} tokens of BF16 KV "
-    "cache. From what batch on does a decode step read more bytes of cache than of weights?",
-    "requests", n2,
-    lambda: (f"Weights read once per step, R_W = N_r b_W + B d b_W; cache B S m_kv. Equal at "
-             f"B_kv = N_r b_W / (S m_kv − d b_W) = {n2():.1f} requests."),
+    "ch3-n2", "Exercise 3.2", "requests", n2,
     hints=("The weights are read once per step whatever the batch; each request's cache is "
            "read once per request.",),
-    title="Exercise 3.2",
 ))
 
 
@@ -105,179 +89,104 @@ def _n3_workload():
 
 
 def n3():
-    """Memory each card must hold, GB: N3_MODEL in BF16 over N3_CARDS cards."""
-    return _n3_workload().memory_per_card() / GB
+    """The memory record of each card: N3_MODEL in BF16 over N3_CARDS cards."""
+    return _n3_workload().memory()
 
 
 register(Exercise(
-    "ch3-n3",
-    f"{N3_MODEL} in BF16 (weights and cache) is split by tensor parallelism over {N3_CARDS} "
-    f"{CARD} cards and serves {N3_BATCH} requests of {N3_CONTEXT:,} tokens, with 2 GiB of "
-    "workspace per card. How many GB must each card hold? Does it fit?",
-    "GB", n3,
-    lambda: (f"weights {_n3_workload().resident_weight_bytes() / GB:.2f} GB + KV cache "
-             f"{_n3_workload().kv_bytes_per_card() / GB:.2f} GB + workspace "
-             f"{2 * GiB / GB:.2f} GB = {n3():.2f} GB per card, against "
-             f"{_acc().mem_capacity / GB:.2f} GB."),
+    "ch3-n3", "Exercise 3.3", "GB", lambda: n3().total,
     hints=("Each card holds its share of the weights (the norm weights whole), its share of "
            "the KV heads for every request, and its own workspace.",),
-    parts=(yes_no(f"Does it fit one {CARD}?", lambda: bool(_n3_workload().fits()),
-                  "Compare with the card's physical capacity, 80 GiB."),),
-    title="Exercise 3.3",
+    parts=(yes_no(f"Does it fit one {CARD}?", lambda: bool(n3().fits),
+                  "Compare with the card's physical capacity."),),
 ))
 
 
 # --- 3.4 -------------------------------------------------------------------------
-def _n4():
+def n4():
+    """The prefill pass of an N4_PROMPT-token prompt, N4_MODEL in BF16 on one CARD."""
     return prefill_step(N4_MODEL, CARD, prompt_tokens=N4_PROMPT)
 
 
-def n4():
-    """TTFT lower bound of an N4_PROMPT-token prompt, N4_MODEL in BF16 on one CARD, ms."""
-    return _n4().t_step * 1e3
-
-
 register(Exercise(
-    "ch3-n4",
-    f"What is the lower bound on the time to first token of a {N4_PROMPT:,}-token prompt for "
-    f"{N4_MODEL} in BF16 on one idle {CARD}, in ms? Which bound decides?",
-    "ms", n4,
-    lambda: (f"F = 2P·N_body + 2Vd + 2LHd_h·P(P+1) = {_n4().flops / 1e12:.2f} TFLOP, "
-             f"R = {_n4().bytes_read / GB:.2f} GB; max(F/Π, R/β) = {n4():.2f} ms, "
-             f"{_n4().bound}-bound."),
+    "ch3-n4", "Exercise 3.4", "ms", lambda: n4().t_step,
     hints=("Count only the products the pass must do: the layers' matrices for every prompt "
            "token, the LM head for the last one only, and causal attention, P(P+1)/2 "
            "query-key pairs per head. The embedding table is a gather, not a product.",),
-    parts=(Choice("Which bound decides?", lambda: f"{_n4().bound}-bound",
+    parts=(Choice("Which bound decides?", lambda: f"{n4().bound}-bound",
                   ("compute-bound", "memory-bound"),
                   "A long prompt gives every weight thousands of rows to multiply."),),
-    title="Exercise 3.4",
 ))
 
 
 # --- 3.5 -------------------------------------------------------------------------
+def _n5(cards):
+    return tensor_parallel_step(N5_MODEL, CARD, cards=cards)
+
+
 def n5():
     """Speed-up of one N5_MODEL decode step (BF16, batch 1) from 1 to N5_CARDS cards, ×."""
-    one = tensor_parallel_step(N5_MODEL, CARD, cards=1).t_step
-    return one / tensor_parallel_step(N5_MODEL, CARD, cards=N5_CARDS).t_step
+    return _n5(1).t_step / _n5(N5_CARDS).t_step
 
 
 register(Exercise(
-    "ch3-n5",
-    f"One request of {N5_MODEL} in BF16, batch 1, no cache yet. By how much does tensor "
-    f"parallelism over {N5_CARDS} {CARD} cards shorten the decode step (1 card's time / "
-    f"{N5_CARDS} cards'), if the all-reduces are ring all-reduces over NVLink at "
-    f"{accelerator(CARD).link_bandwidth / GB:.0f} GB/s per direction with an assumed "
-    f"{accelerator(CARD).link_latency * 1e6:g} µs per ring step, not overlapped?",
-    "×", n5,
-    lambda: (f"T(1) = {tensor_parallel_step(N5_MODEL, CARD, cards=1).t_step * 1e3:.3f} ms; "
-             f"T({N5_CARDS}) = {tensor_parallel_step(N5_MODEL, CARD, cards=N5_CARDS).t_read * 1e3:.3f}"
-             f" ms read + {tensor_parallel_step(N5_MODEL, CARD, cards=N5_CARDS).t_comm * 1e3:.3f} ms "
-             f"all-reduces: {n5():.2f}×, not {N5_CARDS}×."),
+    "ch3-n5", "Exercise 3.5", "×", n5,
     hints=("Each card reads its share of the weights; then each layer adds two ring "
            "all-reduces of the batch's activations, 2(n−1) steps each.",),
-    title="Exercise 3.5",
 ))
 
 
 # --- 3.6 -------------------------------------------------------------------------
 def n6():
     """Weight bytes one N6_MODEL decode step of N6_BATCH requests reads under uniform routing
-    (the model's expectation, not the floor), GB."""
-    return model(N6_MODEL).decode_weight_bytes(N6_BYTES, N6_BATCH, routing="uniform") / GB
+    (the model's expectation, not the floor)."""
+    return model(N6_MODEL).decode_weight_bytes(N6_BYTES, N6_BATCH, routing="uniform")
 
 
 register(Exercise(
-    "ch3-n6",
-    f"{N6_MODEL} with 8-bit weights routes each token to {model(N6_MODEL).experts_per_token} of "
-    f"its {model(N6_MODEL).num_experts} experts per layer. With uniform routing, how many GB of "
-    f"weights does one decode step of {N6_BATCH} requests read on average?",
-    "GB", n6,
-    lambda: (f"Experts hit per layer E(1 − (1 − k/E)^B) = "
-             f"{model(N6_MODEL).experts_hit(N6_BATCH, 'uniform'):.2f}; the step reads those "
-             f"experts, the "
-             f"shared weights and the {N6_BATCH} gathered embedding rows: {n6():.2f} GB."),
+    "ch3-n6", "Exercise 3.6", "GB", n6,
     hints=("An expert is read if at least one of the batch's tokens picks it: E times the "
            "chance that not every token misses it.",),
-    title="Exercise 3.6",
 ))
 
 
 # --- 3.7 -------------------------------------------------------------------------
-def _n7():
+def n7():
+    """The whole request, N7_PROMPT prompt + N7_OUTPUT output tokens, N7_MODEL alone on CARD."""
     return generation_time(N7_MODEL, CARD, prompt_tokens=N7_PROMPT, output_tokens=N7_OUTPUT)
 
 
-def n7():
-    """Whole request, N7_PROMPT prompt + N7_OUTPUT output tokens, N7_MODEL alone on CARD, s."""
-    return _n7().total
-
-
 register(Exercise(
-    "ch3-n7",
-    f"The whole request: a {N7_PROMPT:,}-token prompt and {N7_OUTPUT:,} output tokens of "
-    f"{N7_MODEL} in BF16, alone on one {CARD}. What is the lower bound on its total time, in s?",
-    "s", n7,
-    lambda: (f"TTFT {_n7().ttft * 1e3:.2f} ms + {N7_OUTPUT - 1} decode steps whose cache grows "
-             f"from {N7_PROMPT + 1} tokens, {_n7().tpot_mean * 1e3:.3f} ms on average: "
-             f"{n7():.3f} s."),
+    "ch3-n7", "Exercise 3.7", "s", lambda: n7().total,
     hints=("The prefill pass yields the first token; each further token is one decode step, "
            "whose cache holds the prompt and the tokens generated so far.",),
-    title="Exercise 3.7",
 ))
 
 
 # --- 3.8 -------------------------------------------------------------------------
-def _n8():
+def n8():
+    """A verify pass of N8_DRAFTS free drafts per request."""
     return speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT, drafts=N8_DRAFTS)
 
 
-def n8():
-    """Floor per output token of a verify pass of N8_DRAFTS free drafts per request, ms."""
-    return _n8().t_per_token_floor * 1e3
-
-
 register(Exercise(
-    "ch3-n8",
-    f"{N8_MODEL} in BF16 on one {CARD} decodes {N8_BATCH} requests with {N8_CONTEXT:,} tokens "
-    f"of cache each. Draft heads propose {N8_DRAFTS} tokens per request (count drafting as "
-    "free) and the model verifies them in one pass. What is the lower bound on the time per "
-    "output token of a request, in ms?",
-    "ms", n8,
-    lambda: (f"The verify pass reads the weights once for B(k+1) = {N8_BATCH * (N8_DRAFTS + 1)} "
-             f"tokens and each cache once: {_n8().t_step * 1e3:.3f} ms, {_n8().bound}-bound. "
-             f"It emits at most k + 1 = {N8_DRAFTS + 1} tokens per request: "
-             f"{n8():.3f} ms per token."),
+    "ch3-n8", "Exercise 3.8", "ms", lambda: n8().t_per_token_floor,
     hints=("A verify pass cannot emit more than k + 1 tokens per request, whatever the "
            "acceptance; divide the pass by that.",
-           "ic.speculative_step(model, card, batch=batch, context=context, drafts=k) counts the pass."),
-    title="Exercise 3.8",
+           "ic.speculative_step(model, card, batch, context, drafts=k) counts the pass."),
 ))
 
 
 # --- 3.9 -------------------------------------------------------------------------
-def _n9():
+def n9():
+    """The prefill of an N9_PROMPT-token prompt with N9_CACHED tokens already cached."""
     return cached_prefill_step(N9_MODEL, CARD, prompt_tokens=N9_PROMPT, cached=N9_CACHED)
 
 
-def n9():
-    """TTFT floor of an N9_PROMPT-token prompt with N9_CACHED tokens already cached, ms."""
-    return _n9().t_step * 1e3
-
-
 register(Exercise(
-    "ch3-n9",
-    f"A request to {N9_MODEL} in BF16 on one idle {CARD} has a prompt of {N9_PROMPT:,} tokens, "
-    f"of which the first {N9_CACHED:,} are already in the prefix cache. What is the lower bound "
-    "on its time to first token, in ms?",
-    "ms", n9,
-    lambda: (f"Only the {N9_PROMPT - N9_CACHED:,} new tokens go through the weights, but they "
-             f"attend to all earlier tokens, (P(P+1) − P_c(P_c+1))/2 pairs per head: "
-             f"F = {_n9().flops / 1e12:.2f} TFLOP, R = {_n9().bytes_read / GB:.2f} GB; "
-             f"max(F/Π, R/β) = {n9():.2f} ms, {_n9().bound}-bound."),
+    "ch3-n9", "Exercise 3.9", "ms", lambda: n9().t_step,
     hints=("The cached tokens need no products of their own, but every new token still "
            "attends to them.",),
-    title="Exercise 3.9",
 ))
 
 
@@ -288,6 +197,7 @@ def selftest_values():
     One call at the top of the page, so that the cells between an exercise and
     its solution hold only the answer checker.
     """
+    from ..capacity import kv_cache_bytes, max_batch
     from ..display import PageValues, shown
 
     v = PageValues()
@@ -298,13 +208,13 @@ def selftest_values():
     # 3.1
     q = model(N1_MODEL)
     v.n1_mkv = shown(q.kv_bytes_per_token(), "KiB", 0)
-    v.n1_att = shown(4 * q.layers * q.heads * q.head_dim, "FLOP", 0)
+    v.n1_att = shown(q.attention_flops(1, 1), "FLOP", 0)
     v.n1 = shown(n1(), "tokens", 0)
     # 3.2
     m2 = model(N2_MODEL)
     v.n2_ctx = shown(N2_CONTEXT, "tokens", 0)
     v.n2_w = shown(m2.decode_weight_bytes(2, 1), "GB", 2)
-    v.n2_req = shown(N2_CONTEXT * m2.kv_bytes_per_token(), "GB", 2)
+    v.n2_req = shown(kv_cache_bytes(N2_CONTEXT, m2.kv_bytes_per_token()), "GB", 2)
     v.n2 = shown(n2(), "requests", 1)
     # 3.3
     w3 = _n3_workload()
@@ -314,12 +224,13 @@ def selftest_values():
     v.n3_w = shown(w3.resident_weight_bytes(), "GB", 2)
     v.n3_kv = shown(w3.kv_bytes_per_card(), "GB", 2)
     v.n3_ws = shown(w3.workspace, "GB", 2)
-    v.n3 = shown(n3() * GB, "GB", 2)
-    v.n3_left = shown(acc.mem_capacity - n3() * GB, "GB", 2)
-    v.n3_more = shown((acc.mem_capacity - n3() * GB) // (w3.kv_bytes_per_card() / w3.batch),
+    v.n3 = shown(n3().total, "GB", 2)
+    v.n3_left = shown(n3().headroom, "GB", 2)
+    v.n3_more = shown(max_batch(acc.mem_capacity, w3.resident_weight_bytes(), w3.workspace,
+                                N3_CONTEXT, w3.kv_bytes_per_card(1) / N3_BATCH) - N3_BATCH,
                       "requests", 0)
     # 3.4
-    pre = _n4()
+    pre = n4()
     v.n4_p = shown(N4_PROMPT, "tokens", 0)
     v.n4_f = shown(pre.flops, "TFLOP", 2)
     v.n4_att = shown(pre.flops_attention / pre.flops, "%", 1)
@@ -328,8 +239,7 @@ def selftest_values():
     v.n4_tr = shown(pre.t_read, "ms", 2)
     v.n4 = shown(pre.t_step, "ms", 2)
     # 3.5
-    t1 = tensor_parallel_step(N5_MODEL, CARD, cards=1)
-    tn = tensor_parallel_step(N5_MODEL, CARD, cards=N5_CARDS)
+    t1, tn = _n5(1), _n5(N5_CARDS)
     m5 = model(N5_MODEL)
     v.n5_cards = shown(N5_CARDS, digits=0)
     v.n5_link = shown(acc.link_bandwidth, "GB/s", 0)
@@ -349,9 +259,9 @@ def selftest_values():
     v.n6_hit = shown(mx.experts_hit(N6_BATCH, "uniform"), digits=2)
     v.n6_one = shown(mx.decode_weight_bytes(N6_BYTES, 1), "GB", 2)
     v.n6_all = shown(mx.weight_bytes(N6_BYTES), "GB", 2)
-    v.n6 = shown(n6() * GB, "GB", 2)
+    v.n6 = shown(n6(), "GB", 2)
     # 3.7
-    g = _n7()
+    g = n7()
     v.n7_p = shown(N7_PROMPT, "tokens", 0)
     v.n7_o = shown(N7_OUTPUT, "tokens", 0)
     v.n7_ttft = shown(g.ttft, "ms", 2)
@@ -360,7 +270,7 @@ def selftest_values():
     v.n7_share = shown(g.decode_time / g.total, "%", 1)
     v.n7 = shown(g.total, "s", 3)
     # 3.8
-    s8 = _n8()
+    s8 = n8()
     v.n8_b = shown(N8_BATCH, "requests", 0)
     v.n8_s = shown(N8_CONTEXT, "tokens", 0)
     v.n8_k = shown(N8_DRAFTS, digits=0)
@@ -371,7 +281,7 @@ def selftest_values():
                        "ms", 3)
     v.n8 = shown(s8.t_per_token_floor, "ms", 3)
     # 3.9
-    c9 = _n9()
+    c9 = n9()
     v.n9_p = shown(N9_PROMPT, "tokens", 0)
     v.n9_c = shown(N9_CACHED, "tokens", 0)
     v.n9_new = shown(N9_PROMPT - N9_CACHED, "tokens", 0)

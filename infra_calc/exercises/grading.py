@@ -21,9 +21,10 @@ __all__ = ["CheckResult", "check", "check_text", "check_choice"]
 class CheckResult:
     """Outcome of :func:`check`.
 
-    ``message`` never contains the expected value when the answer is wrong:
-    ``hint`` coaches instead, and ``answer_text`` / ``solution`` are there for a
-    reader who asks for them.
+    ``value`` and ``expected`` are in ``unit``.  ``message`` never contains the
+    expected value when the answer is wrong: ``hint`` coaches instead, and
+    ``answer_text`` is there for a reader who asks for it (the worked solution is
+    on the exercise's page).
     """
 
     exercise_id: str
@@ -32,7 +33,6 @@ class CheckResult:
     unit: str
     correct: bool
     tolerance: str
-    solution: str
     hint: str = ""
     answer_text: str = ""
 
@@ -65,7 +65,7 @@ def check(exercise_id: str, value, attempt: int = 1) -> CheckResult:
     -------
     CheckResult
         ``correct`` when ``|value - expected| <= max(rel_tol·|expected|, abs_tol)``;
-        the expected value, the tolerance and the worked solution.
+        the expected value (in the exercise's unit) and the tolerance.
     """
     ex = get(exercise_id)
     if isinstance(value, bool) or not isinstance(value, (int, float)) and \
@@ -74,11 +74,10 @@ def check(exercise_id: str, value, attempt: int = 1) -> CheckResult:
     value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"value ({ex.unit}) must be a finite number, got {value}")
-    exp = float(ex.answer())
+    exp = ex.expected()
     ok = ex.within_tolerance(value, exp)
-    return CheckResult(ex.id, value, exp, ex.unit, ok, ex.tolerance_text, ex.solution(),
-                       "" if ok else hint_for(ex, value, attempt),
-                       answer_text(exp, ex.unit, ex.digits))
+    return CheckResult(ex.id, value, exp, ex.unit, ok, ex.tolerance_text,
+                       "" if ok else hint_for(ex, value, attempt), answer_text(exp, ex.unit))
 
 
 def check_text(exercise_id: str, text, attempt: int = 1) -> CheckResult:

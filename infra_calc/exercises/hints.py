@@ -68,7 +68,7 @@ def hint_for(ex: Exercise, value: float, attempt: int = 1) -> str:
     Then the first ``attempt`` of the exercise's own hints (attempt 1, 2, ...).
     Never a figure that, with ``value``, gives the answer (except a unit slip).
     """
-    exp = float(ex.answer())
+    exp = ex.expected()
     if value == 0 or exp == 0 or (value > 0) != (exp > 0):
         first = ("Check the sign and the size: the answer is "
                  + ("positive." if exp > 0 else "zero." if exp == 0 else "negative."))

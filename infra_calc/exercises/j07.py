@@ -1,8 +1,9 @@
 """Exercises for chapter J07 (one decode step from a few numbers).
 
 Each registry id is the ``:label:`` of the exercise on ``book/1_decode_step/06_self_test.ipynb``
-and each ``title`` the name the reader sees there ("Exercise 1.3").  Every exercise
-needs its own idea:
+and each ``title`` the name the reader sees there ("Exercise 1.3"); the page poses the
+questions and works the solutions with the numbers of :func:`selftest_values`, which
+the answers below share.  Every exercise needs its own idea:
 
 * ``j07-e1``: a worked example (the capacity check), solved on the page; the page
   shows how to check an answer with it.
@@ -14,6 +15,8 @@ needs its own idea:
   have to be for B* of them to fit).
 * ``j07-n1`` … ``j07-n5`` (new): max against sum, utilisation from a measurement, which fix
   helps once the KV cache is read too, the bandwidth a target needs, B* with 4-bit weights.
+
+Every function returns SI values (seconds, bytes, bytes/s, a fraction).
 """
 from __future__ import annotations
 
@@ -21,12 +24,11 @@ import math
 
 from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes
-from ..display import shown
-from ..hardware import accelerator
+from ..display import PageValues, Shown, shown
+from ..hardware import accelerator, accelerator_names
 from ..models import model
 from ..step import batch_turning_point, decode_step, read_time
-from ..units import GB
-from .spec import Choice, Exercise, register, tbs, tflops, yes_no
+from .spec import Choice, Exercise, register, yes_no
 
 #: group quantisation in exercise 1.2: 4-bit weights, one 16-bit scale per group of 32
 Q4_BITS, Q4_SCALE_BITS, Q4_GROUP = 4, 16, 32
@@ -38,11 +40,8 @@ N2_MEASURED = 28e-3
 N3_BATCH, N3_CONTEXT = 2, 4096
 #: exercises 1.7 to 1.9: 4-bit weights, half a byte per parameter (scales left out)
 HALF_BYTE = 0.5
-
-
-def _register(title: str, **fields) -> Exercise:
-    """Register an exercise with ``title``, the name the reader sees ("Exercise 1.3")."""
-    return register(Exercise(title=title, **fields))
+#: the question of judgement: the contexts of a long and a short request sharing a step
+C1_LONG, C1_SHORT = S.J07_CONTEXT, 128
 
 
 def _h100():
@@ -54,37 +53,41 @@ def _m_kv():
     return model(S.J07_MODEL).kv_bytes_per_token(2)
 
 
-def _ms(t: float) -> str:
-    return f"{shown(t, 'ms', 2)}"
+def _base():
+    """One request on the H100, the weights only: the chapter's step."""
+    return decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM)
+
+
+# --- the worked example: the capacity check ----------------------------------------
+def e1():
+    """The 70B model at 8 bits, one request of J07_CONTEXT tokens and the workspace, on the H100."""
+    kv = kv_cache_bytes(S.J07_CONTEXT, _m_kv())
+    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE)
+
+
+register(Exercise(
+    "j07-e1", "Exercise", "GB", lambda: e1().total,
+    hints=("Add the weights, one request's KV cache (tokens × bytes per token) and the "
+           "workspace (a GiB is 2³⁰ bytes).",),
+    parts=(yes_no("Does it fit?", lambda: e1().fits, "The total is below the capacity."),),
+))
 
 
 # --- 1.1: the A100 (source question 1) ----------------------------------------------
-def _a100_read():
-    return read_time(S.J07_PARAMS * S.J07_BYTES_PER_PARAM, S.j07_a100()) * 1e3
+def a100_read():
+    """The read bound of the 70B model at J07_BYTES_PER_PARAM on the source's A100, s."""
+    return read_time(S.J07_PARAMS * S.J07_BYTES_PER_PARAM, S.j07_a100())
 
 
-_register(
-    "Exercise 1.1",
-    id="j07-1",
-    question=(f"A team owns A100 80GB cards ({tbs('A100 80GB')} TB/s, "
-              f"{tflops('A100 80GB')} TFLOP/s) and has a 10 ms target. What is the shortest "
-              "step an A100 could run for the same model: its read lower bound, in ms? "
-              "What does it tell the team?"),
-    unit="ms", answer=_a100_read,
-    solution=lambda: (
-        f"T_read = b_W·N / β = {shown(S.J07_PARAMS * S.J07_BYTES_PER_PARAM, 'GB', 0)} / "
-        f"{shown(S.j07_a100().mem_bandwidth, 'GB/s', 0)} = {_a100_read():.1f} ms > "
-        f"{shown(S.J07_TARGET_STEP, 'ms', 0)}: the A100s cannot meet the target, whatever the "
-        "software; the H100's floor misses it too, so a step must read fewer bytes, or read "
-        "them faster."),
-    source_answer=34.3,
+register(Exercise(
+    "j07-1", "Exercise 1.1", "ms", a100_read, source_answer=34.3,
     hints=("The read bound is the bytes of all weights divided by the memory bandwidth: "
            "T_read = b_W·N / β.",
-           "Use the A100's bandwidth in bytes/s; the weights stay 70 GB."),
-    parts=(yes_no("Is 10 ms per token reachable on an A100?",
-                  lambda: _a100_read() <= S.J07_TARGET_STEP * 1e3,
-                  "The read bound alone is above 10 ms."),),
-)
+           "Use the A100's bandwidth in bytes/s; the weights stay the same bytes."),
+    parts=(yes_no("Is the target reachable on an A100?",
+                  lambda: a100_read() <= S.J07_TARGET_STEP,
+                  "The read bound alone is above the target."),),
+))
 
 
 # --- 1.2: 4-bit weights with their scales (source question 2, with the scales) -------
@@ -93,53 +96,33 @@ def q4_bytes_per_weight() -> float:
     return (Q4_BITS + Q4_SCALE_BITS / Q4_GROUP) / 8
 
 
-def _q4_read():
-    return read_time(S.J07_PARAMS * q4_bytes_per_weight(), _h100()) * 1e3
+def q4_read():
+    """The H100's read bound with the 1.2 weights and their scales, s."""
+    return read_time(S.J07_PARAMS * q4_bytes_per_weight(), _h100())
 
 
-_register(
-    "Exercise 1.2",
-    id="j07-2",
-    question=(f"Store the weights in {Q4_BITS} bits with group quantisation: every group of "
-              f"{Q4_GROUP} weights shares one {Q4_SCALE_BITS}-bit scale, stored beside them. "
-              "What does the read lower bound on the H100 become, in ms?"),
-    unit="ms", answer=_q4_read,
-    solution=lambda: (
-        f"b_W = ({Q4_BITS} + {Q4_SCALE_BITS}/{Q4_GROUP}) bits / 8 = "
-        f"{q4_bytes_per_weight():.4g} bytes; R_W = {shown(S.J07_PARAMS * q4_bytes_per_weight(), 'GB', 3)}; "
-        f"T_read = R_W / {shown(_h100().mem_bandwidth, 'GB/s', 0)} = {_q4_read():.2f} ms, "
-        f"still above {shown(S.J07_TARGET_STEP, 'ms', 0)}."),
+register(Exercise(
+    "j07-2", "Exercise 1.2", "ms", q4_read,
     hints=("Count the bits a step reads per weight: the weight's own bits plus its share of "
            "the group's scale.",
            "Bytes per weight = bits per weight / 8; then T_read = b_W·N / β."),
-    parts=(yes_no("Does the step reach 10 ms?",
-                  lambda: _q4_read() <= S.J07_TARGET_STEP * 1e3,
-                  "The scales keep the read bound above 10 ms."),),
-)
+    parts=(yes_no("Does the step reach the target?", lambda: q4_read() <= S.J07_TARGET_STEP,
+                  "The scales keep the read bound above the target."),),
+))
 
 
 # --- 1.3: batch 32 (source question 3) ------------------------------------------------
-def _b32():
+def b32():
+    """The chapter's step with 32 requests."""
     return decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM, batch=32)
 
 
-_register(
-    "Exercise 1.3",
-    id="j07-3",
-    question=("A dashboard divides each step's weight-read time by the tokens the step "
-              "produced. What does it show with 32 requests in the batch, in ms? Is it "
-              "how long a user in that batch waits for each token?"),
-    unit="ms", answer=lambda: _b32().read_time_per_output * 1e3,
-    solution=lambda: (
-        f"T_read / B = {shown(_b32().t_read, 'ms', 2)} / 32 = "
-        f"{shown(_b32().read_time_per_output, 'ms', 2)} per output. That is what a token costs the card, "
-        f"not the user's wait: each token comes only when the whole "
-        f"{shown(_b32().t_step, 'ms', 2)} step ends."),
-    source_answer=0.65,
+register(Exercise(
+    "j07-3", "Exercise 1.3", "ms", lambda: b32().read_time_per_output, source_answer=0.65,
     hints=("The step still reads every weight once; divide that read time by the batch.",),
     parts=(yes_no("Is the dashboard's figure a user's wait per token?", lambda: False,
                   "Each token comes only when the whole step ends."),),
-)
+))
 
 
 # --- 1.4: how short would B* requests have to be? (source question 4) -----------------
@@ -148,155 +131,114 @@ def bstar_requests() -> int:
     return math.ceil(batch_turning_point(_h100(), bytes_per_param=S.J07_BYTES_PER_PARAM))
 
 
-def _bstar_context():
-    left = _h100().mem_capacity - S.J07_WEIGHTS_8BIT
-    return math.floor(left / (bstar_requests() * _m_kv()))
+def left_after_weights():
+    """The H100's bytes beside the 8-bit weights (the source's reading, no workspace)."""
+    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, 0.0).headroom
 
 
-_register(
-    "Exercise 1.4",
-    id="j07-4",
-    question=("A planner wants to run the H100 at its turning point, 148 requests per step. "
-              "Share the memory left after the weights (the source's 80e9-byte reading, "
-              "workspace not counted) equally among them: how many tokens of context could "
-              "each keep? What does that say about the plan?"),
-    unit="tokens", answer=_bstar_context,
-    solution=lambda: (
-        f"Left: {shown((_h100().mem_capacity - S.J07_WEIGHTS_8BIT), 'GB', 2)}; one token of context "
-        f"costs {_m_kv():,} bytes of KV cache; ⌊left / ({bstar_requests()} × {_m_kv():,})⌋ = "
-        f"{_bstar_context()} tokens per request: far too short for real requests, so the "
-        f"batch a card can hold, not B*, sets the pace."),
-    rel_tol=0.0, abs_tol=1.0,
-    hints=("Subtract the weights from the capacity, share the rest among 148 requests, and "
-           "divide by the KV bytes of one token.",),
-)
+def bstar_context() -> int:
+    """Tokens of context each of B* requests could keep in :func:`left_after_weights`."""
+    return math.floor(left_after_weights() / (bstar_requests() * _m_kv()))
+
+
+register(Exercise(
+    "j07-4", "Exercise 1.4", "tokens", bstar_context, rel_tol=0.0, abs_tol=1.0,
+    hints=("Subtract the weights from the capacity, share the rest among the B* requests, "
+           "and divide by the KV bytes of one token.",),
+))
 
 
 # --- 1.5: max against sum -------------------------------------------------------------
-def n1_step():
-    """The 1.5 step: N1_BATCH requests of N1_CONTEXT tokens on the H200, KV read counted."""
-    kv = kv_cache_bytes(N1_CONTEXT, _m_kv(), batch=N1_BATCH)
+def n1_kv():
+    """KV-cache bytes of the 1.5 batch: N1_BATCH requests of N1_CONTEXT tokens."""
+    return kv_cache_bytes(N1_CONTEXT, _m_kv(), batch=N1_BATCH)
+
+
+def n1_step(overlap=True):
+    """The 1.5 step on the H200, KV read counted; reads and math serial when not ``overlap``."""
     return decode_step(S.J07_PARAMS, "H200 SXM", bytes_per_param=S.J07_BYTES_PER_PARAM, batch=N1_BATCH,
-                       kv_bytes=kv)
+                       kv_bytes=n1_kv(), overlap=overlap)
 
 
-def _n1_saving():
-    st = n1_step()
-    return (st.t_read + st.t_compute - st.t_step) * 1e3
+def n1_saving():
+    """What overlapping reads and math saves on the 1.5 step: serial minus overlapped, s."""
+    return n1_step(overlap=False).t_step - n1_step().t_step
 
 
-_register(
-    "Exercise 1.5",
-    id="j07-n1",
-    question=(f"On an H200 SXM ({tbs('H200 SXM')} TB/s, {tflops('H200 SXM')} TFLOP/s), "
-              f"{N1_BATCH} requests with {N1_CONTEXT} tokens of context each are decoded "
-              "together, 70B model at 1 byte per parameter. A step reads the weights and "
-              "every request's KV cache. How much shorter, in ms, is the step's lower bound "
-              "when reads and arithmetic overlap than when they run one after the other?"),
-    unit="ms", answer=_n1_saving,
-    solution=lambda: (
-        f"Read: {shown(n1_step().bytes_read, 'GB', 2)} → {_ms(n1_step().t_read)}; arithmetic: "
-        f"{shown(n1_step().flops, 'TFLOP', 0)} → {_ms(n1_step().t_compute)}. Overlapped: the "
-        f"larger, {_ms(n1_step().t_step)}; serial: the sum, "
-        f"{_ms(n1_step().t_read + n1_step().t_compute)}. The overlap saves the smaller one, "
-        f"{_n1_saving():.2f} ms."),
+register(Exercise(
+    "j07-n1", "Exercise 1.5", "ms", n1_saving,
     hints=("Work out both bounds; count the KV caches in the bytes read.",
            "Serial minus overlapped is sum minus maximum: the smaller of the two times."),
-)
+))
 
 
 # --- 1.6: bandwidth utilisation from a measurement ------------------------------------
-def _n2_mbu():
-    st = decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM)
-    return st.bytes_read / N2_MEASURED / _h100().mem_bandwidth * 100
+def n2_bandwidth():
+    """The bandwidth the chapter's step achieves if it takes N2_MEASURED, bytes/s."""
+    return _base().bytes_read / N2_MEASURED
 
 
-_register(
-    "Exercise 1.6",
-    id="j07-n2",
-    question=(f"A team serves the 70B model at 1 byte per parameter on one H100, one request "
-              f"at a time with short contexts, and measures {N2_MEASURED * 1e3:g} ms per token. "
-              "What memory-bandwidth utilisation (MBU) does that imply, in %?"),
-    unit="%", answer=_n2_mbu,
-    solution=lambda: (
-        f"Achieved bandwidth: {shown(S.J07_PARAMS, 'GB', 0)} / {N2_MEASURED * 1e3:g} ms = "
-        f"{shown(S.J07_PARAMS / N2_MEASURED, 'TB/s', 2)}, against "
-        f"{shown(_h100().mem_bandwidth, 'TB/s', 2)}: MBU = {_n2_mbu():.1f}%, the read bound "
-        f"divided by the measured time."),
+def n2_mbu():
+    """Memory-bandwidth utilisation of the 1.6 measurement, a fraction."""
+    return n2_bandwidth() / _h100().mem_bandwidth
+
+
+register(Exercise(
+    "j07-n2", "Exercise 1.6", "%", n2_mbu,
     hints=("MBU = the bandwidth the step achieves (bytes read / measured time) divided by the "
            "card's peak bandwidth.",),
-)
+))
 
 
 # --- 1.7: which fix helps once the KV cache is read too -------------------------------
+def n3_kv():
+    """KV-cache bytes of the 1.7 batch: N3_BATCH requests of N3_CONTEXT tokens."""
+    return kv_cache_bytes(N3_CONTEXT, _m_kv(), batch=N3_BATCH)
+
+
 def n3_steps() -> dict:
     """The 1.7 step, its two upgrades and the baseline: ``{name: DecodeStep}``."""
     h = _h100()
-    kv = kv_cache_bytes(N3_CONTEXT, _m_kv(), batch=N3_BATCH)
-    args = dict(batch=N3_BATCH, kv_bytes=kv)
+    args = dict(batch=N3_BATCH, kv_bytes=n3_kv())
     return {"baseline": decode_step(S.J07_PARAMS, h, bytes_per_param=S.J07_BYTES_PER_PARAM, **args),
             "4-bit weights": decode_step(S.J07_PARAMS, h, bytes_per_param=HALF_BYTE, **args),
             "twice the bandwidth": decode_step(
-                S.J07_PARAMS, h.with_(mem_bandwidth=2 * h.mem_bandwidth),
-                bytes_per_param=S.J07_BYTES_PER_PARAM, **args)}
+                S.J07_PARAMS, h.with_(mem_bandwidth=2 * h.mem_bandwidth), bytes_per_param=S.J07_BYTES_PER_PARAM, **args)}
 
 
-def _n3_better() -> str:
+def n3_better() -> str:
+    """The upgrade of 1.7 that gives the shorter step."""
     s = n3_steps()
     return min(("4-bit weights", "twice the bandwidth"), key=lambda k: s[k].t_step)
 
 
-_register(
-    "Exercise 1.7",
-    id="j07-n3",
-    question=(f"The H100 serves {N3_BATCH} requests with {N3_CONTEXT:,} tokens of context "
-              "each; a step reads the weights (1 byte per parameter) and both KV caches. Two "
-              "upgrades are on offer: 4-bit weights (half a byte per parameter), or a card "
-              "with twice the bandwidth. What is the step's lower bound with the 4-bit "
-              "weights, in ms? Which upgrade gives the shorter step?"),
-    unit="ms", answer=lambda: n3_steps()["4-bit weights"].t_step * 1e3,
-    solution=lambda: (
-        f"KV caches: {(n3_steps()['baseline'].bytes_read - S.J07_PARAMS) / GB:.2f} GB, kept "
-        f"in BF16. 4-bit weights: {n3_steps()['4-bit weights'].bytes_read / GB:.2f} GB → "
-        f"{_ms(n3_steps()['4-bit weights'].t_step)}. Twice the bandwidth: "
-        f"{n3_steps()['baseline'].bytes_read / GB:.2f} GB at "
-        f"{shown(2 * _h100().mem_bandwidth, 'TB/s', 1)} → "
-        f"{_ms(n3_steps()['twice the bandwidth'].t_step)}. Quantising the weights leaves the "
-        f"KV bytes alone; more bandwidth speeds up every byte."),
+register(Exercise(
+    "j07-n3", "Exercise 1.7", "ms", lambda: n3_steps()["4-bit weights"].t_step,
     hints=("Add the KV caches to the bytes a step reads; 4-bit storage halves only the "
            "weights' part.",),
-    parts=(Choice("Which upgrade gives the shorter step?", _n3_better,
+    parts=(Choice("Which upgrade gives the shorter step?", n3_better,
                   ("4-bit weights", "twice the bandwidth"),
                   "More bandwidth speeds up the KV bytes too; 4-bit weights do not shrink them."),),
-)
+))
 
 
 # --- 1.8: the bandwidth a target needs -------------------------------------------------
-def _n4_bandwidth():
-    return S.J07_PARAMS * HALF_BYTE / S.J07_TARGET_STEP / 1e12
+def n4_bandwidth():
+    """The bandwidth at which the 4-bit weights' read bound meets the target, bytes/s."""
+    return S.J07_PARAMS * HALF_BYTE / S.J07_TARGET_STEP
 
 
-_register(
-    "Exercise 1.8",
-    id="j07-n4",
-    question=("With 4-bit weights (half a byte per parameter) and one request, what memory "
-              "bandwidth, in TB/s, does a card need at least for the read bound to meet "
-              "10 ms per token? Is the H100's enough?"),
-    unit="TB/s", answer=_n4_bandwidth,
-    solution=lambda: (
-        f"T_read = b_W·N / β ≤ {shown(S.J07_TARGET_STEP, 'ms', 0)} ⇔ β ≥ b_W·N / 10 ms = "
-        f"{shown(S.J07_PARAMS * HALF_BYTE, 'GB', 0)} / {shown(S.J07_TARGET_STEP, 'ms', 0)} = "
-        f"{_n4_bandwidth():.2f} TB/s. The H100's {shown(_h100().mem_bandwidth, 'TB/s', 2)} falls "
-        f"just short."),
+register(Exercise(
+    "j07-n4", "Exercise 1.8", "TB/s", n4_bandwidth,
     hints=("Solve the read bound for the bandwidth: β ≥ b_W·N / T_target.",),
     parts=(yes_no("Is the H100's bandwidth enough?",
-                  lambda: _h100().mem_bandwidth >= _n4_bandwidth() * 1e12,
+                  lambda: _h100().mem_bandwidth >= n4_bandwidth(),
                   "It is a little below the bandwidth the target needs."),),
-)
+))
 
 
 # --- 1.9: B* with 4-bit weights on the H200 ---------------------------------------------
-def _n5_batch():
+def n5_batch():
     """Smallest whole batch at which the H200's compute bound exceeds its read bound."""
     b = math.floor(batch_turning_point("H200 SXM", bytes_per_param=HALF_BYTE)) + 1
     assert decode_step(S.J07_PARAMS, "H200 SXM", bytes_per_param=HALF_BYTE, batch=b).bound == "compute"
@@ -304,51 +246,132 @@ def _n5_batch():
     return b
 
 
-_register(
-    "Exercise 1.9",
-    id="j07-n5",
-    question=("With 4-bit weights (half a byte per parameter) on an H200 SXM, from which whole "
-              "batch size on is a decode step compute-bound? Count the weights only, as B* "
-              "does."),
-    unit="requests", answer=_n5_batch,
-    solution=lambda: (
-        f"B* = b_W·Π / (2β) = {HALF_BYTE} × {accelerator('H200 SXM').peak_flops / 1e12:.1f}e12 "
-        f"/ (2 × {accelerator('H200 SXM').mem_bandwidth / 1e12:.1f}e12) = "
-        f"{batch_turning_point('H200 SXM', bytes_per_param=HALF_BYTE):.2f}; "
-        f"the first whole batch above it is "
-        f"{_n5_batch()}."),
-    rel_tol=0.0,
+register(Exercise(
+    "j07-n5", "Exercise 1.9", "requests", n5_batch, rel_tol=0.0,
     hints=("B* = b_W·Π / (2β): halving the bytes per weight halves it. Then take the first "
            "whole batch above it.",),
-)
+))
 
 
-# --- the worked example --------------------------------------------------------------
-def _e1():
-    kv = kv_cache_bytes(S.J07_CONTEXT, _m_kv())
-    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE)
+# --- the numbers the self-test page shows ------------------------------------------
+def selftest_values():
+    """The numbers ``book/1_decode_step/06_self_test.ipynb`` shows in its questions and solutions.
 
+    One call at the top of the page (``v = selftest_values()``), so the page's hidden
+    bookkeeping can sit at its end, away from the exercises; the page's last cells
+    check these values against the registry and the library.
 
-def _e1_total():
-    return _e1().total / GB
-
-
-_register(
-    "Exercise",
-    id="j07-e1",
-    question=(f"Does the 70B model at 8 bits ({shown(S.J07_WEIGHTS_8BIT, 'GB', 2)} resident) fit "
-              f"on the H100 (80e9 bytes, the source's reading) beside one request of "
-              f"{S.J07_CONTEXT:,} tokens ({_m_kv():,} bytes of KV cache per token) and a "
-              "2 GiB workspace? What is the total, in GB?"),
-    unit="GB", answer=_e1_total,
-    solution=lambda: (
-        f"{shown(S.J07_WEIGHTS_8BIT, 'GB', 2, bare=True)}"
-        f" + {shown(kv_cache_bytes(S.J07_CONTEXT, _m_kv()), 'GB', 2, bare=True)} + "
-        f"{shown(S.J07_WORKSPACE, 'GB', 2, bare=True)} = {_e1_total():.2f} GB ≤ "
-        f"{shown(_h100().mem_capacity, 'GB', 0)}: it fits, with "
-        f"{_h100().mem_capacity / GB - _e1_total():.2f} GB to spare."),
-    hints=("Add the weights, one request's KV cache (tokens × bytes per token) and the "
-           "workspace (2 GiB = 2 × 2³⁰ bytes).",),
-    parts=(yes_no("Does it fit?", lambda: _e1().fits,
-                  "The total is below the capacity."),),
-)
+    Returns
+    -------
+    PageValues
+        ``v.<name>``: a :class:`~infra_calc.display.Shown` per number, in its unit.
+    """
+    v = PageValues()
+    h100, a100, h200 = _h100(), S.j07_a100(), accelerator("H200 SXM")
+    n, m_kv, base = S.J07_PARAMS, _m_kv(), _base()
+    v.target = shown(S.J07_TARGET_STEP, "ms", 0)
+    v.bw = shown(S.J07_BYTES_PER_PARAM, digits=0)
+    v.half = shown(HALF_BYTE, digits=1)
+    v.r = shown(base.bytes_read, "GB", 0)
+    v.cap = shown(h100.mem_capacity, "GB", 0)
+    v.w8 = shown(S.J07_WEIGHTS_8BIT, "GB", 2)
+    v.ctx = shown(S.J07_CONTEXT, digits=0)
+    v.mkv = shown(m_kv, "bytes", 0)
+    v.mkv_bare = shown(m_kv, digits=0)
+    v.ws_gib = shown(S.J07_WORKSPACE, "GiB", 0)
+    v.ws = shown(S.J07_WORKSPACE, "GB", 2)
+    v.h100_beta = shown(h100.mem_bandwidth, "GB/s", 0)
+    v.h100_tbs = shown(h100.mem_bandwidth, "TB/s", 2)
+    v.h100_read = shown(base.t_read, "ms", 2)
+    v.h100_read_bare = shown(base.t_read, "ms", 2, bare=True)
+    # worked example: the capacity check
+    v.kv8 = shown(e1().kv, "GB", 2)
+    v.e1 = shown(e1().total, "GB", 2)
+    v.e1_spare = shown(e1().headroom, "GB", 2)
+    # 1.1
+    v.a100_tbs = shown(a100.mem_bandwidth, "TB/s", 3)
+    v.a100_pi = shown(a100.peak_flops, "TFLOP/s", 0)
+    v.a100_beta = shown(a100.mem_bandwidth, "GB/s", 0)
+    v.s1 = shown(a100_read(), "ms", 1)
+    # 1.2
+    v.q4_bits, v.q4_group, v.q4_scale = (shown(x, digits=0) for x in (Q4_BITS, Q4_GROUP,
+                                                                       Q4_SCALE_BITS))
+    v.q4_bw = shown(q4_bytes_per_weight(), digits=4)
+    v.q4_r = shown(n * q4_bytes_per_weight(), "GB", 2)
+    v.s2 = shown(q4_read(), "ms", 2)
+    v.q4_plain = shown(read_time(n * HALF_BYTE, h100), "ms", 2)
+    v.q4_extra_pct = shown(q4_bytes_per_weight() / HALF_BYTE - 1, "%", 1)
+    # 1.3
+    st32 = b32()
+    v.b32 = shown(st32.batch, digits=0)
+    v.s3_step = shown(st32.t_step, "ms", 2)
+    v.s3_step_bare = shown(st32.t_step, "ms", 2, bare=True)
+    v.s3 = shown(st32.read_time_per_output, "ms", 2)
+    v.s3_comp = shown(st32.t_compute, "ms", 2)
+    # 1.4
+    v.bstar = shown(batch_turning_point(h100, bytes_per_param=S.J07_BYTES_PER_PARAM), digits=1)
+    v.bstar_int = shown(bstar_requests(), digits=0)
+    v.left = shown(left_after_weights(), "GB", 2)
+    v.left_per = shown(left_after_weights() / bstar_requests(), "MB", 2)
+    v.left_per_bare = shown(left_after_weights() / bstar_requests(), digits=0)
+    v.s4 = shown(bstar_context(), "tokens", 0)
+    # 1.5
+    st1, serial1 = n1_step(), n1_step(overlap=False)
+    v.h200_tbs = shown(h200.mem_bandwidth, "TB/s", 1)
+    v.h200_beta = shown(h200.mem_bandwidth, "GB/s", 0)
+    v.h200_pi = shown(h200.peak_flops, "TFLOP/s", 1)
+    v.h200_cap = shown(h200.mem_capacity, "GB", 1)
+    v.h200_ridge = shown(h200.ridge_point, "FLOP/byte", 1)
+    v.n1_b = shown(N1_BATCH, digits=0)
+    v.n1_ctx = shown(N1_CONTEXT, digits=0)
+    v.n1_kv = shown(n1_kv(), "GB", 2)
+    v.n1_total = shown(capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, n1_kv(), workspace=S.J07_WORKSPACE).total, "GB", 2)
+    v.n1_r = shown(st1.bytes_read, "GB", 2)
+    v.n1_tr = shown(st1.t_read, "ms", 2)
+    v.n1_f = shown(st1.flops, "TFLOP", 0)
+    v.n1_tc = shown(st1.t_compute, "ms", 2)
+    v.n1_sum = shown(serial1.t_step, "ms", 2)
+    v.n1 = shown(n1_saving(), "ms", 2)
+    v.n1_pct = shown(n1_saving() / serial1.t_step, "%", 0)
+    v.serial1_pct = shown(base.t_compute / base.t_step, "%", 1)
+    # 1.6
+    v.n2_meas = shown(N2_MEASURED, "ms", 0)
+    v.n2_meas_bare = shown(N2_MEASURED, "ms", 0, bare=True)
+    v.n2_bw = shown(n2_bandwidth(), "TB/s", 2)
+    v.n2 = shown(n2_mbu(), "%", 1)
+    # 1.7
+    s3 = n3_steps()
+    v.n3_b = shown(N3_BATCH, digits=0)
+    v.n3_ctx = shown(N3_CONTEXT, digits=0)
+    v.n3_kv = shown(n3_kv(), "GB", 2)
+    v.n3_base_r = shown(s3["baseline"].bytes_read, "GB", 2)
+    v.n3_base = shown(s3["baseline"].t_step, "ms", 2)
+    v.n3_q_r = shown(s3["4-bit weights"].bytes_read, "GB", 2)
+    v.n3 = shown(s3["4-bit weights"].t_step, "ms", 2)
+    v.n3_tc = shown(s3["baseline"].t_compute, "ms", 2)
+    v.beta2 = shown(2 * h100.mem_bandwidth, "TB/s", 2)
+    v.n3_bw = shown(s3["twice the bandwidth"].t_step, "ms", 2)
+    v.n3_choice = Shown(None, n3_better())
+    # 1.8
+    need = n4_bandwidth()
+    cards = [c for c in accelerator_names()
+             if accelerator(c).mem_capacity >= S.J07_WEIGHTS_8BIT
+             and accelerator(c).mem_bandwidth >= need]
+    v.n4_r = shown(n * HALF_BYTE, "GB", 0)
+    v.n4 = shown(need, "TB/s", 2)
+    v.n4_short_pct = shown(1 - h100.mem_bandwidth / need, "%", 1)
+    v.n4_cards = Shown(len(cards), ", ".join(cards))
+    # 1.9
+    v.n5_bstar = shown(batch_turning_point(h200, bytes_per_param=HALF_BYTE), digits=2)
+    v.n5 = shown(n5_batch(), "requests", 0)
+    # the question of judgement: a long and a short request share a step
+    kv_long, kv_short = (kv_cache_bytes(c, m_kv) for c in (C1_LONG, C1_SHORT))
+    alone = decode_step(n, h100, bytes_per_param=S.J07_BYTES_PER_PARAM, kv_bytes=kv_short)
+    both = decode_step(n, h100, bytes_per_param=S.J07_BYTES_PER_PARAM, batch=2, kv_bytes=kv_long + kv_short)
+    v.c1_long, v.c1_short = shown(C1_LONG, digits=0), shown(C1_SHORT, digits=0)
+    v.c1_long_kv = shown(kv_long, "GB", 2)
+    v.c1_short_kv = shown(kv_short, "GB", 3)
+    v.c1_alone = shown(alone.t_step, "ms", 2)
+    v.c1_both = shown(both.t_step, "ms", 2)
+    v.c1_delta = shown(both.t_step - alone.t_step, "ms", 2)
+    return v

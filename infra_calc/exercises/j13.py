@@ -20,18 +20,19 @@ j13-n6     utilisation: a measured step against its read floor        Exercise 2
 
 The id of each is the ``:label:`` of its ``{exercise}`` on the self-test page, and
 ``title`` is the number sphinx-exercise gives it there (J13 is the book's second
-chapter).  :func:`selftest_values` computes the numbers that page shows.
+chapter).  The page poses the questions and works the solutions with the numbers
+:func:`selftest_values` computes; the answers are SI values (a fraction for ``"%"``).
 """
 from __future__ import annotations
 
 import math
 
 from .. import source as S
-from ..capacity import max_batch
-from ..display import shown
+from ..capacity import capacity_check, kv_cache_bytes, max_batch
 from ..roofline import arithmetic_intensity
 from ..shape import padded_gemm, padded_rows, route_tokens
-from .spec import Choice, Exercise, register, tbs, tflops
+from ..step import read_time
+from .spec import Choice, Exercise, register
 
 #: inputs of the new exercises (the book's, not the source's)
 N3_BATCH = 4                      # requests that must fit at once
@@ -53,26 +54,13 @@ def _i64():
 
 
 register(Exercise(
-    "j13-1",
-    "A batch of 64 requests decodes together, so the 4096×4096 BF16 Q projection multiplies "
-    "64 rows in one pass. A colleague wants the team to buy a card with twice the H100's FLOP/s "
-    "and the same bandwidth, to make it faster. Should it? Let one number decide: the "
-    "projection's arithmetic intensity (FLOP/byte), set against the H100's ridge point.",
-    "FLOP/byte", _i64,
-    lambda: (f"I = 2·64·4096² / (2·(64·4096 + 4096² + 64·4096)) = {_i64():.1f} FLOP/byte, far below "
-             f"I* = {S.j13_h100().ridge_point:.1f}: bandwidth-bound."),
-    source_answer=62.1,
+    "j13-1", "Exercise 2.1", "FLOP/byte", _i64, source_answer=62.1,
     hints=("I = F / V with F = 2MKN and V = b(MK + KN + MN), b = 2 bytes.",),
     parts=(Choice("Compute- or bandwidth-bound on an H100?",
                   lambda: "compute-bound" if _i64() >= S.j13_h100().ridge_point
                   else "bandwidth-bound", ("compute-bound", "bandwidth-bound"),
                   "I is far below the ridge point I*."),),
-    title="Exercise 2.1",
 ))
-
-
-def _ridge():
-    return S.j13_h100().ridge_point
 
 
 def _i256():
@@ -80,17 +68,8 @@ def _i256():
 
 
 register(Exercise(
-    "j13-2",
-    "A team batches 256 requests and expects the H100's Tensor Cores, not its memory, to set "
-    "the pace of the Q projection. What intensity would a kernel need for that on an H100 "
-    "(FLOP/byte)? The projection at 256 rows falls short of it: what holds it back?",
-    "FLOP/byte", _ridge,
-    lambda: (f"I* = {tflops(S.j13_h100())}e12 / {tbs(S.j13_h100())}e12 = {_ridge():.1f} FLOP/byte; "
-             f"I(256) = {_i256():.1f} is still about {(1 - _i256() / _ridge()) * 100:.0f}% short of "
-             f"it, because the weight read still dominates the bytes moved."),
-    source_answer=295.3,
+    "j13-2", "Exercise 2.2", "FLOP/byte", lambda: S.j13_h100().ridge_point, source_answer=295.3,
     hints=("I* = Π / β: peak FLOP/s over bytes/s.",),
-    title="Exercise 2.2",
 ))
 
 
@@ -100,19 +79,9 @@ def _uniform():
 
 
 register(Exercise(
-    "j13-3",
-    "A router spreads 64 tokens, 8 experts each, evenly over 256 experts, and the matrix unit "
-    "rounds every expert's rows up to a multiple of 16. How many rows does it multiply in all? "
-    "(What share of its multiply-adds have a zero as one factor?)",
-    "rows", lambda: _uniform().executed,
-    lambda: (f"{S.MOE_TOKENS}×{S.MOE_TOP_K} = {_uniform().useful} dispatches over "
-             f"{_uniform().active_experts} experts = {_uniform().useful // _uniform().active_experts} rows "
-             f"each, padded to {S.MOE_TILE_ROWS}: {_uniform().active_experts}×{S.MOE_TILE_ROWS} = "
-             f"{_uniform().executed} rows executed, {_uniform().useful} useful "
-             f"({_uniform().waste_ratio:.0f}× waste)."),
-    rel_tol=0.0, source_answer=4096,
-    hints=("Each active expert's rows are rounded up to a whole 16-row tile.",),
-    title="Exercise 2.3",
+    "j13-3", "Exercise 2.3", "rows", lambda: _uniform().executed, rel_tol=0.0,
+    source_answer=4096,
+    hints=("Each active expert's rows are rounded up to a whole tile.",),
 ))
 
 
@@ -124,17 +93,9 @@ def _b4090():
 
 
 register(Exercise(
-    "j13-4",
-    "A team serves Qwen3-8B in BF16 from one RTX 4090 (source reading: 24 GB = 24e9 bytes), "
-    "keeping a 2 GiB workspace; every conversation holds 8K tokens of cache. Up to how many "
-    "conversations can the card hold at once?",
-    "requests", _b4090,
-    lambda: (f"B_max = floor(({S.j13_rtx4090().mem_capacity / 1e9:g}e9 − weights − 2 GiB) / "
-             f"({S.J13_CONTEXTS[0]} × 144 KiB)) = {_b4090()}."),
-    rel_tol=0.0, source_answer=4,
-    hints=("Capacity − weights − workspace, divided by one 8K request's KV cache "
-           "(8192 × 144 KiB), rounded down.",),
-    title="Exercise 2.4",
+    "j13-4", "Exercise 2.4", "requests", _b4090, rel_tol=0.0, source_answer=4,
+    hints=("Capacity − weights − workspace, divided by one conversation's KV cache "
+           "(its tokens × the KV bytes per token), rounded down.",),
 ))
 
 
@@ -152,23 +113,12 @@ def _m_star(name):
 
 
 register(Exercise(
-    "j13-n1",
-    f"The same 4096×4096 BF16 Q projection runs on an AMD MI300X ({tflops('MI300X')} TFLOP/s dense "
-    f"BF16, {tbs('MI300X')} TB/s). How many rows M* does it need to reach the MI300X's ridge "
-    "point? More or fewer than on the H100?",
-    "rows", lambda: _m_star("MI300X"),
-    lambda: (f"I* = {tflops('MI300X').replace(',', '')}e12 / {tbs('MI300X')}e12 = "
-             f"{_acc('MI300X').ridge_point:.1f} FLOP/byte. Solving "
-             f"2·M·K·N / (2·(M·K + K·N + M·N)) = I* for M gives M* = {_m_star('MI300X'):.1f} rows, "
-             f"fewer than the H100's {_m_star('H100 SXM'):.1f}: the MI300X has less compute per byte "
-             f"of bandwidth, so a smaller batch feeds it."),
-    rel_tol=0.01,
+    "j13-n1", "Exercise 2.5", "rows", lambda: _m_star("MI300X"),
     hints=("First the card's ridge point I* = Π/β; then set I(M) = I* and solve for M.",
            "M* = I*·b·K·N / (2·K·N − I*·b·(K + N)), with b = 2 bytes."),
     parts=(Choice("More or fewer rows than on the H100?",
                   lambda: "fewer" if _m_star("MI300X") < _m_star("H100 SXM") else "more",
                   ("more", "fewer"), "The MI300X's ridge point is lower than the H100's."),),
-    title="Exercise 2.5",
 ))
 
 
@@ -178,17 +128,9 @@ def _width_floor():
 
 
 register(Exercise(
-    "j13-n2",
-    "A square BF16 weight matrix, K×K, is multiplied by M rows on an H100. However large M gets, "
-    "the projection reaches the ridge point only if K is wide enough. Above which width K?",
-    "elements", _width_floor,
-    lambda: (f"As M → ∞, I = 2MK² / (b(2MK + K²)) → K/b. It passes I* = "
-             f"{S.j13_h100().ridge_point:.1f} FLOP/byte only for K > b·I* = "
-             f"{_width_floor():.1f}: a narrower matrix stays bandwidth-bound at any batch."),
-    rel_tol=0.01,
+    "j13-n2", "Exercise 2.6", "elements", _width_floor,
     hints=("Let M grow without bound in I(M) = 2MKN / (b(MK + KN + MN)), with N = K.",
            "The limit is 2KN / (b(K + N)); set it equal to I*."),
-    title="Exercise 2.6",
 ))
 
 
@@ -196,27 +138,19 @@ def _capacity_phys():
     return _acc("RTX 4090").mem_capacity
 
 
+def _left_phys():
+    """The RTX 4090's physical bytes beside the BF16 weights and the workspace."""
+    return capacity_check(_capacity_phys(), _qwen().weight_bytes(2), 0.0, workspace=S.J13_WORKSPACE).headroom
+
+
 def _s_max():
-    q = _qwen()
-    left = _capacity_phys() - q.weight_bytes(2) - S.J13_WORKSPACE
-    return math.floor(left / (N3_BATCH * q.kv_bytes_per_token(2)))
+    return math.floor(_left_phys() / (N3_BATCH * _qwen().kv_bytes_per_token(2)))
 
 
 register(Exercise(
-    "j13-n3",
-    f"Qwen3-8B in BF16 on an RTX 4090 counted as built, 24 GiB, with a 2 GiB workspace. Every one "
-    f"of {N3_BATCH} requests must fit at once with the same context. What is the longest context, "
-    "in tokens, that still fits?",
-    "tokens", _s_max,
-    lambda: (f"24 GiB = {shown(_capacity_phys(), 'GB', 2)}; minus {shown(_qwen().weight_bytes(2), 'GB', 2)} "
-             f"of weights and 2 GiB leaves "
-             f"{shown((_capacity_phys() - _qwen().weight_bytes(2) - S.J13_WORKSPACE), 'GB', 2)}, shared "
-             f"by {N3_BATCH} requests at 144 KiB per token: S_max = floor(that / ({N3_BATCH} × 147,456 "
-             f"bytes)) = {_s_max():,} tokens."),
-    rel_tol=0.002,
+    "j13-n3", "Exercise 2.7", "tokens", _s_max, rel_tol=0.002,
     hints=("Solve W + B·S·m_KV + M_work ≤ C for S, with B fixed, and round down.",
-           "24 GiB is 24 × 2³⁰ bytes; m_KV = 144 KiB = 147,456 bytes per token."),
-    title="Exercise 2.7",
+           "A GiB is 2³⁰ bytes; m_KV is the KV-cache bytes of one token."),
 ))
 
 
@@ -226,32 +160,18 @@ def _n4_gemm(tile_rows=N4_TILE_ROWS):
 
 
 def _n4_cost():
-    return (_n4_gemm().padding_slowdown - 1.0) * 100.0
+    """How much longer the padded GEMM's bound is than the unpadded one's, a fraction."""
+    return _n4_gemm().padding_slowdown - 1.0
 
 
 register(Exercise(
-    "j13-n4",
-    f"At prefill, one expert of a MoE layer receives {N4_ROWS} rows for its 4096×4096 BF16 weight, "
-    f"and the kernel works in {N4_TILE_ROWS}-row tiles. On an H100, how much longer (in %) is the "
-    "lower bound on its time than it would be without padding? Which limit sets the padded time?",
-    "%", _n4_cost,
-    lambda: (f"Padded to {math.ceil(N4_ROWS / N4_TILE_ROWS) * N4_TILE_ROWS} rows. Without padding: "
-             f"max(F/Π, V/β) = max({shown(_n4_gemm().t_compute_useful, 'µs', 2, bare=True)}, "
-             f"{shown(_n4_gemm().t_read, 'µs', 2, bare=True)}"
-             f") µs = {shown(_n4_gemm().time_unpadded, 'µs', 2)} (the read). "
-             f"Padded: max(F_pad/Π, V/β) = max({shown(_n4_gemm().t_compute, 'µs', 2, bare=True)}, "
-             f"{shown(_n4_gemm().t_read, 'µs', 2, bare=True)}"
-             f") µs = {shown(_n4_gemm().time, 'µs', 2)} (the arithmetic): "
-             f"{_n4_cost():.1f}% longer, not the {(_n4_gemm().efficiency ** -1 - 1) * 100:.0f}% that "
-             f"the padded FLOPs alone suggest."),
-    rel_tol=0.03,
+    "j13-n4", "Exercise 2.8", "%", _n4_cost, rel_tol=0.03,
     hints=("Time is max(FLOPs/Π, bytes/β); the padding adds FLOPs, not bytes.",
            "Compare max(F_pad/Π, V/β) with max(F/Π, V/β); V is the same in both."),
     parts=(Choice("Which limit sets the padded GEMM's time?",
                   lambda: "compute" if _n4_gemm().bound == "compute" else "memory",
                   ("compute", "memory"),
                   "The padded arithmetic takes longer than reading the weight."),),
-    title="Exercise 2.8",
 ))
 
 
@@ -261,50 +181,30 @@ def _f_needed():
 
 
 register(Exercise(
-    "j13-n5",
-    f"A new matrix unit is {N5_UNIT_SPEEDUP:g}× faster than the old one. What fraction f of the "
-    f"step's time must be matrix work for the whole step to become {N5_TARGET:g}× faster?",
-    "%", lambda: _f_needed() * 100.0,
-    lambda: (f"Solve {N5_TARGET:g} = 1 / ((1 − f) + f/{N5_UNIT_SPEEDUP:g}) for f: "
-             f"f = (1 − 1/{N5_TARGET:g}) / (1 − 1/{N5_UNIT_SPEEDUP:g}) = {_f_needed():.1%}. Any "
-             f"smaller share of matrix work and the {N5_UNIT_SPEEDUP:g}× unit falls short."),
-    rel_tol=0.01,
+    "j13-n5", "Exercise 2.9", "%", _f_needed,
     hints=("Amdahl: S = 1 / ((1 − f) + f/s); here S and s are given, f is unknown.",),
-    title="Exercise 2.9",
 ))
 
 
 def _n6_bytes():
     q = _qwen()
-    return q.decode_weight_bytes(2) + N6_CONTEXT * q.kv_bytes_per_token(2)
+    return q.decode_weight_bytes(2) + kv_cache_bytes(N6_CONTEXT, q.kv_bytes_per_token(2))
 
 
 def _n6_floor():
-    return _n6_bytes() / S.j13_h100().mem_bandwidth
+    return read_time(_n6_bytes(), S.j13_h100())
 
 
 def _mbu():
-    return _n6_floor() / N6_MEASURED * 100.0
+    """The read floor of the 2.10 step over its measured time, a fraction."""
+    return _n6_floor() / N6_MEASURED
 
 
 register(Exercise(
-    "j13-n6",
-    f"Suppose you measure Qwen3-8B in BF16 decoding one request on an H100 at "
-    f"{N6_MEASURED * 1e3:g} ms per token, with {N6_CONTEXT:,} tokens already in its KV cache. "
-    "What share of the card's memory bandwidth does that use (its MBU)?",
-    "%", _mbu,
-    lambda: (f"Each step must read the weights once, except the input-embedding table (one row is "
-             f"gathered), and the whole KV cache: {shown(_n6_bytes(), 'GB', 2)}. At "
-             f"{tbs(S.j13_h100())} TB/s that takes at least {shown(_n6_floor(), 'ms', 2)}; "
-             f"{shown(_n6_floor(), 'ms', 2, bare=True)} / {N6_MEASURED * 1e3:g} = {_mbu():.0f}"
-             f"% of the bandwidth. "
-             f"The rest of the time is lost to how the bytes move (small kernels, gaps between "
-             f"them), not to arithmetic."),
-    rel_tol=0.03,
+    "j13-n6", "Exercise 2.10", "%", _mbu, rel_tol=0.03,
     hints=("MBU = bytes a step must read / (measured step time × bandwidth).",
            "Count the weights a decode step multiplies (not the embedding table, which is "
-           f"gathered) and the KV cache of the {N6_CONTEXT:,} tokens at 144 KiB each."),
-    title="Exercise 2.10",
+           "gathered) and the KV cache of every token of context."),
 ))
 
 
@@ -316,7 +216,6 @@ def selftest_values():
     solution hold only the answer checker; the page checks these against the source
     at its end.
     """
-    from ..capacity import kv_cache_bytes
     from ..display import PageValues, shown
     from ..roofline import gemm_bytes, gemm_flops, intensity_limit
 
@@ -362,11 +261,11 @@ def selftest_values():
     v.waste = shown(pr.waste_ratio, "×", 0)
     v.zero_share = shown(1 - pr.useful / pr.executed, "%", 1)
     # 2.4
-    cap = S.j13_rtx4090().mem_capacity
+    left = capacity_check(S.j13_rtx4090().mem_capacity, w_bf16, 0.0, workspace=ws).headroom
     v.w = shown(w_bf16, "GB", 2)
-    v.left = shown(cap - w_bf16 - ws, "GB", 2)
+    v.left = shown(left, "GB", 2)
     v.one8 = shown(kv_cache_bytes(s8, m_kv), "GB", 2)
-    v.room = shown((cap - w_bf16 - ws) / kv_cache_bytes(s8, m_kv), digits=2)
+    v.room = shown(left / kv_cache_bytes(s8, m_kv), digits=2)
     v.m_kv_kib = shown(m_kv, "KiB", 0)
     v.b4 = shown(_b4090(), digits=0)
     # 2.5
@@ -383,11 +282,10 @@ def selftest_values():
     v.i_lim_4096 = shown(intensity_limit(K, K, bytes_per_element=b), "FLOP/byte", 0)
     # 2.7
     cap_phys = _capacity_phys()
-    left_phys = cap_phys - w_bf16 - ws
     v.n3_batch = shown(N3_BATCH, digits=0)
     v.cap_phys = shown(cap_phys, "GB", 2)
     v.cap_gib = shown(cap_phys, "GiB", 0)
-    v.left_phys = shown(left_phys, "GB", 2)
+    v.left_phys = shown(_left_phys(), "GB", 2)
     v.m_kv_bytes = shown(m_kv, digits=0)
     v.n3_per_token = shown(N3_BATCH * m_kv, digits=0)
     v.s_max = shown(_s_max(), "tokens", 0)
@@ -401,7 +299,7 @@ def selftest_values():
     v.n4_tr = shown(g.t_read, "µs", 2)
     v.n4_t0 = shown(g.time_unpadded, "µs", 2)
     v.n4_t1 = shown(g.time, "µs", 2)
-    v.n4_cost = shown(_n4_cost() / 100, "%", 1)
+    v.n4_cost = shown(_n4_cost(), "%", 1)
     v.n4_flops_extra = shown(1 / g.efficiency - 1, "%", 0)
     v.n4_cost16 = shown(g16.padding_slowdown - 1, "%", 1)
     # 2.9
@@ -412,10 +310,10 @@ def selftest_values():
     v.t_meas = shown(N6_MEASURED, "ms", 0)
     v.n6_ctx = shown(N6_CONTEXT, digits=0)
     v.n6_w = shown(q.decode_weight_bytes(2), "GB", 2)
-    v.n6_kv = shown(N6_CONTEXT * m_kv, "GB", 2)
+    v.n6_kv = shown(kv_cache_bytes(N6_CONTEXT, m_kv), "GB", 2)
     v.n6_bytes = shown(_n6_bytes(), "GB", 2)
     v.n6_floor = shown(_n6_floor(), "ms", 2)
-    v.n6_mbu = shown(_mbu() / 100, "%", 0)
+    v.n6_mbu = shown(_mbu(), "%", 0)
     # 2.11
     v.i1 = shown(arithmetic_intensity(1, K, N, bytes_per_element=b), "FLOP/byte", 1)
     v.i_prefill = shown(arithmetic_intensity(K, K, N, bytes_per_element=b), "FLOP/byte", 0)

@@ -47,5 +47,5 @@ def get(exercise_id: str) -> Exercise:
 
 
 def expected(exercise_id: str) -> float:
-    """The computed answer of an exercise, in its unit: ``float(get(exercise_id).answer())``."""
-    return float(get(exercise_id).answer())
+    """The computed answer as a reader types it, in the exercise's unit (``answer()`` is SI)."""
+    return get(exercise_id).expected()

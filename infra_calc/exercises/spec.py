@@ -1,19 +1,20 @@
-"""What an exercise is: a question, a computed answer, its tolerance and hints.
+"""What an exercise is, for the checker: a computed answer, its unit, tolerance and hints.
 
-The chapter modules (``j07``, ``j13``, ``ch3``, ``ch4``) build :class:`Exercise` values
-and hand them to :func:`register`, which keeps them in :data:`EXERCISES`
-(:mod:`infra_calc.exercises.registry` loads the chapters and puts them in book order).  Question text
-quotes catalog numbers through :func:`tflops` and :func:`tbs`, so that a
-catalog change reaches the question too.
+The page poses each exercise and works its solution (MyST ``{exercise}`` and
+``{solution}``, numbers through ``{eval}``); the registry keeps only what grading
+needs.  The chapter modules (``j07``, ``j13``, ``ch3``, ``ch4``) build
+:class:`Exercise` values and hand them to :func:`register`, which keeps them in
+:data:`EXERCISES` (:mod:`infra_calc.exercises.registry` loads the chapters and puts
+them in book order).
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..hardware import accelerator
+from ..units import UNIT_SCALES
 
-__all__ = ["Choice", "yes_no", "Exercise", "tflops", "tbs", "EXERCISES", "register"]
+__all__ = ["Choice", "yes_no", "Exercise", "EXERCISES", "register"]
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class Choice:
     Parameters
     ----------
     prompt : str
-        The part's question, e.g. ``"Is 10 ms per token reachable?"``.
+        The part's label beside its buttons, e.g. ``"Is the target reachable?"``.
     answer : callable
         ``answer() -> str``: the right option, computed.
     options : tuple of str
@@ -45,59 +46,55 @@ def yes_no(prompt: str, answer: Callable[[], bool], why: str = "") -> Choice:
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise.
+    """One exercise as the checker grades it; its question and solution are on its page.
 
     Parameters
     ----------
     id : str
         ``"<chapter>-<n>"``, e.g. ``"j07-1"``; new (non-source) ones ``"j07-n1"``.
-        The registry's key: pages and tests refer to an exercise by it.
-    question : str
-        The question as the book states it.
+        The ``:label:`` of the exercise on its page: pages and tests refer to it by it.
+    title : str
+        The exercise's name on its page (``"Exercise 3.1"``); the checker shows it.
     unit : str
-        Unit the answer is given in (``"ms"``, ``"FLOP/byte"``, ``"requests"`` ...).
+        The unit a reader answers in and the checker shows (``"ms"``, ``"%"``,
+        ``"requests"`` ...), a key of :data:`infra_calc.units.UNIT_SCALES`.
     answer : callable
-        ``answer() -> float``: the expected value, in ``unit``, computed.
-    solution : callable
-        ``solution() -> str``: the worked steps, with computed numbers.
+        ``answer() -> float``: the expected value, computed, in SI units (seconds,
+        bytes, FLOP/s, a fraction for ``"%"``).
     rel_tol, abs_tol : float
-        A reply is right when ``|value - expected| <= max(rel_tol·|expected|, abs_tol)``.
+        A reply ``v`` (in ``unit``) is right when
+        ``|v - expected| <= max(rel_tol·|expected|, abs_tol)``, ``abs_tol`` in ``unit``.
     source_answer : float, optional
-        The answer the source chapter states (rounded), for source questions.
+        The answer the source chapter states (rounded, in ``unit``), for source questions.
     hints : tuple of str
         Hints about the method, one more per wrong attempt after the generic
         one (direction and a coarse size, or a unit slip); never the answer.
     parts : tuple of Choice
         Yes/no (or pick-one) parts of the question, each with its own control.
-    digits : int
-        Decimals the answer is shown with once the reader asks for it.
-    title : str, optional
-        What a reader sees as the exercise's name (``"Exercise 3.1"``); the
-        checker shows it instead of ``id``.  Pages set it; ``id`` by default.
     """
 
     id: str
-    question: str
+    title: str
     unit: str
     answer: Callable[[], float]
-    solution: Callable[[], str]
     rel_tol: float = 0.01
     abs_tol: float = 0.0
     source_answer: float | None = None
     hints: tuple = field(default=())
     parts: tuple = field(default=())
-    digits: int | None = None
-    title: str | None = None
+
+    def __post_init__(self):
+        if self.unit not in UNIT_SCALES:
+            raise ValueError(f"unit must be one of infra_calc.units.UNIT_SCALES, got {self.unit!r}")
 
     @property
     def chapter(self) -> str:
         """The id's chapter part: ``"j07"`` for ``"j07-n1"``."""
         return self.id.split("-")[0]
 
-    @property
-    def display_title(self) -> str:
-        """``title`` when a page gave one, else ``id``."""
-        return self.title or self.id
+    def expected(self) -> float:
+        """The computed answer as a reader types it, in ``unit``: ``answer() / UNIT_SCALES[unit]``."""
+        return float(self.answer()) / UNIT_SCALES[self.unit]
 
     @property
     def tolerance_text(self) -> str:
@@ -110,24 +107,8 @@ class Exercise:
         return " or ".join(parts) if parts else "exact"
 
     def within_tolerance(self, value: float, expected: float) -> bool:
-        """``|value - expected| <= max(rel_tol·|expected|, abs_tol)``."""
+        """``|value - expected| <= max(rel_tol·|expected|, abs_tol)``, both in ``unit``."""
         return abs(value - expected) <= max(self.rel_tol * abs(expected), self.abs_tol)
-
-
-def tflops(hw) -> str:
-    """Dense peak of a catalog accelerator as question text, e.g. ``'989.4'`` (TFLOP/s).
-
-    ``f"{Π / 1e12:,g}"`` with Π the accelerator's dense peak in FLOP/s.
-    """
-    return f"{accelerator(hw).peak_flops / 1e12:,g}"
-
-
-def tbs(hw) -> str:
-    """Memory bandwidth of a catalog accelerator as question text, e.g. ``'3.35'`` (TB/s).
-
-    ``f"{β / 1e12:g}"`` with β the memory bandwidth in bytes/s.
-    """
-    return f"{accelerator(hw).mem_bandwidth / 1e12:g}"
 
 
 #: id -> Exercise; in book order once :mod:`~infra_calc.exercises.registry` has loaded the chapters

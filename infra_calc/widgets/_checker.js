@@ -24,7 +24,7 @@ function render({ model, el }) {
   const reveal = document.createElement("button");
   reveal.className = "ic-reveal jupyter-button";
   reveal.textContent = "Show answer";
-  reveal.title = "show the answer and the worked solution";
+  reveal.title = "show the answer";
   row.append(label, check, reveal);
   const verdict = document.createElement("div");
   verdict.className = "ic-verdict";

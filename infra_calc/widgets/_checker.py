@@ -11,8 +11,10 @@
   own, so there is nothing to wait for: no settle timer, no re-grading.
 * A wrong answer gets a hint (direction and a coarse size, or a unit slip, then
   the exercise's own hints, one more per attempt), never the answer.
-  **Show answer** reveals the answer and the worked solution when asked.
+  **Show answer** reveals the answer when asked; the worked solution is the page's
+  own, folded below the checker.
 * Yes/no (pick-one) parts of a question have their own buttons.
+* The checker shows the exercise's title only: the page above it poses the question.
 """
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ from .. import exercises
 __all__ = ["AnswerBox", "AnswerChecker", "answer_checker"]
 
 GOOD, BAD, NOTE = "#009E73", "#D55E00", "#555555"
+#: what the reveal says of the worked solution, which the page holds
+SEE_SOLUTION = "The worked solution is in the Solution block below."
 _HERE = pathlib.Path(__file__).resolve().parent
 
 
@@ -81,16 +85,16 @@ class AnswerBox(anywidget.AnyWidget):
 
 class AnswerChecker(w.VBox):
     """One exercise's checker: ``header``, ``box`` (:class:`AnswerBox`), ``parts`` (list of
-    ``(ToggleButtons, HTML)``) and ``solution``."""
+    ``(ToggleButtons, HTML)``) and ``revealed`` (the answer, once asked for)."""
 
     def __init__(self, exercise_id: str, title: str | None = None):
         self.exercise = ex = exercises.get(exercise_id)
-        self.title = title or ex.display_title
-        self.header = w.HTML(f"<b>{html.escape(self.title)}.</b> {html.escape(ex.question)}")
-        self.header.add_class("ic-question")
+        self.title = title or ex.title
+        self.header = w.HTML(f"<b>{html.escape(self.title)}.</b>")
+        self.header.add_class("ic-title")
         self.box = AnswerBox(ex.id, self._grade, self.reveal, placeholder=f"answer in {ex.unit}")
-        self.solution = w.HTML("")
-        self.solution.add_class("ic-solution")
+        self.revealed = w.HTML("")
+        self.revealed.add_class("ic-reveal-box")
         self.parts = []
         rows = [self.header, self.box]
         for i, part in enumerate(ex.parts):
@@ -102,7 +106,7 @@ class AnswerChecker(w.VBox):
             pick.observe(lambda ch, i=i: self._grade_part(i, ch["new"]), names="value")
             self.parts.append((pick, note))
             rows += [pick, note]
-        rows.append(self.solution)
+        rows.append(self.revealed)
         super().__init__(rows)
         self.add_class("ic-checker")
 
@@ -133,14 +137,14 @@ class AnswerChecker(w.VBox):
                       f"{html.escape(msg)}</span>")
 
     def reveal(self):
-        """Show the answer, the answers of the yes/no parts and the worked solution."""
+        """Show the answer and the answers of the yes/no parts; the worked solution is the page's."""
         ex = self.exercise
         answer = exercises.check(ex.id, exercises.expected(ex.id)).answer_text
         parts = "".join(f"<br>{html.escape(p.prompt)} <b>{html.escape(p.answer())}</b>"
                         + (f" ({html.escape(p.why)})" if p.why else "") for p in ex.parts)
-        self.solution.value = (f"<div class='ic-revealed'>Answer: <b>{html.escape(answer)}</b> "
+        self.revealed.value = (f"<div class='ic-revealed'>Answer: <b>{html.escape(answer)}</b> "
                                f"(tolerance {html.escape(ex.tolerance_text)}){parts}<br>"
-                               f"<small>{html.escape(ex.solution())}</small></div>")
+                               f"<small>{SEE_SOLUTION}</small></div>")
 
     # -- what an unrun cell shows ----------------------------------------------------------
     def __repr__(self) -> str:
@@ -148,7 +152,7 @@ class AnswerChecker(w.VBox):
         name = self.title if self.title != ex.id else f"exercise {ex.id}"
         return (f"Answer checker for {name}: run this cell to type your answer "
                 f"(in {ex.unit}) and press Check; a wrong answer gets a hint, and "
-                f"'Show answer' gives the worked solution.")
+                f"'Show answer' gives the answer (the worked solution is the page's).")
 
     def _repr_pretty_(self, p, cycle) -> None:
         p.text(repr(self))

@@ -101,6 +101,40 @@ def test_each_numeric_exercise_has_its_checker_right_below(chapter):
     assert not problems, f"{page.name}:\n  " + "\n  ".join(problems)
 
 
+def numbered_titles(chapter: str) -> dict[str, str]:
+    """``{label: "Exercise <chapter>.<k>"}`` as sphinx-exercise numbers the chapter's
+    ``{exercise}`` blocks (in page order, ``:nonumber:`` ones just "Exercise"), read from
+    the sources: the chapter's number is its folder's."""
+    number = int(FOLDERS[chapter].split("_")[0])
+    out, k = {}, 0
+    for page in chapter_pages(chapter):
+        for c in cells(page):
+            if c["cell_type"] != "markdown":
+                continue
+            for m in LABEL.finditer(source(c)):
+                options = re.match(r"[^\n]*\n((?::[^\n]*\n)*)", source(c)[m.start():] + "\n")
+                if ":nonumber:" in options.group(1):
+                    out[m.group(2)] = "Exercise"
+                else:
+                    k += 1
+                    out[m.group(2)] = f"Exercise {number}.{k}"
+    return out
+
+
+@pytest.mark.parametrize("chapter", _params())
+def test_each_registered_exercise_is_posed_once_under_its_title(chapter):
+    """The page is the one place a question is written: each registered id labels exactly
+    one ``{exercise}`` in the book, and the registry's title is the number it gets there."""
+    labels = [m.group(2) for page in BOOK.rglob("*.ipynb") if "_build" not in page.parts
+              for c in cells(page) if c["cell_type"] == "markdown"
+              for m in LABEL.finditer(source(c))]
+    titles = numbered_titles(chapter)
+    problems = {i: (labels.count(i), exercises.get(i).title, titles.get(i))
+                for i in exercises.exercise_ids(chapter)
+                if labels.count(i) != 1 or exercises.get(i).title != titles.get(i)}
+    assert not problems, f"{chapter}: id -> (times posed, registry title, page title): {problems}"
+
+
 EXERCISE_DIV = re.compile(r'<div class="exercise admonition" id="([^"]+)">\s*'
                           r'<p class="admonition-title">(.*?)</p>', re.S)
 

@@ -23,15 +23,18 @@ def test_every_chapter_registers_its_own_ids():
 
 def test_get_ignores_case_and_blanks_and_lists_known_ids():
     assert exercises.get(" J07-1 ") is exercises.get("j07-1")
-    with pytest.raises(ValueError, match="unknown exercise 'j99-1'; known: j07-1"):
+    with pytest.raises(ValueError, match="unknown exercise 'j99-1'; known: j07-e1, j07-1"):
         exercises.get("j99-1")
     with pytest.raises(TypeError, match="must be a string"):
         exercises.get(1)
 
 
-def test_expected_is_the_computed_answer_as_float():
+def test_expected_is_the_computed_answer_in_the_display_unit():
     val = exercises.expected("j13-4")
     assert isinstance(val, float) and val == float(exercises.get("j13-4").answer())
+    # answers are SI: a time in seconds shown in ms, a fraction shown in %
+    assert exercises.expected("j07-1") == exercises.get("j07-1").answer() * 1e3
+    assert exercises.expected("j07-n2") == pytest.approx(exercises.get("j07-n2").answer() * 100)
 
 
 def test_register_refuses_duplicates_and_non_exercises():
@@ -40,7 +43,7 @@ def test_register_refuses_duplicates_and_non_exercises():
         spec.register(ex)
     with pytest.raises(TypeError, match="must be an Exercise"):
         spec.register({"id": "x-1"})
-    new = Exercise("zz-1", "q", "ms", lambda: 1.0, lambda: "s")
+    new = Exercise("zz-1", "Exercise 0.1", "ms", lambda: 1.0)
     try:
         assert spec.register(new) is new and exercises.get("zz-1") is new
     finally:
@@ -50,9 +53,9 @@ def test_register_refuses_duplicates_and_non_exercises():
 def test_names_the_chapters_import_stay_in_the_package():
     """The chapter files import these from ``infra_calc.exercises``: same objects, same meaning."""
     from infra_calc.exercises import answers, grading, hints
-    for name, mod in (("Exercise", spec), ("Choice", spec), ("yes_no", spec), ("tflops", spec),
-                      ("tbs", spec), ("register", spec), ("get", registry),
-                      ("expected", registry), ("exercise_ids", registry), ("EXERCISES", spec),
+    for name, mod in (("Exercise", spec), ("Choice", spec), ("yes_no", spec), ("register", spec),
+                      ("get", registry), ("expected", registry), ("exercise_ids", registry),
+                      ("EXERCISES", spec),
                       ("check", grading), ("check_text", grading), ("check_choice", grading),
                       ("CheckResult", grading), ("parse_answer", answers), ("hint_for", hints)):
         assert getattr(exercises, name) is getattr(mod, name), name

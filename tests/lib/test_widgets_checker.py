@@ -84,7 +84,7 @@ def test_units_are_converted():
 def test_box_starts_empty_with_the_unit_as_placeholder():
     chk = answer_checker("j07-1")
     assert chk.box.placeholder == "answer in ms" and chk.verdict == ""
-    assert chk.solution.value == "" and chk.box.exercise_id == "j07-1"
+    assert chk.revealed.value == "" and chk.box.exercise_id == "j07-1"
 
 
 def test_wrong_answer_hints_without_the_answer():
@@ -96,14 +96,17 @@ def test_wrong_answer_hints_without_the_answer():
         assert "Not yet" in text and hint in text, text
         assert answer.split()[0] not in text and "34.3" not in text.replace(typed, "")
         assert not re.search(r"\d+(\.\d+)?\s*%", text), text            # no percentages
-        assert chk.solution.value == ""            # no worked solution unless asked
+        assert chk.revealed.value == ""            # no answer unless asked
 
 
-def test_show_answer_reveals_answer_parts_and_solution():
+def test_show_answer_reveals_answer_and_parts_and_points_to_the_page():
+    from infra_calc.widgets._checker import SEE_SOLUTION
+
     chk = answer_checker("j07-1")
     chk.box._handle(chk.box, {"event": "reveal"}, [])
-    text = chk.solution.value
-    assert "34.33 ms" in text and "T_read" in text and "reachable" in text and "<b>no</b>" in text
+    text = chk.revealed.value
+    assert "34.33 ms" in text and "reachable" in text and "<b>no</b>" in text
+    assert SEE_SOLUTION in text
 
 
 def test_yes_no_part_has_its_own_control():
@@ -120,7 +123,7 @@ def test_title_is_shown_instead_of_the_id():
     from infra_calc import exercises
 
     title = exercises.get("j07-1").title
-    assert title and f"<b>{title}.</b>" in answer_checker("j07-1").header.value
+    assert title and answer_checker("j07-1").header.value == f"<b>{title}.</b>"  # no question
     chk = answer_checker("j07-1", title="Exercise 1")
     assert "<b>Exercise 1.</b>" in chk.header.value and "j07-1" not in chk.header.value
     assert "Exercise 1" in repr(chk) and chk.box.exercise_id == "j07-1"
