@@ -15,6 +15,11 @@ def table(e) -> str:
     per = " per card" if e.cards > 1 else ""
     ctx_note = {"given": "", "default": " (default)",
                 "the request's last step": " (the request's last decode step)"}[e.context_from]
+    # what the read leaves out of the stored weights, so that it adds up with the capacity lines
+    skipped = ([] if e.model.tie_word_embeddings else ["the embedding table gathered, not read"]) \
+        + ([f"{e.model.experts_per_token} of {e.model.num_experts} experts per MoE layer"]
+           if e.model.is_moe else [])
+    touched = "weights a step touches" + (": " + ", ".join(skipped) + ";" if skipped else "")
     rows = [
         ("model", f"{e.model.name} ({shown_up(e.params, 'billion', 2)} parameters"
                   + (f", {shown_up(e.active_params, 'billion', 2)} active" if e.model.is_moe else "")
@@ -24,7 +29,7 @@ def table(e) -> str:
         ("batch x context", f"{e.batch:,} x {e.context:,} tokens{ctx_note}"),
         ("", ""),
         (f"decode step{per}", ""),
-        ("  bytes read", f"{shown_up(e.bytes_read, 'GB', 2)} (weights + KV cache)"),
+        ("  bytes read", f"{shown_up(e.bytes_read, 'GB', 2)} ({touched} + KV cache)"),
         ("  FLOPs", f"{shown_up(e.flops, 'GFLOP', 1)} (matrix products + attention)"),
         ("  T_read    (R / beta)", shown_up(e.t_read, "ms", 3)),
         ("  T_compute (F / Pi)", shown_up(e.t_compute, "ms", 4)),

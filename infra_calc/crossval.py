@@ -276,7 +276,7 @@ def summary(report: Report | None = None) -> str:
     rows = d.rows
     lines = [f"rows fitted: {len(rows)} in {len({r.group for r in rows})} groups from "
              f"{len({r.publisher for r in rows})} publishers; held out: {len(d.holdout)}; "
-             f"faster than their floor (faults, left out): {len(d.faults)}; "
+             f"faster than their floor (left out): {len(d.faults)}; "
              f"left out: {len(d.skipped)}",
              "|relative error|, grouped cross-validation: median / 90th percentile (rows)"]
     names = (("model", "model, family knobs"), ("pooled", "model, pooled knobs"),

@@ -27,7 +27,8 @@ multi-card row are a model, reported apart (``comm_share``), and an MoE step
 reads ``k`` experts per layer (the floor; ``uniform_fraction`` is the same
 share under the uniform-routing model).  Assumptions where the source is silent: weights in 2 bytes
 (BF16) when no precision is printed, 1 byte for FP8; the KV cache in the
-weights' byte width; a missing prompt or output length counts as 0 tokens of
+weights' byte width when the row states no ``kv_precision`` (else at that
+precision); a missing prompt or output length counts as 0 tokens of
 cache (:func:`mean_step`); decode weights are the bytes really touched
 (:meth:`ModelSpec.decode_weight_bytes`); the math runs at the dense peak of
 the row's math precision (:func:`math_of`: FP8 and FP4 rows at the catalog's
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 
 from .generation import generation_time
 from .hardware import Accelerator, accelerator
-from .measurements import Measurement, load
+from .measurements import PRECISION_BYTES, Measurement, load
 from .parallel import tensor_parallel_step
 from .prefill import prefill_step
 from .workload import Workload
@@ -123,12 +124,14 @@ def workload_for(m: Measurement, routing: str = "floor") -> Workload:
     """The :class:`~infra_calc.workload.Workload` a row was measured on.
 
     The catalog card at the row's math precision (:func:`math_of`), its weight
-    precision's bytes for the weights and the KV cache (2 when not stated), its
-    decode batch (1 when not stated) and its cards per model copy (1 when not
-    stated), and ``routing`` for a mixture of experts.
+    precision's bytes for the weights (2 when not stated), its KV-cache
+    precision's bytes for the cache (the weights' bytes when the row states no
+    cache precision), its decode batch (1 when not stated) and its cards per
+    model copy (1 when not stated), and ``routing`` for a mixture of experts.
     """
+    kv = PRECISION_BYTES.get(m.kv_precision, m.bytes_per_param)
     return Workload(m.model, accelerator_for(m), bytes_per_param=m.bytes_per_param,
-                    kv_bytes_per_element=m.bytes_per_param, batch=m.batch or 1,
+                    kv_bytes_per_element=kv, batch=m.batch or 1,
                     cards=m.cards or 1, routing=routing, math=math_of(m))
 
 

@@ -24,6 +24,8 @@ def test_estimate_table():
             "--batch", "8", "--context", "8192")
     assert r.returncode == 0, r.stderr
     assert "memory-bound" in r.stdout
+    # the read leaves the untied embedding table out of the weights, and says so
+    assert "weights a step touches: the embedding table gathered, not read" in r.stdout
     assert "max batch at this context" in r.stdout and r.stdout.split(
         "max batch at this context")[1].split()[0] == "55"
 

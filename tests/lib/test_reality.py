@@ -57,6 +57,19 @@ def test_bound_of_a_ttft_row_is_the_prefill_step():
     assert reality.lower_bound(m).bound == pytest.approx(pre.t_step)
 
 
+def test_the_cache_is_held_at_the_precision_a_row_records():
+    """FP4 weights with an FP8 cache: the cache is 1 byte, not the weights' half byte; a row
+    that records no cache precision keeps the weights' width."""
+    rows = [m for m in ic.measurements.load() if m.accelerator in ic.CATALOG]
+    split = next(m for m in rows if m.weight_precision == "fp4" and m.kv_precision == "fp8")
+    w = reality.workload_for(split)
+    assert w.bytes_per_param == 0.5 and w.kv_bytes_per_element == 1.0
+    silent = next(m for m in rows if m.weight_precision == "fp4" and not m.kv_precision)
+    assert reality.workload_for(silent).kv_bytes_per_element == 0.5
+    none = next(m for m in rows if not m.weight_precision and not m.kv_precision)
+    assert reality.workload_for(none).kv_bytes_per_element == 2.0
+
+
 def test_implied_utilisation_leaves_the_all_reduce_model_out():
     """A multi-card TTFT row: the fraction is taken against the floor terms alone, and the
     ring all-reduce model is reported apart as its share of floor + model."""
