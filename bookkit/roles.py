@@ -8,6 +8,10 @@ stores one result per occurrence, in document order, in the cell's
 ``user_expressions`` metadata (jupyterlab-myst's format); the web build and the tests
 read them back with :func:`plain_result`, and the page check compares the stored
 ``text/plain`` with what the kernel shows now.
+
+The labels of a page's sphinx-exercise directives are read here too, once
+(:func:`exercise_labels`, :func:`solution_targets`): the tests and the browser checks
+of the exercises use these patterns.
 """
 from __future__ import annotations
 
@@ -17,7 +21,8 @@ import pathlib
 import re
 
 __all__ = ["CODE_DIRECTIVES", "eval_expressions", "split_inline", "stored_expressions",
-           "plain_result", "unquoted", "stored_values"]
+           "plain_result", "unquoted", "stored_values", "EXERCISE_LABEL", "SOLUTION_TARGET",
+           "exercise_labels", "solution_targets"]
 
 #: directives whose body is not MyST markdown (roles in it are not evaluated)
 CODE_DIRECTIVES = {"code", "code-block", "code-cell", "sourcecode", "literalinclude", "math",
@@ -26,6 +31,11 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*(.*?)\s*$")
 _OPTION = re.compile(r"^:[\w-]+:(\s|$)")
 # a role, or a code span (which can hide a role): whichever starts first
 _INLINE = re.compile(r"\{eval\}`(?P<expr>[^`]+)`|(?P<ticks>`+)(?:.|\n)*?(?<!`)(?P=ticks)(?!`)")
+
+#: an ``{exercise}`` directive (backtick or colon fence) and its ``:label:`` (group 2)
+EXERCISE_LABEL = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n(?:[^\n]*\n)*?:label:\s*(\S+)", re.M)
+#: a ``{solution}`` (or gated ``{solution-start}``) directive and the label it solves (group 1)
+SOLUTION_TARGET = re.compile(r"^(?:`{3,}|:{3,})\{solution(?:-start)?\}\s+(\S+)", re.M)
 
 
 def eval_expressions(markdown: str) -> list[str]:
@@ -132,3 +142,22 @@ def stored_values(path: pathlib.Path | str) -> dict[str, str]:
             if expr is not None and text is not None:
                 values[expr] = text
     return values
+
+
+def exercise_labels(markdown: str) -> list[str]:
+    """The ``:label:`` of every ``{exercise}`` in ``markdown``, in document order.
+
+    >>> exercise_labels("```{exercise}\\n:label: j07-1\\nQ?\\n```\\n::::{exercise} worked\\n"
+    ...                 ":label: j07-e1\\n:nonumber:\\n")
+    ['j07-1', 'j07-e1']
+    """
+    return [m.group(2) for m in EXERCISE_LABEL.finditer(markdown)]
+
+
+def solution_targets(markdown: str) -> list[str]:
+    """The label each ``{solution}`` (or ``{solution-start}``) in ``markdown`` solves.
+
+    >>> solution_targets("````{solution} j07-1\\n:class: dropdown\\n````\\n:::{solution-start} j07-2\\n")
+    ['j07-1', 'j07-2']
+    """
+    return SOLUTION_TARGET.findall(markdown)

@@ -19,10 +19,10 @@ A function without a card keeps its subject positional and its options by
 keyword: ``arithmetic_intensity(m, k, n, bytes_per_element=2)``.
 
 >>> import infra_calc as ic
->>> round(ic.read_time(70e9, "H100 SXM") * 1e3, 3)
-20.896
->>> round(ic.decode_step(70e9, "H100 SXM", bytes_per_param=1, batch=8).t_read * 1e3, 3)
-20.896
+>>> ic.shown(ic.read_time(70e9, "H100 SXM"), "ms", 3)
+20.896 ms
+>>> ic.shown(ic.decode_step(70e9, "H100 SXM", bytes_per_param=1, batch=8).t_read, "ms", 3)
+20.896 ms
 """
 # ruff: noqa: F401  (the imports below are the package's names; __all__ lists them)
 import importlib
@@ -37,7 +37,6 @@ from .capacity import (
     capacity_check,
     kv_cache_bytes,
     max_batch,
-    planner_state,
 )
 from .estimate import Estimate, estimate
 from .hardware import (
@@ -58,7 +57,6 @@ from .roofline import (
     gemm_flops,
     gemm_roofline,
     intensity_limit,
-    ridge_point,
 )
 from .shape import (
     PaddedGemm,
@@ -74,7 +72,6 @@ from .step import (
     batch_turning_point,
     compute_time,
     decode_step,
-    fix_scenarios,
     read_time,
     step_time,
 )
@@ -83,7 +80,7 @@ __version__ = "1.0.0"
 
 #: Public names defined in modules imported on first use: name -> module.
 _LAZY = {
-    "MODELS": "models", "model": "models", "model_names": "models", "resolve_model": "models",
+    "MODELS": "models", "model": "models", "model_names": "models",
     "ModelSpec": "modelspec",
     # one workload, and chapter 3: the whole request
     "Workload": "workload", "DEFAULT_WORKSPACE": "workload",
@@ -95,8 +92,9 @@ _LAZY = {
     "TensorParallelStep": "parallel", "tensor_parallel_step": "parallel",
     "ring_allreduce_time": "comm", "in_switch_allreduce_time": "comm",
     "allreduce_time": "comm", "CardShare": "sharding", "card_share": "sharding",
-    # the book's pages: numbers as the prose shows them
-    "shown": "display", "Shown": "display", "PageValues": "display",
+    # numbers as the prose shows them (the pages' own helpers, Shown and PageValues, are
+    # infra_calc.display's; a page's planner state is infra_calc.capacity.planner_state)
+    "shown": "display",
     # chapter 4: a forecast (a model resting on the floor)
     "Forecast": "forecasting", "forecast": "forecasting", "Band": "forecasting",
     "forecast_engines": "forecasting",

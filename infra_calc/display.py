@@ -2,8 +2,11 @@
 
 A page computes a quantity in SI units and turns it into text once, with
 :func:`shown`; the prose then refers to it with MyST's ``{eval}`` role, e.g.
-``{eval}`v.t_read```.  The unit string picks the scale, so the code never writes
-``t * 1e3`` next to prose that types "ms".
+``{eval}`v.t_read```.  The unit string picks the scale, so no f-string in the
+package scales by hand (no ``f"{t * 1e3:.2f} ms"``): text is made from the SI value
+and its unit.  ``tests/lib/test_display.py`` reads every f-string of the package
+to hold this (and lists the few lines still being converted).  A figure's axis data
+are numbers, not text: they are plotted in the axis's unit.
 
 ``shown(value, unit, digits)`` renders ``f"{value / scale(unit):,.{digits}f} {unit}"``
 (thousands separated by commas; ``bare=True`` drops the unit).
@@ -23,7 +26,8 @@ A page computes a quantity in SI units and turns it into text once, with
 The other forms a number takes, all here: :func:`shown_up` (a time in a larger unit
 once it reaches 10,000 of its own), :func:`shown_prefixed` (the largest of a few
 units that keeps the number at least 1), :func:`sig` (fixed significant digits, for
-labels and readouts), :func:`round_sig` (a chosen input, no trailing zeros) and
+labels and readouts), :func:`round_sig` (a chosen input, no trailing zeros),
+:func:`shown_e` (a count as the source writes it, "80e9 B") and
 :func:`plain_number` (a number a reader typed, echoed back).  One rule for infinity:
 every one of them writes ``∞`` (``−∞``).
 """
@@ -35,7 +39,7 @@ import numbers
 from .units import UNIT_SCALES
 
 __all__ = ["Shown", "shown", "shown_up", "shown_prefixed", "sig", "round_sig", "plain_number",
-           "with_unit", "TIME_UNITS", "PageValues"]
+           "shown_e", "with_unit", "TIME_UNITS", "PageValues"]
 
 
 # no space between the number and these units
@@ -203,6 +207,18 @@ def round_sig(value: float, unit: str | None = None, *, digits: int = 3) -> str:
     x = _scaled(value, unit)
     num = _infinity(x) if math.isinf(x) else f"{float(f'{x:.{digits}g}'):,g}"
     return with_unit(num, unit)
+
+
+def shown_e(value, exponent: int = 9, digits: int | None = None, unit: str | None = None) -> str:
+    """``value`` as a number times a power of ten, written the source's way ("80e9 B"):
+    ``digits`` decimals, or as few as it needs when ``digits`` is None.
+
+    >>> shown_e(80e9, unit="B"), shown_e(85.899e9, digits=1, unit="B"), shown_e(70e9)
+    ('80e9 B', '85.9e9 B', '70e9')
+    """
+    x = float(value) / 10.0 ** exponent
+    num = f"{x:g}" if digits is None else f"{x:.{digits}f}"
+    return with_unit(f"{num}e{exponent}", unit)
 
 
 def plain_number(x: float) -> str:

@@ -107,9 +107,10 @@ def generation_time(model, hw=None, *, prompt_tokens=None, output_tokens=None,
     The prefill pass (:func:`infra_calc.prefill.prefill_step`) yields the
     first output token, so the time to first token (TTFT) is its ``t_step``.
     Each further token ``j = 1 … O-1`` takes one decode step
-    (:func:`infra_calc.parallel.tensor_parallel_step`, which with one card
-    is the single-card step) with a KV cache of ``S_j = P + j`` tokens per
-    request, growing by one each step:
+    (:func:`infra_calc.decode.step_parts`, all steps at once: the account
+    :func:`~infra_calc.parallel.tensor_parallel_step` and, on one card,
+    :func:`~infra_calc.decode.model_decode_step` read) with a KV cache of
+    ``S_j = P + j`` tokens per request, growing by one each step:
 
     .. math:: T_{total} = T_{prefill} + \\sum_{j=1}^{O-1} T_{step}(S = P + j)
 

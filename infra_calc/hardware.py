@@ -218,8 +218,10 @@ class Accelerator:
         return dataclasses.replace(self, **changes)
 
     def __str__(self) -> str:
-        return (f"{self.name}: {self.peak_flops / 1e12:,.1f} TFLOP/s dense, "
-                f"{self.mem_bandwidth / 1e12:.3g} TB/s, {self.mem_capacity / GiB:.0f} GiB")
+        from .display import round_sig, shown
+
+        return (f"{self.name}: {shown(self.peak_flops, 'TFLOP/s', 1)} dense, "
+                f"{round_sig(self.mem_bandwidth, 'TB/s')}, {shown(self.mem_capacity, 'GiB', 0)}")
 
 
 _ENTRIES = (

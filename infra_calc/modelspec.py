@@ -306,11 +306,16 @@ class ModelSpec(ParameterLedger):
                 f"{self.name}; got {worst:,}")
 
     def __str__(self) -> str:
+        from .display import round_sig, shown
+
+        def billions(n):
+            return shown(n, "billion", 2, bare=True)
+
         moe = (f", MoE {self.experts_per_token}/{self.num_experts} experts, "
-               f"{self.active_params / 1e9:.2f}B active") if self.is_moe else ""
-        return (f"{self.name}: {self.params / 1e9:.2f}B params{moe}, {self.layers} layers, "
+               f"{billions(self.active_params)}B active") if self.is_moe else ""
+        return (f"{self.name}: {billions(self.params)}B params{moe}, {self.layers} layers, "
                 f"{self.heads} q / {self.kv_heads} kv heads x {self.head_dim}, "
-                f"{self.kv_bytes_per_token() / 1024:g} KiB KV/token (BF16)")
+                f"{round_sig(self.kv_bytes_per_token(), 'KiB', digits=6)} KV/token (BF16)")
 
     # ------------------------------------------------------------ from config
     @classmethod

@@ -13,7 +13,6 @@ from .display import shown  # sep=False: the source printed no thousands separat
 from .roofline import arithmetic_intensity, critical_rows, gemm_bytes, gemm_flops
 from .shape import padded_rows, route_tokens
 from .step import batch_turning_point, compute_time, decode_step, read_time
-from .units import MEGA, TB, TERA, MiB
 
 __all__ = ["j07_lines", "j13_lines", "reproduce", "CHAPTERS"]
 
@@ -32,7 +31,7 @@ def j07_lines() -> list[str]:
     lines = [
         f"H100 SXM: {shown(h100.mem_capacity, 'GB', 0, sep=False)}"
         f" / {shown(h100.mem_bandwidth, 'TB/s', 2, sep=False)} / "
-        f"{h100.peak_flops / TERA:.1f} TFLOP/s (BF16 dense)",
+        f"{shown(h100.peak_flops, 'TFLOP/s', 1, sep=False)} (BF16 dense)",
         f"T_read    = {shown(r, 'GB', 2, sep=False)}"
         f" / {shown(h100.mem_bandwidth, 'GB/s', 2, sep=False)} = {shown(t_read, 'ms', 3, sep=False)}",
         f"T_compute = {shown(f, 'GFLOPs', 2, sep=False)}"
@@ -79,12 +78,13 @@ def j13_lines() -> list[str]:
     lines = [f"Q projection {k}×{n} (BF16)"]
     for m in S.J13_ROWS:
         lines.append(
-            f"M={m} : F {gemm_flops(m, k, n) / MEGA:.2f} MFLOPs, "
-            f"V {gemm_bytes(m, k, n, bytes_per_element=b) / MiB:.2f} MiB, "
+            f"M={m} : F {shown(gemm_flops(m, k, n), 'MFLOPs', 2, sep=False)}, "
+            f"V {shown(gemm_bytes(m, k, n, bytes_per_element=b), 'MiB', 2, sep=False)}, "
             f"I = {arithmetic_intensity(m, k, n, bytes_per_element=b):.1f} FLOP/byte")
     m_star = critical_rows(k, n, h100, bytes_per_element=b)
     lines.append(
-        f"H100 I* = {h100.peak_flops / TERA:.1f}/{h100.mem_bandwidth / TB:.2f} = "
+        f"H100 I* = {shown(h100.peak_flops, 'TFLOP/s', 1, bare=True, sep=False)}"
+        f"/{shown(h100.mem_bandwidth, 'TB/s', 2, bare=True, sep=False)} = "
         f"{h100.ridge_point:.1f} FLOP/byte → M* ≈ {m_star:.0f} token")
 
     uniform = padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=0.0),

@@ -19,7 +19,7 @@ from .hardware import accelerator
 
 __all__ = [
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit",
-    "ridge_point", "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline",
+    "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline",
 ]
 
 
@@ -69,11 +69,6 @@ def intensity_limit(k, n, *, bytes_per_element=2):
     k = check_number(k, "k", "elements")
     n = check_number(n, "n", "columns")
     return 2.0 * k * n / (_bpe(bytes_per_element) * (k + n))
-
-
-def ridge_point(hw):
-    """Ridge point :math:`I^* = \\Pi/\\beta` of ``hw``, in FLOP/byte."""
-    return accelerator(hw).ridge_point
 
 
 def critical_rows(k, n, hw, *, bytes_per_element=2):

@@ -13,13 +13,10 @@ Examples
 """
 from __future__ import annotations
 
-from ._validate import check_number
-
 __all__ = [
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
     "MEGA", "GIGA", "TERA",
     "MS", "US", "BYTE_UNITS", "UNIT_SCALES",
-    "to_unit",
 ]
 
 # decimal (SI) prefixes
@@ -56,14 +53,3 @@ UNIT_SCALES: dict[str, float] = {
     # counts with a scale word
     "thousand": 1e3, "million": 1e6, "billion": 1e9, "B params": 1e9,
 }
-
-
-def to_unit(nbytes, unit: str = "GB"):
-    """Convert a byte count into ``unit`` (one of :data:`BYTE_UNITS`).
-
-    ``to_unit(x, "GB") = x / 1e9`` while ``to_unit(x, "GiB") = x / 2**30``.
-    """
-    if unit not in BYTE_UNITS:
-        raise ValueError(f"unit must be one of {sorted(BYTE_UNITS)}, got {unit!r}")
-    nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    return nbytes / BYTE_UNITS[unit]

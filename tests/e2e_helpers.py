@@ -21,6 +21,8 @@ import pathlib
 import re
 import urllib.parse
 
+from bookkit.roles import solution_targets
+
 ROOT = pathlib.Path(os.environ.get("BOOK_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[1])
 HTML_DIR = pathlib.Path(os.environ.get("BOOK_HTML_DIR") or ROOT / "_build" / "html")
 SCREENSHOTS = pathlib.Path(os.environ.get("E2E_SCREENSHOTS") or ROOT / "artifacts" / "screenshots")
@@ -43,7 +45,6 @@ def source_docname(page: str) -> str:
 EXPLORER_ID = re.compile(r"explorer|planner")
 WIDGET_CALL = re.compile(r"\b\w+_(?:explorer|planner)\(")
 _FIGURE = re.compile(r"^(`{3,}|:{3,})\{(?:glue:)?figure\}\s+(\S+)", re.M)
-_SOLUTION = re.compile(r"^(?:`{3,}|:{3,})\{solution(?:-start)?\}\s+(\S+)", re.M)
 
 
 def _page_source(docname: str, root: pathlib.Path = ROOT) -> tuple[str, list[str]]:
@@ -67,7 +68,7 @@ def _page_source(docname: str, root: pathlib.Path = ROOT) -> tuple[str, list[str
 
 def source_solutions(docname: str) -> list[str]:
     """Labels of the {solution} blocks a page's source holds."""
-    return _SOLUTION.findall(_page_source(docname)[0])
+    return solution_targets(_page_source(docname)[0])
 
 
 def source_explorer_figures(docname: str) -> list[str]:

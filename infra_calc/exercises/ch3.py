@@ -192,7 +192,7 @@ register(Exercise(
 
 # --- the numbers the self-test page shows ------------------------------------------
 def selftest_values():
-    """The numbers ``book/3_whole_request/07_self_test.ipynb`` shows, as a :class:`~infra_calc.PageValues`.
+    """The numbers ``book/3_whole_request/07_self_test.ipynb`` shows, as a :class:`~.display.PageValues`.
 
     One call at the top of the page, so that the cells between an exercise and
     its solution hold only the answer checker.

@@ -139,7 +139,7 @@ register(Exercise(
 
 # --- the numbers the self-test page shows ------------------------------------------
 def selftest_values():
-    """The numbers ``book/4_forecast/06_self_test.ipynb`` shows, as a :class:`~infra_calc.PageValues`."""
+    """The numbers ``book/4_forecast/06_self_test.ipynb`` shows, as a :class:`~.display.PageValues`."""
     from ..display import PageValues, shown
 
     v = PageValues()

@@ -203,7 +203,8 @@ def n3_steps() -> dict:
     return {"baseline": decode_step(S.J07_PARAMS, h, bytes_per_param=S.J07_BYTES_PER_PARAM, **args),
             "4-bit weights": decode_step(S.J07_PARAMS, h, bytes_per_param=HALF_BYTE, **args),
             "twice the bandwidth": decode_step(
-                S.J07_PARAMS, h.with_(mem_bandwidth=2 * h.mem_bandwidth), bytes_per_param=S.J07_BYTES_PER_PARAM, **args)}
+                S.J07_PARAMS, h.with_(mem_bandwidth=2 * h.mem_bandwidth),
+                bytes_per_param=S.J07_BYTES_PER_PARAM, **args)}
 
 
 def n3_better() -> str:
@@ -325,7 +326,8 @@ def selftest_values():
     v.n1_b = shown(N1_BATCH, digits=0)
     v.n1_ctx = shown(N1_CONTEXT, digits=0)
     v.n1_kv = shown(n1_kv(), "GB", 2)
-    v.n1_total = shown(capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, n1_kv(), workspace=S.J07_WORKSPACE).total, "GB", 2)
+    v.n1_total = shown(capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, n1_kv(),
+                                      workspace=S.J07_WORKSPACE).total, "GB", 2)
     v.n1_r = shown(st1.bytes_read, "GB", 2)
     v.n1_tr = shown(st1.t_read, "ms", 2)
     v.n1_f = shown(st1.flops, "TFLOP", 0)

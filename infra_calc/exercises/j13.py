@@ -210,7 +210,7 @@ register(Exercise(
 
 # --- the numbers the self-test page shows ------------------------------------------
 def selftest_values():
-    """The numbers ``book/2_full_speed/08_self_test.ipynb`` shows, as a :class:`~infra_calc.PageValues`.
+    """The numbers ``book/2_full_speed/08_self_test.ipynb`` shows, as a :class:`~.display.PageValues`.
 
     One call at the top of the page, so that the cells between an exercise and its
     solution hold only the answer checker; the page checks these against the source

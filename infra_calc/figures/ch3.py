@@ -12,7 +12,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from ..decode import REGIONS, model_decode_step
-from ..display import sig
+from ..display import shown, sig
 from ..hardware import accelerator
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..levers import speculative_step
@@ -113,7 +113,7 @@ def prefill_figure(cases=((SMALL, 2), (BIG, 1)), hw="H100 SXM"):
     colours = (PALETTE["blue"], PALETTE["vermillion"])
     for (name, bpp), c, y in zip(cases, colours, (0.02, 0.05), strict=False):
         st = prefill_step(name, acc, prompt_tokens=p, bytes_per_param=bpp)
-        short = f"{model(name).params / 1e9:.0f}B, {bpp:g} B/weight"
+        short = f"{shown(model(name).params, 'billion', 0, bare=True)}B, {bpp:g} B/weight"
         ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
         ax.plot(p, st.t_read * 1e3, ":", color=c, lw=1.2, label=f"{short}: read R/β")
         ax.plot(p, st.t_compute * 1e3, "--", color=c, lw=1.2, label=f"{short}: compute F/Π")
@@ -158,9 +158,9 @@ def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", *, batches=(1, 64), co
                    edgecolor=PALETTE["black"], lw=0.8, label="does not fit")
         ideal = work[0] / cards
         ax.plot(x, ideal, "k--", marker=MARKERS[0], ms=4, lw=1, label="ideal 1/n")
-        for xi, t, ok in zip(x, st.t_step * 1e3, fits, strict=False):
-            ax.text(xi, t * 1.02, f"{t:.2f}" + ("" if ok else "\n(no fit)"), ha="center",
-                    va="bottom", fontsize=8)
+        for xi, t, ok in zip(x, st.t_step, fits, strict=False):
+            ax.text(xi, t * 1e3 * 1.02, f"{shown(t, 'ms', 2, bare=True)}" + ("" if ok else "\n(no fit)"),
+                    ha="center", va="bottom", fontsize=8)
         ax.set_xticks(x, [str(c) for c in cards])
         ax.set_xlabel("cards n")
         ax.set_title(f"batch {b}", fontsize=10)
@@ -308,7 +308,7 @@ def reality_figure():
         label = None if kind in seen else labels[kind]
         seen.add(kind)
         ax.barh(yi, r.fraction * 100, color=c, hatch=h, edgecolor="white", label=label)
-        ax.text(r.fraction * 100 + 1, yi, f"{r.fraction * 100:.0f}%", va="center", fontsize=7.5)
+        ax.text(r.fraction * 100 + 1, yi, str(shown(r.fraction, "%", 0)), va="center", fontsize=7.5)
         if r.uniform_fraction != r.fraction:      # an MoE row: the uniform-routing model too
             ax.plot(r.uniform_fraction * 100, yi, marker="D", ms=5, mfc="white",
                     mec=PALETTE["orange"], mew=1.5, ls="none",

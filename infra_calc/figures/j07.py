@@ -3,7 +3,7 @@
 Every figure takes the source's case as its default inputs
 (:mod:`infra_calc.source`): a 70e9-parameter dense model stored at 1 byte per
 parameter on an H100 SXM.  The §5 cases come from
-:func:`infra_calc.fix_scenarios`; :func:`draw_decode_panel` is shared with the
+:func:`infra_calc.step.fix_scenarios`; :func:`draw_decode_panel` is shared with the
 decode-step explorer widget (:mod:`infra_calc.widgets.decode`).
 """
 from __future__ import annotations
@@ -15,11 +15,11 @@ from matplotlib.figure import Figure
 
 from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes, max_batch
-from ..display import round_sig, sig
+from ..display import round_sig, shown, shown_e, sig
 from ..hardware import accelerator
 from ..models import model
 from ..step import batch_turning_point, decode_step, fix_scenarios
-from ..units import GB, GiB
+from ..units import GB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["draw_decode_panel", "update_decode_panel", "fixes_figure",
@@ -51,11 +51,12 @@ def fixes_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BYTES_PE
             label="read weights  $b_W N/\\beta$")
     ax.barh(y + h / 2, tc, height=h, color=COMPUTE_COLOUR, hatch=HATCHES[1], edgecolor="white",
             label="matrix math  $2BN/\\Pi$")
-    for yi, a, b in zip(y, tr, tc, strict=True):
-        ax.text(a * 1.08, yi - h / 2, f"{a:.2f}", va="center", fontsize=8.5)
-        ax.text(b * 1.08, yi + h / 2, f"{b:.4f}", va="center", fontsize=8.5)
+    for yi, a, b, c in zip(y, tr, tc, cases.values(), strict=True):
+        ax.text(a * 1.08, yi - h / 2, str(shown(c.t_read, "ms", 2, bare=True)), va="center", fontsize=8.5)
+        ax.text(b * 1.08, yi + h / 2, str(shown(c.t_compute, "ms", 4, bare=True)), va="center",
+                fontsize=8.5)
     ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.4,
-               label=f"{target * 1e3:g} ms target")
+               label=f"{round_sig(target, 'ms')} target")
     ax.set_xscale("log")
     ax.set_xlim(0.02, 5000)
     ax.set_yticks(y, labels)
@@ -63,7 +64,7 @@ def fixes_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BYTES_PE
     ax.set_xlabel("lower bound on one decode step (ms, log scale)")
     ax.set_ylabel("case")
     ax.set_title(f"{accelerator(hw if hw is not None else S.j07_h100()).name}, "
-                 f"N = {params / 1e9:g}e9 parameters, {bytes_per_param:g} byte/parameter")
+                 f"N = {shown_e(params)} parameters, {bytes_per_param:g} byte/parameter")
     ax.legend(loc="center right")
     ax.grid(axis="y", visible=False)
     fig.tight_layout()
@@ -123,8 +124,8 @@ def _capacity_rows(context=S.J07_CONTEXT):
     kv = kv_cache_bytes(context, m70.kv_bytes_per_token(2))
     rows = {}
     src, phys = S.j07_h100().mem_capacity, accelerator("H100 SXM").mem_capacity
-    for label, cap in ((f"source reading\n{src / GB:.0f} GB = {src / 1e9:.0f}e9 B", src),
-                       (f"physical\n{phys / GiB:.0f} GiB = {phys / 1e9:.1f}e9 B", phys)):
+    for label, cap in ((f"source reading\n{shown(src, 'GB', 0)} = {shown_e(src, digits=0, unit='B')}", src),
+                       (f"physical\n{shown(phys, 'GiB', 0)} = {shown_e(phys, digits=1, unit='B')}", phys)):
         rows[label] = capacity_check(cap, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE)
     return rows
 
@@ -150,8 +151,9 @@ def capacity_figure(context=S.J07_CONTEXT):
     kv_tok = model(S.J07_MODEL).kv_bytes_per_token(2)
     for yi, c in zip(y, rows.values(), strict=True):
         fit = max_batch(c.capacity, c.weights, 0, context, kv_tok)
-        ax.text(1.5, yi, (f"{c.weights / GB:.2f} + {c.kv / GB:.2f} + {c.workspace / GB:.2f} "
-                          f"= {c.total / GB:.2f} GB; {c.headroom / GB:.2f} GB free\n"
+        gb = [shown(x, "GB", 2, bare=True) for x in (c.weights, c.kv, c.workspace)]
+        ax.text(1.5, yi, (f"{gb[0]} + {gb[1]} + {gb[2]} "
+                          f"= {shown(c.total, 'GB', 2)}; {shown(c.headroom, 'GB', 2)} free\n"
                           f"room after weights: {fit} requests of {context // 1024}K"),
                 color="white", va="center", fontsize=8.5)
     ax.set_yticks(y, labels)
@@ -178,6 +180,11 @@ def _panel_text(st):
             f"B = {st.batch:g}\n{st.bound}-bound, {st.tokens_per_s:,.1f} tokens/s")
 
 
+def _times(step):
+    """The panel's three times, SI: read, compute, step."""
+    return [step.t_read, step.t_compute, step.t_step]
+
+
 def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
     """Draw one explorer panel for a :class:`~infra_calc.step.DecodeStep` on ``ax``.
 
@@ -195,10 +202,10 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
     ax.invert_yaxis()
     ax.set_xlabel("time (ms, log scale)")
     ax.grid(axis="y", visible=False)
-    labels = [ax.text(v * 1.1, i, f"{sig(v)} ms", va="center", fontsize=8.5)
-              for i, v in enumerate(vals)]
+    labels = [ax.text(v * 1.1, i, sig(t, "ms"), va="center", fontsize=8.5)
+              for i, (v, t) in enumerate(zip(vals, _times(step), strict=True))]
     ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.2)
-    ax.text(target * 1e3 * 1.08, 0.5, f"{target * 1e3:g} ms target", ha="left",
+    ax.text(target * 1e3 * 1.08, 0.5, f"{round_sig(target, 'ms')} target", ha="left",
             va="center", fontsize=8, color=PALETTE["green"])  # between the read and compute bars
     title = ax.set_title(_panel_text(step), fontsize=9.5)
     ax.set_xlim(*_xlim_for(vals + [target * 1e3]))
@@ -209,10 +216,10 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
 def update_decode_panel(artists, step):
     """Move the bars, labels and title of a panel made by :func:`draw_decode_panel`."""
     vals = [step.t_read * 1e3, step.t_compute * 1e3, step.t_step * 1e3]
-    for patch, label, v in zip(artists["bars"], artists["labels"], vals, strict=True):
+    for patch, label, v, t in zip(artists["bars"], artists["labels"], vals, _times(step), strict=True):
         patch.set_width(v - _BAR_FLOOR_MS)
         label.set_position((v * 1.1, label.get_position()[1]))
-        label.set_text(f"{sig(v)} ms")
+        label.set_text(sig(t, "ms"))
     artists["title"].set_text(_panel_text(step))
     # a fixed range (the explorer's) keeps an unchanged bar the same length
     artists["ax"].set_xlim(*(artists.get("xlim") or _xlim_for(vals + [artists["target"] * 1e3])))

@@ -15,6 +15,7 @@ from matplotlib.ticker import StrMethodFormatter
 from matplotlib.transforms import offset_copy
 
 from .. import source as S
+from ..display import shown
 from ..hardware import accelerator
 from ..roofline import arithmetic_intensity, attainable_flops, critical_rows, gemm_roofline, intensity_limit
 from ..shape import padded_gemm, padded_rows, route_tokens
@@ -359,7 +360,7 @@ def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(*FIGURE_
                         xytext=(6, -14) if near_ridge else (-6, 6) if on_slope else (0, 9),
                         textcoords="offset points", fontsize=8.5,
                         ha="left" if near_ridge else "right" if on_slope else "center")
-            readout.append(f"M={m}: I = {pt.intensity:,.1f}, {pt.attainable / TERA:,.0f} TFLOP/s, "
+            readout.append(f"M={m}: I = {pt.intensity:,.1f}, {shown(pt.attainable, 'TFLOP/s', 0)}, "
                            f"{pt.bound}-bound")
         ax.text(0.02, 0.97, "\n".join(readout), transform=ax.transAxes, fontsize=8, va="top",
                 ha="left")

@@ -3,7 +3,7 @@
 Every function takes its inputs as keyword arguments whose defaults are the
 source's case and returns a :class:`matplotlib.figure.Figure`.  The model
 logic comes from :mod:`infra_calc` (``planner_state``, ``capacity_reading``,
-``amdahl_speedup``); :func:`infra_calc.planner_state` is the one place that
+``amdahl_speedup``); :func:`infra_calc.capacity.planner_state` is the one place that
 turns planner settings into the numbers the capacity planner widget
 (:mod:`infra_calc.widgets.capacity`) and its static snapshot draw.
 """
@@ -16,6 +16,7 @@ from matplotlib.patches import Patch
 from .. import source as S
 from ..amdahl import amdahl_limit, amdahl_speedup
 from ..capacity import planner_state
+from ..display import shown
 from ..hardware import capacity_reading
 from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
@@ -68,7 +69,7 @@ def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MO
             ax.bar(xi, st.kv_per_request / GB, width, bottom=bottom / GB, color=SEGMENT_COLOURS["kv"],
                    hatch=SEGMENT_HATCHES["kv"], edgecolor="white", linewidth=1.2)
             bottom += st.kv_per_request
-        ax.annotate(f"{st.total / GB:.2f} GB", (xi + width / 2, st.total / GB), xytext=(4, 0),
+        ax.annotate(str(shown(st.total, "GB", 2)), (xi + width / 2, st.total / GB), xytext=(4, 0),
                     textcoords="offset points", ha="left", va="center", fontsize=9)
     caps = [(capacity_reading(accelerator_name, reading="decimal GB"), "source reading: 24e9 B", "--",
              PALETTE["vermillion"]),
@@ -79,7 +80,7 @@ def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MO
         n = round(cap / GiB) if lab.startswith("physical") else round(cap / GB)
         lab = lab.replace("24", str(n), 1)
         line = ax.axhline(cap / GB, linestyle=ls, color=col, linewidth=1.6,
-                          label=f"capacity, {lab} = {cap / GB:.2f} GB")
+                          label=f"capacity, {lab} = {shown(cap, 'GB', 2)}")
         handles.append(line)
     ctx = f"{context // 1024}K"
     ax.set_xticks(x, [f"{st.batch} × {ctx} requests" for st in states])
@@ -130,14 +131,15 @@ def tpu_area(source_shares=None, paper_shares=None) -> Figure:
         for part, share in shares.items():
             col, hatch = style[kind(part)]
             ax.barh(y, share * 100, left=left, color=col, hatch=hatch, edgecolor="white", height=0.55)
-            ax.text(left + share * 50, y, f"{share * 100:.0f}%", ha="center", va="center",
+            ax.text(left + share * 50, y, str(shown(share, "%", 0)), ha="center", va="center",
                     fontsize=9, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0})
             left += share * 100
         if left < 100:
             ax.barh(y, 100 - left, left=left, color="white", edgecolor="0.6", hatch="", height=0.55,
                     linestyle=":")
-            ax.text(left + (100 - left) / 2, y, f"not given\n{100 - left:.0f}%", ha="center",
-                    va="center", fontsize=8.5, color="0.35")
+            rest = shown(1 - sum(shares.values()), "%", 0)
+            ax.text(left + (100 - left) / 2, y, f"not given\n{rest}", ha="center", va="center",
+                    fontsize=8.5, color="0.35")
     ax.set_yticks(range(len(rows)), [r[0] for r in rows])
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
@@ -222,7 +224,8 @@ def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.
             left += w
         ax.plot([100, 100], [y - 0.38, y + 0.38], color=PALETTE["black"], linewidth=2.2, linestyle="-")
         verdict = "fits" if st.fits else "exceeds"
-        ax.text(max(left, 100) + 2, y, f"{st.total / GB:.2f} / {st.capacity / GB:.2f} GB\n"
+        total, cap = shown(st.total, "GB", 2, bare=True), shown(st.capacity, "GB", 2)
+        ax.text(max(left, 100) + 2, y, f"{total} / {cap}\n"
                 f"{verdict}; B_max = {st.max_batch}", va="center", fontsize=8.5)
     ax.set_yticks(range(len(states)), [
         f"{st.hw.name}, {st.model.name.replace('DeepSeek-R1-Distill-', 'R1-Distill-')}\n"

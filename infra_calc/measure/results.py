@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._validate import check_number
+from ..display import shown
 from ..hardware import Accelerator
 from ..roofline import arithmetic_intensity
 from .arithmetic import (
@@ -243,13 +244,12 @@ class LabRun(_JsonFile):
         """The printout of ``python -m infra_calc measure`` (no date), as lines."""
         r, s = self.roofline, self.sweep
         st = r.settings
-        gbps = r.mem_bandwidth / 1e9
         lines = [
             f"Machine: {r.description}",
             f"Memory bandwidth, STREAM-style triad ({r.dtype}, 3 arrays x {st.get('triad_n', '?')} "
-            f"elements, {st.get('triad_threads', '?')} threads): {gbps:,.1f} GB/s",
+            f"elements, {st.get('triad_threads', '?')} threads): {shown(r.mem_bandwidth, 'GB/s', 1)}",
             f"Matmul peak ({r.dtype}, n = {', '.join(str(x) for x in st.get('matmul_sizes', []))}): "
-            f"{r.peak_flops / 1e9:,.1f} GFLOP/s",
+            f"{shown(r.peak_flops, 'GFLOP/s', 1)}",
             f"Ridge point I* = peak / bandwidth: {r.ridge_point:,.2f} FLOP/byte",
             "",
             f"Q-projection GEMM [M, {s.k}] @ [{s.k}, {s.n}], {r.dtype} "
@@ -258,14 +258,15 @@ class LabRun(_JsonFile):
             f"{'predicted GFLOP/s':>18} {'meas./pred.':>12}",
         ]
         for m, i, t, f, p in zip(s.m, s.intensity, s.seconds, s.flops_per_second, s.predicted, strict=True):
-            lines.append(f"{m:>6} {i:>11.2f} {t * 1e3:>10.3f} {f / 1e9:>17.1f} {p / 1e9:>18.1f} "
-                         f"{f / p:>12.2f}")
+            lines.append(f"{m:>6} {i:>11.2f} {shown(t, 'ms', 3, bare=True, sep=False):>10} "
+                         f"{shown(f, 'GFLOP/s', 1, bare=True, sep=False):>17} "
+                         f"{shown(p, 'GFLOP/s', 1, bare=True, sep=False):>18} {f / p:>12.2f}")
         lines += [
             "",
             f"Predicted M* = critical_rows({s.k}, {s.n}, this machine, {s.bytes_per_element:g}) "
             f"= {s.predicted_critical_rows:,.1f} rows",
             f"Measured M* (first M reaching {s.fraction:.0%} of the plateau "
-            f"{s.plateau / 1e9:,.1f} GFLOP/s, log-log interpolated) = {s.measured_critical_rows:,.1f} rows",
+            f"{shown(s.plateau, 'GFLOP/s', 1)}, log-log interpolated) = {s.measured_critical_rows:,.1f} rows",
             f"Prediction error: measured / predicted - 1 = {s.prediction_error:+.0%}",
             f"Rows where a model reaches {s.fraction:.0%} of the peak: roofline (overlap) "
             f"{s.model_rows(True):,.1f}, no overlap (t = F/peak + V/bandwidth) {s.model_rows(False):,.1f}",

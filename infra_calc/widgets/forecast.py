@@ -37,10 +37,10 @@ CARD_OPTIONS = (1, 2, 4, 8)
 
 def _readout(f) -> str:
     g = f.floor
-    ms = lambda t: f"{sig(t * 1e3)} ms"  # noqa: E731
+    ms = lambda t: sig(t, "ms")  # noqa: E731
     warn = ("" if g.fits else warning_html(
-        f"<b>Does not fit</b>: this setting needs {sig(g.memory_per_card / 1e9)} GB per card; "
-        f"the {html.escape(g.hw.name)} has {sig(g.hw.mem_capacity / 1e9)} GB."))
+        f"<b>Does not fit</b>: this setting needs {sig(g.memory_per_card, 'GB')} per card; "
+        f"the {html.escape(g.hw.name)} has {sig(g.hw.mem_capacity, 'GB')}."))
     rate = lambda r: f"{sig(r / g.cards)} tokens/s per card"  # noqa: E731
     floor_tpot = g.floor_tpot_mean
     t, r = f.tpot, f.output_tokens_per_s

@@ -11,10 +11,9 @@ from __future__ import annotations
 import ipywidgets as w
 
 from .. import source as S
-from ..display import shown_prefixed
+from ..display import shown, shown_prefixed
 from ..figures.j13 import roofline_axes, update_roofline_axes
 from ..hardware import CATALOG, accelerator
-from ..units import TERA
 from ._base import Explorer, object_options, table_html
 
 __all__ = ["RooflineExplorer", "roofline_explorer"]
@@ -83,7 +82,7 @@ class RooflineExplorer(Explorer):
             ("V = b(MK + KN + MN)", str(shown_prefixed(pt.bytes_read, ("MB", "GB")))),
             ("I = F/V", f"{pt.intensity:,.1f} FLOP/byte"),
             ("I* = Π/β", f"{pt.ridge:,.1f} FLOP/byte"),
-            ("attainable", f"{pt.attainable / TERA:,.1f} TFLOP/s ({pt.fraction_of_peak:.1%} of peak)"),
+            ("attainable", f"{shown(pt.attainable, 'TFLOP/s', 1)} ({pt.fraction_of_peak:.1%} of peak)"),
             ("bound", f"{pt.bound}"),
             ("M* (I reaches I*)", m_star),
         ], columns=2)

@@ -74,7 +74,7 @@ def test_source_notes_values_match_library():
     phys = ic.max_batch(ic.accelerator("RTX 4090").mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE,
                         8192, q.kv_bytes_per_token(2))
     assert _number(g["v.b4090_phys"]) == phys
-    assert _number(g["v.ridge"]) == pytest.approx(ic.ridge_point("H100 SXM"), abs=0.005)
+    assert _number(g["v.ridge"]) == pytest.approx(ic.accelerator("H100 SXM").ridge_point, abs=0.005)
 
 
 def test_accelerator_and_model_pages_values():

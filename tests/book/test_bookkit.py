@@ -6,6 +6,7 @@ import pytest
 import infra_calc as ic
 from bookkit import check_page_values, eval_expressions, plain_result
 from bookkit.roles import split_inline
+from infra_calc.display import PageValues
 from tools import zh_message
 
 ROLE_IN_CODE = "{eval}`v.a` and ``{eval}`v.code` `` and {eval}`v.a`"
@@ -33,7 +34,7 @@ def test_the_catalog_checks_read_roles_with_the_same_parser():
 def test_a_stored_str_and_its_value_compare_as_shown(tmp_path):
     """The page check reads the stored text with the one reader (quotes of a str repr
     dropped on both sides)."""
-    v = ic.PageValues()
+    v = PageValues()
     v.t = "H100 SXM"
     assert check_page_values({"v": v}, _notebook(tmp_path, "'H100 SXM'")) == 1
 
@@ -55,14 +56,14 @@ def _notebook(tmp_path, stored):
 
 
 def test_check_page_values_passes_when_stored_matches(tmp_path):
-    v = ic.PageValues()
+    v = PageValues()
     v.t = ic.shown(0.0209, "ms", 2)
     assert check_page_values({"v": v}, _notebook(tmp_path, "20.90 ms")) == 1
 
 
 @pytest.mark.parametrize("stored", ["20.91 ms", None])
 def test_check_page_values_fails_on_stale_or_missing(tmp_path, stored):
-    v = ic.PageValues()
+    v = PageValues()
     v.t = ic.shown(0.0209, "ms", 2)
     with pytest.raises(AssertionError, match="out of date"):
         check_page_values({"v": v}, _notebook(tmp_path, stored))
@@ -71,7 +72,7 @@ def test_check_page_values_fails_on_stale_or_missing(tmp_path, stored):
 
 
 def test_a_role_in_a_code_span_needs_no_stored_result(tmp_path):
-    v = ic.PageValues()
+    v = PageValues()
     v.t = ic.shown(0.0209, "ms", 2)
     nb = json.loads(open(_notebook(tmp_path, "20.90 ms")).read())
     nb["cells"][0]["source"] += " and ``{eval}`v.not_a_role` ``"

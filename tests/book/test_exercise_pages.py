@@ -1,17 +1,21 @@
-"""Self-test pages and the exercise registry agree (issues 16 §3 and 18 §3).
+"""Self-test pages and the exercise registry agree (issues 16 §3 and 18 §3), and the
+computed answers match the source's stated ones.
 
 For every chapter with registered exercises (``infra_calc.exercises``):
 
 * each registered id is the ``:label:`` of an ``{exercise}`` on that chapter's pages, so a
-  reader, the checker and the tests all name an exercise the same way;
+  reader, the checker and the tests all name an exercise the same way, and of the pages
+  that pose exercises, only the one that poses it uses it in its code;
 * each registered (numerical) exercise sits on the chapter's self-test page, and the cell
   right after the one that poses it shows its checker, ``answer_checker("<id>")``;
+* every ``{exercise}`` has exactly one ``{solution}``;
 * in the built HTML (skipped when ``_build/html`` is absent), the registry's ``title`` is
   the name sphinx-exercise shows for that label ("Exercise 1.3"), so the checker calls an
   exercise what the page calls it.
 
-Chapters still being rewritten are strict xfails that name the chapter: the entry goes
-when the chapter passes.
+The directives are read with :func:`bookkit.roles.exercise_labels` and
+:func:`bookkit.roles.solution_targets`.  The package's own modules have their own tests:
+``tests/lib/test_exercises_{spec,registry,answers,hints,grading,j07,j13}.py``.
 """
 from __future__ import annotations
 
@@ -19,22 +23,15 @@ import html
 import re
 
 import pytest
-from conftest import BOOK, HTML_DIR, cells, source
+from conftest import BOOK, HTML_DIR, NOTEBOOKS, ROOT, cells, page_text, source
 
+from bookkit.roles import exercise_labels, solution_targets
 from infra_calc import exercises
 
-LABEL = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n(?:[^\n]*\n)*?:label:\s*(\S+)", re.M)
 CHECKER = re.compile(r"""answer_checker\(\s*["']([^"']+)["']""")
+REGISTRY_ID = re.compile(r"[\"']([a-z]+\d*-[a-z]?\d+)[\"']")
 
 CHAPTERS = sorted({exercises.get(i).chapter for i in exercises.exercise_ids()})
-#: chapter -> why it is expected to fail (strict: a chapter that passes must leave the list)
-NOT_YET: dict[str, str] = {
-}
-
-
-def _params():
-    return [pytest.param(ch, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[ch]))
-            if ch in NOT_YET else ch for ch in CHAPTERS]
 
 
 #: exercise-id chapter -> the book folder that holds its pages (folders are numbered in
@@ -58,30 +55,91 @@ def exercise_cells(path) -> dict[str, int]:
     found = {}
     for i, c in enumerate(cells(path)):
         if c["cell_type"] == "markdown":
-            for m in LABEL.finditer(source(c)):
-                found[m.group(2)] = i
+            for label in exercise_labels(source(c)):
+                found[label] = i
     return found
 
 
 def test_the_patterns_see_what_they_should():
     md = "```{exercise}\n:label: j07-1\nQ?\n```\n\n````{exercise} worked\n:label: j07-e1\n:nonumber:\n"
-    assert [m.group(2) for m in LABEL.finditer(md)] == ["j07-1", "j07-e1"]
+    assert exercise_labels(md) == ["j07-1", "j07-e1"]
+    assert solution_targets("````{solution} j07-1\n:class: dropdown\n") == ["j07-1"]
+    assert REGISTRY_ID.findall('exercises.get("j07-n3"), "ch3-2"') == ["j07-n3", "ch3-2"]
     assert CHECKER.findall('answer_checker("j07-n3")') == ["j07-n3"]
     assert CHAPTERS and "j07" in CHAPTERS
 
 
-@pytest.mark.parametrize("chapter", _params())
-def test_registered_ids_are_exercise_labels(chapter):
-    labels = {}
-    for page in chapter_pages(chapter):
-        for label in exercise_cells(page):
-            labels[label] = page.name
-    missing = [i for i in exercises.exercise_ids(chapter) if i not in labels]
-    assert not missing, (f"{chapter}: registered ids that are no {{exercise}} :label: on the "
-                         f"chapter's pages: {missing}; labels there: {sorted(labels)}")
+def registered_ids_used(path) -> list[str]:
+    """Registry ids a page's code refers to (``exercises.get("j07-1")`` and the like)."""
+    ids = set(exercises.exercise_ids())
+    code = "\n".join(source(c) for c in cells(path) if c["cell_type"] == "code")
+    return sorted({m for m in REGISTRY_ID.findall(code) if m in ids})
 
 
-@pytest.mark.parametrize("chapter", _params())
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_registered_ids_are_exercise_labels_used_by_the_page_that_poses_them(chapter):
+    posed = {label: page.relative_to(ROOT).as_posix()
+             for page in chapter_pages(chapter) for label in exercise_cells(page)}
+    users: dict[str, list[str]] = {}      # of the pages that pose exercises (how_to_use
+    for path in NOTEBOOKS:                # shows a checker as a demonstration)
+        if not exercise_labels(page_text(path)):
+            continue
+        for i in registered_ids_used(path):
+            users.setdefault(i, []).append(path.relative_to(ROOT).as_posix())
+    problems = []
+    for i in exercises.exercise_ids(chapter):
+        if i not in posed:
+            problems.append(f"{i}: no {{exercise}} :label: on the chapter's pages")
+        elif users.get(i) != [posed[i]]:
+            problems.append(f"{i}: posed on {posed[i]}, used by the code of {users.get(i, [])}")
+    assert not problems, (f"{chapter} (labels there: {sorted(posed)}):\n  "
+                          + "\n  ".join(problems))
+
+
+def test_every_exercise_has_one_solution():
+    bad = {}
+    for path in NOTEBOOKS:
+        text = page_text(path)
+        labels, solutions = exercise_labels(text), solution_targets(text)
+        page = path.relative_to(ROOT).as_posix()
+        assert len(labels) == len(set(labels)), f"{page}: duplicate exercise labels {labels}"
+        wrong = {lab: solutions.count(lab) for lab in labels if solutions.count(lab) != 1}
+        orphans = sorted(set(solutions) - set(labels))
+        if wrong or orphans:
+            bad[page] = {"solutions per exercise": wrong, "solutions without exercise": orphans}
+    assert not bad, f"exercises without exactly one solution block: {bad}"
+
+
+def test_each_chapter_has_new_exercises():
+    for ch in ("j07", "j13"):
+        new = [i for i in exercises.exercise_ids(ch) if i.startswith(f"{ch}-n")]
+        assert new and new == [f"{ch}-n{k}" for k in range(1, len(new) + 1)], (ch, new)
+
+
+# ------------------------------------------------------------------ the source's answers
+def decimals(x):
+    s = repr(float(x)).rstrip("0").rstrip(".")
+    return len(s.split(".")[1]) if "." in s else 0
+
+
+SOURCE_IDS = ["j07-1", "j07-3", "j13-1", "j13-2", "j13-3", "j13-4"]
+
+
+def test_source_ids_are_the_registry_source_questions():
+    with_answer = [i for i in exercises.exercise_ids() if exercises.get(i).source_answer is not None]
+    assert with_answer == SOURCE_IDS
+
+
+@pytest.mark.parametrize("ex_id", SOURCE_IDS)
+def test_source_answers(ex_id):
+    ex = exercises.get(ex_id)
+    assert ex.source_answer is not None
+    assert round(exercises.expected(ex_id), decimals(ex.source_answer)) == ex.source_answer
+    assert exercises.check(ex_id, ex.source_answer).correct
+
+
+# ------------------------------------------------------------------ the checker below each
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_each_numeric_exercise_has_its_checker_right_below(chapter):
     page = self_test_page(chapter)
     nb_cells = cells(page)
@@ -158,7 +216,7 @@ def test_shown_titles_reads_both_kinds():
     assert shown_titles(page) == {"a-1": "Exercise 1.1", "a-e": "Exercise (worked example)"}
 
 
-@pytest.mark.parametrize("chapter", _params())
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_registry_titles_match_the_built_pages(chapter):
     folder = HTML_DIR / "book" / FOLDERS[chapter]
     if not folder.is_dir():

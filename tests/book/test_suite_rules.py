@@ -1,4 +1,4 @@
-"""The suite itself: no test times itself.
+"""The suite itself: no test times itself, and tests/lib mirrors the library.
 
 A busy 2-core machine makes every clock in a test a source of failures that say nothing
 about the code.  So:
@@ -9,6 +9,9 @@ about the code.  So:
 * no test or tool waits a fixed time for something to happen (``wait_for_timeout``,
   ``time.sleep``): it waits for the condition, with a limit that only guards a hang.
   The one allowed sleep is the pause between two polls of a condition.
+
+And every public module ``infra_calc/X.py`` has its own ``tests/lib/test_X.py``
+(README's layout and CONTRIBUTING's table say so).
 """
 from __future__ import annotations
 
@@ -66,3 +69,27 @@ def test_readme_layout_names_every_book_folder_and_top_level_package():
     assert folders and all(f"`{f}`" in book for f in folders), (folders, book)
     packages = [p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()]
     assert all(f"| `{p}/` |" in layout for p in packages), packages
+
+
+def modules_without_tests(package, tests) -> list[str]:
+    """Public modules ``package/X.py`` (not starting with ``_``) with no ``tests/test_X.py``."""
+    return sorted(p.stem for p in package.glob("*.py")
+                  if not p.stem.startswith("_") and not (tests / f"test_{p.stem}.py").is_file())
+
+
+def test_every_library_module_has_its_test_file():
+    missing = modules_without_tests(ROOT / "infra_calc", ROOT / "tests" / "lib")
+    assert not missing, ("library modules without tests/lib/test_<module>.py: "
+                         + ", ".join(f"infra_calc/{m}.py" for m in missing))
+
+
+def test_the_module_rule_fails_when_a_test_file_is_missing(tmp_path):
+    package, tests = tmp_path / "pkg", tmp_path / "tests"
+    package.mkdir()
+    tests.mkdir()
+    for name in ("__init__", "_private", "tested", "untested"):
+        (package / f"{name}.py").write_text("", encoding="utf-8")
+    (tests / "test_tested.py").write_text("", encoding="utf-8")
+    assert modules_without_tests(package, tests) == ["untested"]
+    (tests / "test_untested.py").write_text("", encoding="utf-8")
+    assert modules_without_tests(package, tests) == []

@@ -25,17 +25,6 @@ from nbclient import NotebookClient
 TEXT_TYPES = ("text/plain", "text/latex", "text/markdown", "text/html")
 HIDDEN = {"remove-cell", "remove-input"}
 
-#: Pages whose visible code does not yet stand alone (issue 16, section 4), each being
-#: rewritten.  Strict: a page that passes while listed fails, so the entry goes.
-NOT_YET = {
-}
-
-
-def _params():
-    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="visible code not yet "
-                                                    "standalone (issue 16)"))
-            if nb_id(p) in NOT_YET else p for p in NOTEBOOKS]
-
 
 def _sanitizers() -> list[tuple[re.Pattern, str]]:
     cfg = configparser.ConfigParser()
@@ -92,7 +81,7 @@ def is_shown_code(cell) -> bool:
     return cell.cell_type == "code" and cell.source.strip() != "" and not HIDDEN & set(tags(cell))
 
 
-@pytest.mark.parametrize("path", _params(), ids=nb_id)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=nb_id)
 def test_visible_code_alone_reproduces_the_page(path):
     nb = nbformat.read(path, as_version=4)
     shown = [c for c in nb.cells if is_shown_code(c) and "nbval-skip" not in tags(c)]

@@ -1,4 +1,4 @@
-"""The command line: estimate (decode, request, cards, JSON), list, --help, and bad input."""
+"""The command line: estimate (decode, request, cards, JSON), forecast, list, --help, and bad input."""
 import json
 import os
 import pathlib
@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import infra_calc as ic
+from infra_calc.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -202,3 +203,41 @@ def test_list_shows_aliases_and_what_llama_70b_names():
     assert "llama-70b" in line and "Llama-3.3-70B" in line
     assert "(also: H100, H100 SXM5)" in r.stdout
     assert "(also: qwen3-8b" not in r.stdout      # spellings the lookup forgives are not listed
+
+
+# ------------------------------------------------------------- the forecast (infra_calc.forecasting)
+def test_cli_forecast_text_json_and_errors(capsys):
+    args = ["forecast", "--model", "llama-2-7b", "--hw", "A100", "--prompt", "128",
+            "--output-tokens", "64"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "a MODEL, not a bound" in out and "floor" in out and "TPOT" in out
+    assert main(args + ["--json", "--engine", "vLLM"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["engine"] == "vLLM" and d["tpot"]["low"] <= d["tpot"]["value"] <= d["tpot"]["high"]
+    assert d["floor"]["tpot"] < d["tpot"]["value"]
+    assert main(args + ["--engine", "nope"]) == 2
+    assert "known engines" in capsys.readouterr().err
+    assert main(args + ["--math", "fp8"]) == 2
+    assert "math='fp8'" in capsys.readouterr().err
+    # continuous batching under load: the TPOT grows, the total and the rate stay
+    loaded = args[:-1] + ["64", "--batch", "16", "--json"]
+    assert main(loaded) == 0
+    static = json.loads(capsys.readouterr().out)
+    assert main(loaded + ["--continuous"]) == 0
+    cb = json.loads(capsys.readouterr().out)
+    assert cb["continuous"] and not static["continuous"]
+    assert cb["tpot"]["value"] > static["tpot"]["value"] and cb["total"] == static["total"]
+    assert main(args + ["--batch", "16", "--continuous"]) == 0
+    assert "continuous batching" in capsys.readouterr().out
+
+
+def test_cli_estimate_prints_the_forecast_beside_the_floor(capsys):
+    assert main(["estimate", "--model", "llama-2-7b", "--hw", "A100", "--prompt", "128"]) == 0
+    out = capsys.readouterr().out
+    assert "forecast (a MODEL, not a bound)" in out
+    assert main(["estimate", "--model", "llama-2-7b", "--hw", "A100"]) == 0
+    assert "forecast" not in capsys.readouterr().out          # no request, no forecast
+    assert main(["estimate", "--model", "llama-2-7b", "--hw", "A100", "--prompt", "16",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["forecast"]["kind"].startswith("a model")

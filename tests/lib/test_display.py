@@ -1,8 +1,13 @@
-"""infra_calc.display: numbers as the prose shows them."""
+"""infra_calc.display: numbers as the prose shows them, and no f-string in the package that
+scales by hand."""
+import ast
+import math
+import pathlib
 
 import pytest
 
 import infra_calc as ic
+from infra_calc.display import PageValues
 
 
 @pytest.mark.parametrize("value, unit, digits, text", [
@@ -42,14 +47,14 @@ def test_not_a_number():
 
 
 def test_page_values_refuse_rebinding():
-    v = ic.PageValues()
+    v = PageValues()
     v.a = ic.shown(1.0)
     with pytest.raises(AttributeError, match="already set"):
         v.a = ic.shown(2.0)
 
 
 def test_page_values_show_plain_text_without_quotes():
-    v = ic.PageValues()
+    v = PageValues()
     v.date = "2026-11-29"
     assert repr(v.date) == "2026-11-29" and v.date == "2026-11-29"
 
@@ -71,3 +76,113 @@ def test_long_times_move_up_a_unit_and_the_unit_is_written_once():
         "9,999.9 ms", "10.0 s", "9,997.2 h", "1,267,523.5 years"]
     assert TIME_UNITS == ("ms", "s", "h", "years")
     assert sig(0.0209, "ms") == "20.90 ms" and sig(0.5, "%") == "50.00%"
+
+
+# ------------------------------------------------------------- no f-string scales by hand
+# CONTRIBUTING.md and this module's docstring say so: text takes the SI value and a unit
+# (shown, sig, round_sig, shown_e, ...).  Scaling that is physics (a catalog's GB to bytes)
+# is not text and is not looked at.
+PACKAGE = pathlib.Path(ic.__file__).parent
+UNIT_CONSTANTS = {"KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "MEGA", "GIGA", "TERA",
+                  "MS", "US"}
+
+_EX = "exercise text; infra_calc/exercises is being rewritten by the exercises work (finding 1)"
+#: "path:line" -> why an f-string there still scales by hand: only files other work owns.
+#: An entry goes when its line does (the last assert says which are gone).
+HAND_SCALED: dict[str, str] = {
+    "infra_calc/exercises/ch3.py:118": _EX,
+    "infra_calc/exercises/ch3.py:119": _EX,
+    "infra_calc/exercises/ch3.py:120": _EX,
+    "infra_calc/exercises/ch3.py:121": _EX,
+    "infra_calc/exercises/ch3.py:145": _EX,
+    "infra_calc/exercises/ch3.py:146": _EX,
+    "infra_calc/exercises/ch3.py:170": _EX,
+    "infra_calc/exercises/ch3.py:171": _EX,
+    "infra_calc/exercises/ch3.py:173": _EX,
+    "infra_calc/exercises/ch3.py:174": _EX,
+    "infra_calc/exercises/ch3.py:175": _EX,
+    "infra_calc/exercises/ch3.py:221": _EX,
+    "infra_calc/exercises/ch3.py:222": _EX,
+    "infra_calc/exercises/ch3.py:248": _EX,
+    "infra_calc/exercises/ch3.py:276": _EX,
+    "infra_calc/exercises/ch4.py:64": _EX,
+    "infra_calc/exercises/ch4.py:92": _EX,
+    "infra_calc/exercises/ch4.py:115": _EX,
+    "infra_calc/exercises/ch4.py:118": _EX,
+    "infra_calc/exercises/ch4.py:119": _EX,
+    "infra_calc/exercises/ch4.py:139": _EX,
+    "infra_calc/exercises/ch4.py:142": _EX,
+    "infra_calc/exercises/ch4.py:143": _EX,
+    "infra_calc/exercises/ch4.py:144": _EX,
+    "infra_calc/exercises/ch4.py:145": _EX,
+    "infra_calc/exercises/ch4.py:181": _EX,
+    "infra_calc/exercises/ch4.py:182": _EX,
+    "infra_calc/exercises/j07.py:218": _EX,
+    "infra_calc/exercises/j07.py:222": _EX,
+    "infra_calc/exercises/j07.py:259": _EX,
+    "infra_calc/exercises/j07.py:260": _EX,
+    "infra_calc/exercises/j07.py:262": _EX,
+    "infra_calc/exercises/j07.py:315": _EX,
+    "infra_calc/exercises/j07.py:316": _EX,
+    "infra_calc/exercises/j07.py:348": _EX,
+    "infra_calc/exercises/j13.py:89": _EX,
+    "infra_calc/exercises/j13.py:131": _EX,
+    "infra_calc/exercises/j13.py:244": _EX,
+    "infra_calc/exercises/j13.py:292": _EX,
+    "infra_calc/exercises/j13.py:298": _EX,
+    "infra_calc/exercises/spec.py:107": _EX,
+    "infra_calc/exercises/spec.py:122": _EX,
+    "infra_calc/exercises/spec.py:130": _EX,
+    "infra_calc/fit.py:236": "fault message; fit.py is being rewritten by the forecast work",
+    "infra_calc/step.py:197": "fix_scenarios case label; step.py is being rewritten by the step work",
+}
+
+
+def _is_scale(node) -> bool:
+    """A power-of-ten literal (100, 1e3, 1e-6, 10**9) or a unit constant (GB, units.TERA)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool) and abs(node.value) not in (0, 1):
+        exponent = math.log10(abs(node.value))
+        return abs(exponent - round(exponent)) < 1e-9
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        return isinstance(node.left, ast.Constant) and node.left.value == 10
+    if isinstance(node, ast.UnaryOp):
+        return _is_scale(node.operand)
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+    return name in UNIT_CONSTANTS
+
+
+def hand_scalings(source: str) -> list[tuple[int, str]]:
+    """(line, expression) of every f-string field whose expression multiplies or divides
+    by a scale (:func:`_is_scale`), anywhere inside it."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FormattedValue):
+            for sub in ast.walk(node.value):
+                if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Mult, ast.Div)) \
+                        and (_is_scale(sub.right) or _is_scale(sub.left)):
+                    found.append((node.value.lineno, ast.unparse(node.value)))
+                    break
+    return found
+
+
+def test_the_scan_sees_a_hand_scaling_and_nothing_else():
+    flagged = hand_scalings('a = f"{t * 1e3:.2f} ms"\nb = f"{x / GB:.1f}"\nc = f"{s * 100:.0f}%"\n'
+                            'd = f"{round(n / 10**9)}"\ne = f"{y / units.TERA}"\n'
+                            'f = f"{t:.2f} {shown(t, \'ms\')}"\ng = 2 * GiB\nh = f"{a * b} {n // 1024}"\n')
+    assert [line for line, _ in flagged] == [1, 2, 3, 4, 5]
+
+
+def test_no_f_string_in_the_package_scales_by_hand():
+    found, used = [], set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        for line, expr in hand_scalings(path.read_text(encoding="utf-8")):
+            key = f"{rel}:{line}"
+            if key in HAND_SCALED:
+                used.add(key)
+            else:
+                found.append(f"{key}: {{{expr}}}")
+    assert not found, ("f-strings that scale by hand (give the SI value and its unit to "
+                       "infra_calc.display instead):\n  " + "\n  ".join(found))
+    assert used == set(HAND_SCALED), f"allowed but no longer there: {sorted(set(HAND_SCALED) - used)}"

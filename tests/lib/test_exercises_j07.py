@@ -70,7 +70,8 @@ def test_exercise_logic():
     assert st.bound == "memory" and E.get("j07-n1").answer() == pytest.approx(st.t_compute)
     # 1.7: the baseline passes the capacity check; more bandwidth beats 4-bit weights
     steps = X.n3_steps()
-    assert ic.capacity_check(S.j07_h100().mem_capacity, S.J07_WEIGHTS_8BIT, X.n3_kv(), workspace=S.J07_WORKSPACE).fits
+    assert ic.capacity_check(S.j07_h100().mem_capacity, S.J07_WEIGHTS_8BIT, X.n3_kv(),
+                             workspace=S.J07_WORKSPACE).fits
     assert steps["twice the bandwidth"].t_step < steps["4-bit weights"].t_step
     assert E.check_choice("j07-n3", 0, "twice the bandwidth")[0]
     # 1.8: the H100 misses the needed bandwidth by a little, the H200 has it

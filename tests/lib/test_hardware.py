@@ -40,7 +40,7 @@ def test_unknown_accelerator_lists_names():
 
 def test_ridge_point():
     assert round(ic.accelerator("H100 SXM").ridge_point, 1) == 295.3
-    assert ic.ridge_point("H100 SXM") == pytest.approx(989.4 / 3.35)
+    assert ic.accelerator("H100 SXM").ridge_point == pytest.approx(989.4 / 3.35)
 
 
 def test_accelerator_validation():

@@ -1,4 +1,5 @@
-"""infra_calc.levers: speculative verify passes, shared prefixes, lower precision."""
+"""infra_calc.levers: the acceptance model and the speculative verify pass (its step, its
+turning points, the round of draft and verify)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -134,106 +135,6 @@ def test_drafts_raise_s_max_and_lower_b_star():
         hi = ic.speculative_step(BIG, H100, batch=int(np.ceil(bb)), context=1024, drafts=kk,
                                  bytes_per_param=1)
         assert lo.bound == "memory" and hi.bound == "compute"
-
-
-# ------------------------------------------------------------------ shared prefix
-@settings(max_examples=40)
-@given(m=models, s=contexts, frac=st.floats(0, 1), b=batches)
-def test_shared_prefix_with_one_request_or_none_shared_is_plain(m, s, frac, b):
-    sp = int(frac * s)
-    one = ic.shared_prefix_step(m, H100, batch=1, context=s, prefix=sp)
-    plain1 = ic.model_decode_step(m, H100, batch=1, context=s)
-    none = ic.shared_prefix_step(m, H100, batch=b, context=s, prefix=0)
-    plain = ic.model_decode_step(m, H100, batch=b, context=s)
-    for got, want in ((one, plain1), (none, plain)):
-        for f in ("t_step", "t_read", "t_compute", "kv_bytes", "flops", "memory_per_card"):
-            assert np.isclose(getattr(got, f), getattr(want, f), rtol=1e-12), f
-        assert got.bound == want.bound and got.fits == want.fits
-    shared = ic.shared_prefix_step(m, H100, batch=b, context=s, prefix=sp)
-    assert shared.t_step <= plain.t_step * (1 + 1e-12)
-    assert np.isclose(shared.flops, plain.flops)                     # attention still over S
-
-
-def test_shared_prefix_reads_the_prefix_once():
-    m = ic.model(BIG)
-    st_ = ic.shared_prefix_step(m, H100, batch=32, context=4096, prefix=3072, bytes_per_param=1)
-    assert np.isclose(st_.kv_bytes, (3072 + 32 * 1024) * m.kv_bytes_per_token())
-    assert np.isclose(st_.kv_bytes_unshared, 32 * 4096 * m.kv_bytes_per_token())
-
-
-def test_shared_prefix_refuses_a_prefix_longer_than_the_context():
-    with pytest.raises(ValueError, match="prefix"):
-        ic.shared_prefix_step(SMALL, H100, batch=4, context=100, prefix=101)
-    with pytest.raises(ValueError, match="prefix"):
-        ic.shared_prefix_step(SMALL, H100, batch=4, context=100, prefix=-1)
-
-
-@settings(max_examples=30)
-@given(m=models, p=st.integers(1, 16000), b=st.integers(1, 8))
-def test_cached_prefill_with_nothing_cached_is_prefill(m, p, b):
-    got = ic.cached_prefill_step(m, H100, prompt_tokens=p, cached=0, batch=b)
-    want = ic.prefill_step(m, H100, prompt_tokens=p, batch=b)
-    for f in ("t_step", "t_read", "t_compute", "flops", "bytes_read"):
-        assert np.isclose(getattr(got, f), getattr(want, f), rtol=1e-12), f
-
-
-def test_cached_prefill_attention_still_sees_the_prefix():
-    m = ic.model(SMALL)
-    p, pc = 4096, 3072
-    got = ic.cached_prefill_step(m, H100, prompt_tokens=p, cached=pc)
-    n = p - pc
-    f = (2 * n * m.body_matmul_params + 2 * m.lm_head_params
-         + 2 * m.layers * m.heads * m.head_dim * (p * (p + 1) - pc * (pc + 1)))
-    assert np.isclose(got.flops, f)
-    assert np.isclose(got.prefix_kv_bytes, pc * m.kv_bytes_per_token())
-    assert np.isclose(got.bytes_read, m.decode_weight_bytes(2, n) + p * m.kv_bytes_per_token())
-    t = ic.cached_prefill_step(m, H100, prompt_tokens=p, cached=np.arange(0, p, 512)).t_step
-    assert (np.diff(t) < 0).all()
-
-
-def test_cached_prefill_needs_one_new_token():
-    with pytest.raises(ValueError, match="cached"):
-        ic.cached_prefill_step(SMALL, H100, prompt_tokens=100, cached=100)
-
-
-def test_mean_ttft_is_the_mix_and_checks_the_rate():
-    assert ic.mean_ttft(0.25, 1.0, 5.0) == 4.0
-    assert ic.mean_ttft(0, 1.0, 5.0) == 5.0 and ic.mean_ttft(1, 1.0, 5.0) == 1.0
-    with pytest.raises(ValueError, match="hit_rate"):
-        ic.mean_ttft(1.5, 1.0, 2.0)
-    with pytest.raises(ValueError, match="t_miss"):
-        ic.mean_ttft(0.5, 1.0, -2.0)
-
-
-# ------------------------------------------------------------------ lower precision
-def test_at_math_is_the_card_at_that_peak():
-    h = ic.accelerator(H100)
-    assert ic.at_math(h) is h and ic.at_math(h, math="FP16") is h
-    f8 = ic.at_math(h, math="fp8")
-    assert f8.peak_flops == h.peak("fp8") and f8.mem_bandwidth == h.mem_bandwidth
-    assert "fp8" in f8.name
-    with pytest.raises(ValueError, match="fp4"):
-        ic.at_math(h, math="fp4")
-
-
-def test_precision_moves_the_turning_points_as_bytes_times_peak():
-    base = ic.precision_point(BIG, H100, bytes_per_param=2)
-    w4 = ic.precision_point(BIG, H100, bytes_per_param=0.5)          # weight-only int4
-    f8 = ic.precision_point(BIG, H100, math="fp8", bytes_per_param=1)
-    assert w4.ridge == base.ridge and f8.ridge == pytest.approx(2 * base.ridge, rel=1e-3)
-    assert w4.b_star_j07 == pytest.approx(base.b_star_j07 / 4)
-    assert f8.b_star_j07 == pytest.approx(base.b_star_j07, rel=1e-3)
-    assert w4.b_star < base.b_star / 3.9 and f8.b_star == pytest.approx(base.b_star, rel=0.01)
-    assert f8.s_max < 0.55 * base.s_max                              # the math got cheaper
-    assert w4.s_max == pytest.approx(base.s_max, rel=1e-3)           # b_W enters only via a row
-    assert f8.t_step_1 == pytest.approx(w4.t_step_1 * 2, rel=0.01)
-    b = ic.model_decode_step(BIG, H100, batch=1, context=0, bytes_per_param=1, math="fp8")
-    assert f8.t_step_1 == b.t_step
-
-
-def test_precision_point_refuses_a_precision_the_card_lacks():
-    with pytest.raises(ValueError, match="fp4"):
-        ic.precision_point(SMALL, H100, math="fp4")
 
 
 def test_round_floor_of_any_schedule_against_the_serial_sum():

@@ -6,6 +6,7 @@ import math
 from matplotlib.patches import Rectangle
 
 import infra_calc as ic
+from infra_calc.capacity import planner_state
 from infra_calc.units import GB, GiB
 
 W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes
@@ -65,7 +66,7 @@ def test_capacity_planner_updates_in_place():
 def test_capacity_planner_starts_where_planner_state_does_and_takes_bytes():
     from infra_calc.widgets import capacity_planner
 
-    assert capacity_planner().state() == ic.planner_state()       # one default reading, one case
+    assert capacity_planner().state() == planner_state()       # one default reading, one case
     p = capacity_planner(workspace=4 * GiB, reading="physical GiB")
     assert p.controls["workspace_gib"].value == 4.0 and p.state().workspace == 4 * GiB
-    assert p.state() == ic.planner_state(workspace=4 * GiB, reading="physical GiB")
+    assert p.state() == planner_state(workspace=4 * GiB, reading="physical GiB")

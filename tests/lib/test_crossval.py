@@ -1,0 +1,97 @@
+"""infra_calc.crossval: stored knobs = a fresh fit, folds that leave whole groups out,
+held-out rows never fitted, the model against its baselines, the rows' table."""
+from importlib import resources
+
+import pytest
+
+from infra_calc import crossval, fit, forecasting
+
+
+def test_a_family_band_needs_enough_groups_not_just_rows():
+    rep = crossval.evaluate()
+    every = len(rep.cv)
+    for fam, kn in forecasting.stored_knobs().items():
+        if fam == forecasting.POOLED:
+            continue
+        mine = [p for p in rep.cv if p.row.family == fam]
+        own = len({p.row.group for p in mine}) >= crossval.BAND_MIN_GROUPS
+        assert kn.cv_rows == (len(mine) if own else every), fam
+    # NIM: a 5000-token sweep of one recipe gives many rows but only 2 groups
+    nim = forecasting.stored_knobs()["NVIDIA NIM"]
+    assert nim.rows >= crossval.BAND_MIN_GROUPS > nim.groups and nim.cv_rows == every
+
+
+# ------------------------------------------------------------------------ stored = refit
+def test_stored_knobs_are_what_the_data_give():
+    stored = resources.files("infra_calc").joinpath("data", "forecast_knobs.csv").read_text("utf-8")
+    assert crossval.knobs_csv(crossval.evaluate()) == stored, "run `make fit`"
+
+
+# --------------------------------------------------------------- honest cross-validation
+@pytest.mark.parametrize("by", ["group", "publisher"])
+def test_no_row_is_predicted_by_a_fit_that_saw_its_group(by, monkeypatch):
+    rows = crossval.evaluate().data.rows
+    seen = []
+    real = crossval.fit_knobs
+
+    def spy(train):
+        seen.append({getattr(r, by) for r in train})
+        return real(train)
+
+    monkeypatch.setattr(crossval, "fit_knobs", spy)
+    preds = crossval.cross_validate(rows, by)
+    assert len(seen) == len({getattr(r, by) for r in rows})
+    assert [p.row for p in preds] == list(rows)
+    for trained in seen:      # each fold's training set misses exactly one key, the test one
+        assert len({getattr(r, by) for r in rows} - trained) == 1
+    for p in preds:           # refitting without the row's group gives the same prediction
+        train = [r for r in rows if getattr(r, by) != getattr(p.row, by)]
+        k = fit.unpack(real(train).get(p.row.family, real(train)[forecasting.POOLED]))
+        assert p.model == pytest.approx(fit.predict([p.row], k)[0])
+
+
+def test_held_out_rows_are_never_fitted():
+    rep = crossval.evaluate()
+    assert rep.data.holdout
+    assert all("holdout" in r.m.sets.split() for r in rep.data.holdout)
+    assert not any("holdout" in r.m.sets.split() for r in rep.data.rows)
+    held = {r.group for r in rep.data.holdout}
+    assert not held & {r.group for r in rep.data.rows}        # whole groups are held out
+
+
+def test_the_model_beats_both_baselines_on_every_metric():
+    cv = crossval.evaluate().cv
+    model, eff, floor = (crossval.scores(cv, w) for w in ("model", "efficiency", "floor"))
+    for metric, s in model.items():
+        assert s.median < floor[metric].median and s.p90 < floor[metric].p90, metric
+        assert s.p90 < eff[metric].p90, metric
+        if metric != "tpot":
+            assert s.median < eff[metric].median, metric
+    # Known miss, reported on the page: on TPOT (9 rows, 7 of them NIM's loaded ITLs of one
+    # group) one pooled efficiency has the smaller median, the model the far smaller p90.
+    assert model["tpot"].median > eff["tpot"].median
+
+
+def test_tpot_under_load_is_reported_apart_never_fitted():
+    rep = crossval.evaluate()
+    load = crossval.under_load(rep)
+    assert len(load) >= 10
+    fitted = {r.m.id for r in rep.data.rows + rep.data.holdout}
+    for u in load:
+        assert u.m.metric == "tpot" and u.m.scenario in fit.HEAVY_LOAD and u.m.prompt_tokens is None
+        assert u.m.id not in fitted and "holdout" not in u.m.sets.split()
+        assert u.forecast >= u.floor and u.measured >= u.floor and u.ratio == u.measured / u.forecast
+    assert f"TPOT under load, prompt length not stated (not fitted): {len(load)} rows" in \
+        crossval.summary(rep)
+
+
+def test_the_rows_table_gives_each_prediction_in_its_metric_terms():
+    table = crossval.rows_table()
+    rep = crossval.evaluate()
+    assert [t["id"] for t in table] == [r.m.id for r in rep.data.rows]
+    for t in table:
+        assert t["error"] == pytest.approx(t["model"] / t["measured"] - 1)
+        if t["metric"] == "output_throughput_per_card":
+            assert t["floor"] >= t["model"]            # a rate: the floor's is the highest
+        else:
+            assert t["floor"] <= t["model"]

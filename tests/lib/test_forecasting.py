@@ -1,0 +1,137 @@
+"""infra_calc.forecasting: a forecast is never faster than its floor, the continuous-batching
+term only adds to the TPOT, the stored knobs are fractions and costs, the API.
+
+The `forecast` command and the forecast in `estimate`: tests/lib/test_cli.py."""
+import dataclasses
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import infra_calc as ic
+from infra_calc import forecasting
+
+# ------------------------------------------------------------------ never faster than the floor
+eta = st.floats(min_value=1e-3, max_value=1.0)
+cost = st.floats(min_value=0.0, max_value=1e-3)
+CASES = [("llama-2-7b", "A100 80GB", "bf16", (1, 2, 4)), ("llama-2-70b", "H100 SXM", "fp8", (2, 4, 8)),
+         ("mixtral-8x7b", "H200 SXM", "fp8", (1, 2, 8)), ("llama-3.1-8b", "B200", "fp4", (1, 8)),
+         ("qwen3-8b", "MI300X", "bf16", (1, 2))]
+
+
+@settings(max_examples=60)
+@given(case=st.sampled_from(CASES), k=st.tuples(eta, eta, cost, cost), p=st.integers(1, 3700),
+       o=st.integers(1, 300), batch=st.integers(1, 512), pick=st.integers(0, 7))
+def test_a_forecast_is_never_faster_than_its_floor(case, k, p, o, batch, pick):
+    model, card, math, cards = case
+    kn = dataclasses.replace(forecasting.knobs(None), eta_mem=k[0], eta_flop=k[1], c_layer=k[2],
+                             c_allreduce=k[3], band=(-0.5, 0.5))
+    with mock.patch.object(forecasting, "stored_knobs", lambda: {forecasting.POOLED: kn}):
+        f = ic.forecast(model, card, prompt_tokens=p, output_tokens=o, batch=batch,
+                        cards=cards[pick % len(cards)], bytes_per_param=1, math=math)
+    g = f.floor
+    eps = 1 + 1e-12
+    assert f.ttft.value * eps >= g.prefill.t_floor
+    assert f.total.value * eps >= g.floor_total
+    if o > 1:
+        assert f.tpot.value * eps >= g.floor_step_times.mean()
+    assert f.output_tokens_per_s.value <= g.batch * o / g.floor_total * eps
+    for b in (f.ttft, f.tpot, f.total):                  # no end of a band beats the floor
+        assert b.low <= b.value <= b.high
+    assert f.ttft.low * eps >= g.prefill.t_floor and f.total.low * eps >= g.floor_total
+    assert f.output_tokens_per_s.high <= g.batch * o / g.floor_total * eps
+
+
+@given(read=st.floats(0, 1), compute=st.floats(0, 1), comm=st.floats(0, 1),
+       layers=st.integers(1, 200), cards=st.integers(1, 64), k=st.tuples(eta, eta, cost, cost))
+def test_the_step_time_holds_both_floor_terms(read, compute, comm, layers, cards, k):
+    t = forecasting.pass_time(read, compute, comm, layers, cards, k)
+    assert t >= max(read, compute) + comm
+    assert forecasting.pass_time(read, compute, comm, layers, cards, (1, 1, 0, 0)) == \
+        max(read, compute) + comm
+
+
+def test_stored_knobs_are_fractions_and_costs_of_the_right_sign():
+    for kn in forecasting.stored_knobs().values():
+        assert 0 < kn.eta_mem <= 1 and 0 < kn.eta_flop <= 1
+        assert kn.c_layer >= 0 and kn.c_allreduce >= 0
+        assert kn.band[0] < 0 < kn.band[1] and kn.rows > 0 and kn.groups > 0
+
+
+@settings(max_examples=40)
+@given(case=st.sampled_from(CASES), k=st.tuples(eta, eta, cost, cost), p=st.integers(1, 3700),
+       o=st.integers(1, 300), batch=st.integers(1, 512), pick=st.integers(0, 7))
+def test_prefill_sharing_only_adds_time_to_the_tpot_and_vanishes_at_batch_one(case, k, p, o,
+                                                                              batch, pick):
+    model, card, math, cards = case
+    kn = dataclasses.replace(forecasting.knobs(None), eta_mem=k[0], eta_flop=k[1], c_layer=k[2],
+                             c_allreduce=k[3], band=(-0.5, 0.5))
+    kw = dict(prompt_tokens=p, output_tokens=o, batch=batch, cards=cards[pick % len(cards)],
+              bytes_per_param=1, math=math)
+    with mock.patch.object(forecasting, "stored_knobs", lambda: {forecasting.POOLED: kn}):
+        static = ic.forecast(model, card, **kw)
+        cb = ic.forecast(model, card, continuous=True, **kw)
+    assert cb.continuous and not static.continuous
+    assert (cb.ttft, cb.total, cb.output_tokens_per_s) == \
+        (static.ttft, static.total, static.output_tokens_per_s)
+    if batch == 1 or o == 1:
+        assert cb.tpot == static.tpot
+        return
+    share = forecasting.prefill_share(batch, o)
+    assert share == (batch - 1) / o
+    with mock.patch.object(forecasting, "stored_knobs", lambda: {forecasting.POOLED: kn}):
+        one = ic.forecast(model, card, **{**kw, "batch": 1, "output_tokens": 1})
+    assert cb.tpot.value == pytest.approx(static.tpot.value + share * one.ttft.value, rel=1e-9)
+    assert cb.tpot.value >= static.tpot.value >= cb.floor.floor_step_times.mean() / (1 + 1e-12)
+    assert cb.tpot.low >= static.tpot.low
+
+
+def test_continuous_must_be_a_bool():
+    with pytest.raises(TypeError, match="continuous must be True or False"):
+        ic.forecast("llama-2-7b", "A100 80GB", prompt_tokens=8, output_tokens=8, continuous="yes")
+
+
+# --------------------------------------------------------------------------------- API
+def test_forecast_result_and_its_knobs():
+    f = ic.forecast("llama-2-70b", "H100 SXM", prompt_tokens=512, output_tokens=128, batch=8,
+                    cards=4, bytes_per_param=1, kv_bytes_per_element=1, math="fp8",
+                    engine="TensorRT-LLM")
+    assert f.engine == "TensorRT-LLM" and f.math == "fp8" and f.floor.math == "fp8"
+    assert f.rows == f.knobs.rows > 0 and f.groups == f.knobs.groups > 0
+    assert f.total.value == pytest.approx(f.ttft.value + 127 * f.tpot.value)
+    assert f.output_tokens_per_s.value == pytest.approx(8 * 128 / f.total.value)
+    lo, hi = f.knobs.band
+    assert f.tpot.low == pytest.approx(max(f.tpot.value * np.exp(lo), f.floor.floor_step_times.mean()))
+    assert f.tpot.high == pytest.approx(f.tpot.value * np.exp(hi))
+    assert ic.forecast("llama-2-70b", "H100", prompt_tokens=512, output_tokens=128).engine == "any"
+    assert ic.forecast("llama-2-7b", "A100", prompt_tokens=8, output_tokens=8,
+                       engine="trtllm").engine == "TensorRT-LLM"
+
+
+def test_unknown_engine_is_refused_with_the_known_names():
+    with pytest.raises(ValueError, match=r"engine='sglang'.*known engines: any, .*TensorRT-LLM.*vLLM"):
+        ic.forecast("llama-2-7b", "A100", prompt_tokens=8, output_tokens=8, engine="sglang")
+
+
+def test_a_workload_brings_its_own_sizes():
+    w = ic.Workload("llama-2-70b", "H100", bytes_per_param=1, kv_bytes_per_element=1, batch=4,
+                    cards=2, math="fp8")
+    f = ic.forecast(w, prompt_tokens=64, output_tokens=16)
+    g = ic.forecast("llama-2-70b", "H100", prompt_tokens=64, output_tokens=16, batch=4, cards=2,
+                    bytes_per_param=1, kv_bytes_per_element=1, math="fp8")
+    assert f.tpot == g.tpot
+    with pytest.raises(ValueError, match="batch must not be given with a Workload"):
+        ic.forecast(w, prompt_tokens=64, output_tokens=16, batch=8)
+
+
+def test_a_moe_forecast_reads_the_uniform_routing_experts_and_rests_on_the_k_expert_floor():
+    f = ic.forecast("mixtral-8x7b", "H100", prompt_tokens=64, output_tokens=16, batch=32, cards=2)
+    uni = ic.generation_time("mixtral-8x7b", "H100", prompt_tokens=64, output_tokens=16, batch=32,
+                             cards=2, routing="uniform")
+    assert f.floor.steps.t_read[0] < uni.steps.t_read[0]      # the floor reads k experts
+    kn = f.knobs
+    step = forecasting.pass_time(uni.steps.t_read, uni.steps.t_compute, uni.steps.t_comm,
+                                 32, 2, kn.k)
+    assert f.tpot.value == pytest.approx(step.mean())

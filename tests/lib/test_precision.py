@@ -1,0 +1,37 @@
+"""infra_calc.precision: a card at a lower-precision peak, and how the turning points move."""
+import pytest
+
+import infra_calc as ic
+
+BIG, SMALL, MOE, H100 = "DeepSeek-R1-Distill-Llama-70B", "Llama-3.1-8B", "Mixtral-8x7B", "H100 SXM"
+
+
+# ------------------------------------------------------------------ lower precision
+def test_at_math_is_the_card_at_that_peak():
+    h = ic.accelerator(H100)
+    assert ic.at_math(h) is h and ic.at_math(h, math="FP16") is h
+    f8 = ic.at_math(h, math="fp8")
+    assert f8.peak_flops == h.peak("fp8") and f8.mem_bandwidth == h.mem_bandwidth
+    assert "fp8" in f8.name
+    with pytest.raises(ValueError, match="fp4"):
+        ic.at_math(h, math="fp4")
+
+
+def test_precision_moves_the_turning_points_as_bytes_times_peak():
+    base = ic.precision_point(BIG, H100, bytes_per_param=2)
+    w4 = ic.precision_point(BIG, H100, bytes_per_param=0.5)          # weight-only int4
+    f8 = ic.precision_point(BIG, H100, math="fp8", bytes_per_param=1)
+    assert w4.ridge == base.ridge and f8.ridge == pytest.approx(2 * base.ridge, rel=1e-3)
+    assert w4.b_star_j07 == pytest.approx(base.b_star_j07 / 4)
+    assert f8.b_star_j07 == pytest.approx(base.b_star_j07, rel=1e-3)
+    assert w4.b_star < base.b_star / 3.9 and f8.b_star == pytest.approx(base.b_star, rel=0.01)
+    assert f8.s_max < 0.55 * base.s_max                              # the math got cheaper
+    assert w4.s_max == pytest.approx(base.s_max, rel=1e-3)           # b_W enters only via a row
+    assert f8.t_step_1 == pytest.approx(w4.t_step_1 * 2, rel=0.01)
+    b = ic.model_decode_step(BIG, H100, batch=1, context=0, bytes_per_param=1, math="fp8")
+    assert f8.t_step_1 == b.t_step
+
+
+def test_precision_point_refuses_a_precision_the_card_lacks():
+    with pytest.raises(ValueError, match="fp4"):
+        ic.precision_point(SMALL, H100, math="fp4")
