@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_number", "check_int", "is_scalar", "unwrap"]
+__all__ = ["check_number", "check_int", "check_single_sizes", "is_scalar", "unwrap"]
 
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
@@ -172,6 +172,12 @@ def check_int(value, name: str, unit: str = "", *, minimum: int = 1, scalar: boo
     if arr.ndim == 0:
         return int(arr)
     return arr.astype(np.int64)
+
+
+def check_single_sizes(w, *names: str) -> None:
+    """Refuse (``TypeError``) an array for each size ``names`` (``"batch"``, ``"cards"``) of ``w``."""
+    for name in names:
+        check_int(getattr(w, name), name, {"batch": "requests"}.get(name, name), scalar=True)
 
 
 def _show(bad: np.ndarray) -> str:

@@ -22,7 +22,8 @@ Every result type of the library (:class:`~infra_calc.step.DecodeStep`,
 :class:`~infra_calc.decode.ModelDecodeStep`, :class:`~infra_calc.prefill.PrefillStep`,
 :class:`~infra_calc.parallel.TensorParallelStep`,
 :class:`~infra_calc.roofline.RooflinePoint`, :class:`~infra_calc.shape.PaddedGemm`)
-takes its times and its label from :func:`bounds`.
+takes its times and its label from :func:`bounds`; every turning point (``B*``,
+``S_max``, ``M*``) is the :func:`crossover` of the two floors.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ import numpy as np
 
 from ._validate import unwrap
 
-__all__ = ["BOUNDS", "Bounds", "bounds"]
+__all__ = ["BOUNDS", "Bounds", "bounds", "crossover"]
 
 #: the labels a :class:`Bounds` carries
 BOUNDS = ("memory", "compute", "communication")
@@ -101,3 +102,23 @@ def bounds(flops, nbytes, hw, *, t_comm=0.0, overlap=True, overlap_comm=False,
     return Bounds(t_read=unwrap(tr), t_compute=unwrap(tc), t_floor=unwrap(floor),
                   t_comm=unwrap(tm), t_step=unwrap(step), floor_bound=unwrap(floor_bound, str),
                   bound=unwrap(bound, str))
+
+
+def crossover(flops, nbytes, flops_slope, bytes_slope, hw, *, math="bf16"):
+    """Where the floors of ``F0 + x F1`` FLOPs and ``R0 + x R1`` bytes meet (``x``: requests, rows...).
+
+    .. math:: x^* = \\frac{R_0/\\beta - F_0/\\Pi_m}{F_1/\\Pi_m - R_1/\\beta}
+
+    ``inf`` where the denominator is not positive (the math never catches up);
+    not rounded.  Every term negated: where the *read* catches up (``S_max``).
+
+    >>> from infra_calc.hardware import Accelerator
+    >>> crossover(0.0, 1.0, 2.0, 0.0, Accelerator("x", 300e12, 1e12, 1e12))   # J07's B*
+    150.0
+    """
+    lead, per = bounds(flops, nbytes, hw, math=math), bounds(flops_slope, bytes_slope, hw, math=math)
+    rate = np.asarray(per.t_compute) - per.t_read
+    ok = rate > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return unwrap(np.where(ok, (np.asarray(lead.t_read) - lead.t_compute) / np.where(ok, rate, 1.0),
+                               np.inf))

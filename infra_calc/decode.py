@@ -33,8 +33,7 @@ from .comm import layer_comm
 from .workload import ModelOnCard, Workload
 
 __all__ = ["ModelDecodeStep", "model_decode_step", "decode_counts", "decode_coefficients",
-           "step_parts",
-           "weight_read_params",
+           "step_parts", "StepParts", "routed_expert_bytes", "weight_read_params",
            "WEIGHT_READS", "REGIONS"]
 
 #: What a step is taken to read: the bytes it touches (default), J07's
@@ -60,6 +59,17 @@ def weight_read_params(spec, batch, weights, routing="floor"):
     raise ValueError(f"weights must be one of {WEIGHT_READS}, got {weights!r}")
 
 
+def routed_expert_bytes(w: Workload, b):
+    """Routed-expert bytes per card a step of ``b`` tokens reads (real ``b``; ``inf``: every expert):
+    :math:`L_{moe} E_{hit}(b) P_e b_W / n` under ``w.routing``, 0 for a dense model."""
+    spec = w.model
+    if not spec.is_moe:
+        return 0.0 * np.asarray(b, dtype=float)
+    hit = spec.experts_read(np.asarray(b, dtype=float), w.routing)
+    return (spec.moe_layers * hit * spec.expert_params * w.bytes_per_param
+            / np.asarray(w.cards, dtype=float))
+
+
 def decode_coefficients(w: Workload, weights="touched") -> dict:
     """Per-card terms of a decode step of ``w``, linear in the context ``S``.
 
@@ -67,7 +77,8 @@ def decode_coefficients(w: Workload, weights="touched") -> dict:
     ``flops_linear + attention_flops_per_token * S`` FLOPs per card (arrays
     over ``w.batch``): the weights touched (:func:`weight_read_params`), the
     batch's cache per cached token, the matrix products and attention per
-    cached token.
+    cached token: the one account of a step, read by :func:`decode_counts`, the levers
+    and the turning points (:func:`infra_calc.kv.per_request_terms`).
     """
     spec, sh = w.model, w.share
     b = np.asarray(w.batch, dtype=float)
@@ -76,15 +87,24 @@ def decode_coefficients(w: Workload, weights="touched") -> dict:
         weight_bytes=np.asarray(sh.of(spec, weight_read_params(spec, w.batch, weights,
                                                                 w.routing)))
         * w.bytes_per_param,
-        kv_bytes_per_token=b * np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element)),
+        kv_bytes_per_token=b * np.asarray(w.kv_bytes_per_token_per_card),
         flops_linear=2.0 * b * np.asarray(sh.of_matmul(spec, spec.matmul_params)),
         attention_flops_per_token=np.asarray(spec.attention_flops(b, 1)) / n,
     )
 
 
+@dataclass(frozen=True)
+class StepParts(Bounds):
+    """A decode step's :class:`~infra_calc.bound.Bounds` with its :func:`decode_counts` and
+    the all-reduce's message ``M = 2 B d``, bytes (:func:`~infra_calc.comm.layer_comm`)."""
+
+    counts: dict = None
+    comm_bytes: float | np.ndarray = 0.0
+
+
 def step_parts(w: Workload, weights="touched", comm="ring", context=None, *, overlap=True,
                overlap_comm=False) -> Bounds:
-    """The :class:`~infra_calc.bound.Bounds` of the decode steps of ``w`` at ``context``.
+    """The :class:`StepParts` of the decode steps of ``w`` at ``context``: Bounds and counts.
 
     The one account of a decode step's times (:func:`model_decode_step`,
     :func:`~infra_calc.parallel.tensor_parallel_step`,
@@ -95,9 +115,10 @@ def step_parts(w: Workload, weights="touched", comm="ring", context=None, *, ove
     larger, ``overlap_comm=True``) as ``t_step``.
     """
     c = decode_counts(w, weights, context)
-    _, tcomm = layer_comm(w.model, w.hw, tokens=w.batch, cards=w.cards, comm=comm)
-    return bounds(c["flops"], c["bytes_read"], w.hw, t_comm=tcomm, overlap=overlap,
-                  overlap_comm=overlap_comm, math=w.math)
+    msg, tcomm = layer_comm(w.model, w.hw, tokens=w.batch, cards=w.cards, comm=comm)
+    t = bounds(c["flops"], c["bytes_read"], w.hw, t_comm=tcomm, overlap=overlap,
+               overlap_comm=overlap_comm, math=w.math)
+    return StepParts(**vars(t), counts=c, comm_bytes=msg)
 
 
 def decode_counts(w: Workload, weights="touched", context=None) -> dict:
@@ -217,10 +238,8 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
     if np.any(np.asarray(w.cards) != 1):
         raise ValueError(f"cards must be 1 for model_decode_step, got {w.cards}; "
                          "use tensor_parallel_step for more cards")
-    c = decode_counts(w, weights)
-    acc = w.hw
-    r, f = c["bytes_read"], c["flops"]
     t = step_parts(w, weights)                       # one card: no communication
+    c, acc = t.counts, w.hw
     bound = np.asarray(t.floor_bound)
     region = np.where(bound == "compute", "compute",
                       np.where(c["weight_bytes"] >= c["kv_bytes"], "weight-read", "kv-read"))
@@ -228,10 +247,10 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
         model=w.model, hw=acc, batch=w.batch, context=w.context, weights=weights,
         routing=w.routing,
         weight_bytes=unwrap(c["weight_bytes"]), kv_bytes=unwrap(c["kv_bytes"]),
-        bytes_read=unwrap(r), flops_linear=unwrap(c["flops_linear"]),
-        flops_attention=unwrap(c["flops_attention"]), flops=unwrap(f),
-        t_weights=unwrap(c["weight_bytes"] / acc.mem_bandwidth),
-        t_kv=unwrap(c["kv_bytes"] / acc.mem_bandwidth), t_read=t.t_read, t_compute=t.t_compute,
+        bytes_read=unwrap(c["bytes_read"]), flops_linear=unwrap(c["flops_linear"]),
+        flops_attention=unwrap(c["flops_attention"]), flops=unwrap(c["flops"]),
+        t_weights=bounds(0.0, c["weight_bytes"], acc).t_read,
+        t_kv=bounds(0.0, c["kv_bytes"], acc).t_read, t_read=t.t_read, t_compute=t.t_compute,
         t_step=t.t_floor, bound=t.floor_bound, region=unwrap(region, str),
-        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory=w.memory(like=r),
+        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory=w.memory(like=c["bytes_read"]),
     )

@@ -5,10 +5,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int
+from ._validate import check_int, check_single_sizes
 from .bound import Bounds
 from .capacity import CapacityCheck, HoldsMemory
-from .comm import COMM_MODELS
 from .decode import step_parts
 from .prefill import PrefillStep, prefill_step
 from .workload import ModelOnCard, Workload
@@ -164,22 +163,13 @@ def generation_time(model, hw=None, *, prompt_tokens=None, output_tokens=None,
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
                     kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace,
                     routing=routing, math=math)
-    check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
-    check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
+    check_single_sizes(w, "batch", "cards")
     p, o = check_request(w.model, prompt_tokens, output_tokens)
-    if not isinstance(overlap_comm, (bool, np.bool_)):
-        raise TypeError(f"overlap_comm must be True or False, got {overlap_comm!r}")
-    if comm not in COMM_MODELS:
-        raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
-    pre = prefill_step(w, prompt_tokens=p, weights=weights, comm=comm)
-    if o > 1:
-        # the steps' contexts P+1 ... P+O-1 are valid: check_request checked the last
-        steps = step_parts(w, weights, comm, context=np.arange(p + 1, p + o, dtype=float),
-                           overlap_comm=overlap_comm)
-        floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)
-    else:
-        times = floors = np.zeros(0)
-        steps = Bounds(times, times, times, times, times, np.zeros(0, dtype=str), np.zeros(0, dtype=str))
+    pre = prefill_step(w, prompt_tokens=p, weights=weights, comm=comm)   # checks comm
+    # contexts P+1 ... P+O-1 (none when O = 1), valid: check_request checked the last
+    steps = step_parts(w, weights, comm, context=np.arange(p + 1, p + o, dtype=float),
+                       overlap_comm=overlap_comm)
+    floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)
     decode = float(times.sum())
     total = pre.t_step + decode
     longest = p + o - 1

@@ -35,11 +35,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import unwrap
-from .decode import model_decode_step
+from .bound import crossover
+from .decode import decode_coefficients, model_decode_step, routed_expert_bytes
 from .workload import Workload
 
 __all__ = ["critical_context", "turning_batch", "kv_weight_batch", "decode_region",
-           "per_request_terms"]
+           "per_request_terms", "turning_points"]
 
 
 def _workload(model, hw, **sizes) -> Workload:
@@ -50,40 +51,56 @@ def _workload(model, hw, **sizes) -> Workload:
     return Workload.of(model, hw, **sizes)
 
 
+def _linear_terms(w: Workload, drafts=0):
+    """``(R0, r, m, c, c_a)`` per card, read off :func:`~infra_calc.decode.decode_coefficients`:
+    a pass of ``k`` drafts per request reads ``R0 + B(r + S m)`` (routed experts apart) and
+    computes ``B(c + S c_a)``."""
+    q = np.asarray(drafts, dtype=float) + 1.0       # tokens per request through the weights
+    f = w.with_(routing="floor")                      # the dense part does not depend on routing
+    one, two = (decode_coefficients(f.with_(batch=b)) for b in (1, 2))
+    row = two["weight_bytes"] - one["weight_bytes"]   # one token's gathered row (0 when tied)
+    r0 = one["weight_bytes"] - row - routed_expert_bytes(f, 1.0)
+    c = q * one["flops_linear"] + w.model.causal_attention_flops(q) / np.asarray(w.cards, dtype=float)
+    return r0, q * row, one["kv_bytes_per_token"], c, q * one["attention_flops_per_token"]
+
+
 def per_request_terms(w: Workload):
     """``(R0, r1, c1)`` of workload ``w``, per card, at its context (arrays broadcast).
 
     ``R0``: bytes read once per step whatever the batch (the shared weights);
     ``r1``: bytes each request adds (its gathered row and its cache);
     ``c1``: FLOPs each request adds (its matrix products and its attention).
-    A dense step then reads ``R0 + B r1`` and computes ``B c1``.  For a
-    mixture of experts the routed experts come on top of ``R0``
-    (:func:`_expert_bytes`).
+    A dense step then reads ``R0 + B r1`` and computes ``B c1``, as
+    :func:`~infra_calc.decode.decode_coefficients` counts it.  For a mixture of
+    experts the routed experts come on top of ``R0``
+    (:func:`~infra_calc.decode.routed_expert_bytes`).
     """
-    spec, sh = w.model, w.share
+    r0, row, m, c, ca = _linear_terms(w)
     s = np.asarray(w.context, dtype=float)
-    n = np.asarray(w.cards, dtype=float)
-    bw = w.bytes_per_param
-    r0 = np.asarray(sh.of(spec, spec.shared_params)) * bw
-    row = 0.0 if spec.tie_word_embeddings else spec.hidden / n
-    m_card = np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element))
-    r1 = bw * row + s * m_card
-    c1 = 2.0 * np.asarray(sh.of_matmul(spec, spec.matmul_params)) \
-        + np.asarray(spec.attention_flops(1, s)) / n
-    return np.broadcast_arrays(r0 + 0.0 * s, r1, c1 + 0.0 * r1)
+    r1 = row + s * m
+    return np.broadcast_arrays(r0 + 0.0 * s, r1, c + s * ca + 0.0 * r1)
 
 
-def _expert_bytes(w: Workload, b):
-    """Routed-expert bytes per card for a step of ``b`` tokens (real): ``L_moe E_hit(b) P_e b_W / n``.
+def turning_points(w: Workload, *, drafts=0):
+    """``(B*, S_max)`` per card of a pass verifying ``k`` drafts per request, at ``w.context``:
+    the :func:`~infra_calc.bound.crossover` of its :func:`per_request_terms` (the experts at
+    the floor); ``k = 0`` is a decode step (:func:`critical_context`, dense :func:`turning_batch`)."""
+    r0, r, m, c, ca = _linear_terms(w, drafts)
+    s = np.asarray(w.context, dtype=float)
+    b_star = crossover(0.0, r0 + routed_expert_bytes(w, 1.0), c + s * ca, r + s * m, w.hw, math=w.math)
+    return b_star, crossover(-c, -r, -ca, -m, w.hw, math=w.math)
 
-    ``E_hit`` under the workload's ``routing`` (:meth:`ModelSpec.experts_hit`).
-    """
-    spec = w.model
-    if not spec.is_moe:
-        return 0.0 * np.asarray(b, dtype=float)
-    hit = spec._experts_read(np.asarray(b, dtype=float), w.routing)
-    return (spec.moe_layers * hit * spec.expert_params * w.bytes_per_param
-            / np.asarray(w.cards, dtype=float))
+
+def _with_experts(w: Workload, batch_at):
+    """``batch_at(e)``, a crossing's batch with ``e`` expert bytes read once per step, for the
+    experts the batch itself hits: for a MoE the root of ``b − batch_at(E(b))`` (convex, < 0 at 0)."""
+    dense = unwrap(batch_at(routed_expert_bytes(w, 1.0)))
+    if not w.model.is_moe:
+        return dense
+    ok = np.isfinite(dense)
+    hi = np.where(ok, batch_at(routed_expert_bytes(w, np.inf)) * 2.0 + 1.0, 1.0)
+    root = _solve(lambda b: b - batch_at(routed_expert_bytes(w, b)), np.full_like(hi, 1e-9), hi)
+    return unwrap(np.where(ok, root, np.inf))
 
 
 def _solve(f, lo, hi, iterations=200):
@@ -129,20 +146,7 @@ def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_eleme
     """
     w = _workload(model, hw, bytes_per_param=bytes_per_param,
                   kv_bytes_per_element=kv_bytes_per_element, cards=cards)
-    return _s_max(w)
-
-
-def _s_max(w: Workload):
-    """Where the per-request slope :math:`c_1/\\Pi - r_1/\\beta` of :func:`per_request_terms`
-    (linear in ``S``) reaches zero; ``inf`` when it never falls."""
-    acc = w.hw
-    peak = acc.peak(w.math)
-    (_, r_0, c_0), (_, r_1, c_1) = (per_request_terms(w.with_(context=s)) for s in (0, 1))
-    num = c_0 / peak - r_0 / acc.mem_bandwidth
-    den = (r_1 - r_0) / acc.mem_bandwidth - (c_1 - c_0) / peak
-    with np.errstate(divide="ignore"):
-        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.inf)
-    return unwrap(out)
+    return turning_points(w)[1]
 
 
 def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
@@ -174,22 +178,8 @@ def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
     """
     w = _workload(model, hw, context=context, bytes_per_param=bytes_per_param,
                   kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
-    acc = w.hw
     r0, r1, c1 = per_request_terms(w)
-    slope = c1 / acc.peak(w.math) - r1 / acc.mem_bandwidth
-    ok = slope > 0
-    safe = np.where(ok, slope, 1.0)
-    dense = np.where(ok, (r0 / acc.mem_bandwidth) / safe, np.inf)
-    if not w.model.is_moe:
-        return unwrap(dense)
-
-    def gap(b):   # compute − read, seconds; convex in b, negative at 0
-        return b * safe - (r0 + _expert_bytes(w, b)) / acc.mem_bandwidth
-
-    e_all = _expert_bytes(w, np.inf) / acc.mem_bandwidth
-    hi = np.where(ok, (r0 / acc.mem_bandwidth + e_all) / safe * 2.0 + 1.0, 1.0)
-    root = _solve(gap, np.full_like(hi, 1e-9), hi)
-    return unwrap(np.where(ok, root, np.inf))
+    return _with_experts(w, lambda e: crossover(0.0, r0 + e, c1, r1, w.hw, math=w.math))
 
 
 def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
@@ -211,19 +201,10 @@ def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
     """
     w = _workload(model, hw, bytes_per_param=bytes_per_param, context=context,
                   kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
-    r0, r1, _ = per_request_terms(w)
-    kv1 = np.asarray(w.context, dtype=float) * np.asarray(
-        w.share.kv_bytes_per_token(w.model, w.kv_bytes_per_element))   # cache bytes per request
-    row = r1 - kv1                        # gathered-row bytes per request
-    slope = kv1 - row
-    ok = slope > 0
-    safe = np.where(ok, slope, 1.0)
-    dense = np.where(ok, r0 / safe, np.inf)
-    if not w.model.is_moe:
-        return unwrap(dense)
-    hi = np.where(ok, (r0 + _expert_bytes(w, np.inf)) / safe * 2.0 + 1.0, 1.0)
-    root = _solve(lambda b: b * safe - r0 - _expert_bytes(w, b), np.full_like(hi, 1e-9), hi)
-    return unwrap(np.where(ok, root, np.inf))
+    r0, row, m, _, _ = _linear_terms(w)
+    slope = np.asarray(w.context, dtype=float) * m - row   # cache bytes per request over its row
+    return _with_experts(w, lambda e: np.where(slope > 0, (r0 + e) / np.where(slope > 0, slope, 1.0),
+                                               np.inf))
 
 
 def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=None,

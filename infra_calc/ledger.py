@@ -121,6 +121,14 @@ class ParameterLedger:
         return (4.0 * np.asarray(tokens, dtype=float) * np.asarray(context, dtype=float)
                 * self.layers * self.heads * self.head_dim)
 
+    def causal_attention_flops(self, new_tokens=1, context=0, *, diagonal=False):
+        """Causal attention FLOPs of one request's ``q`` new tokens after ``S`` cached ones:
+        :math:`4LHd_h\\,(qS + q(q-1)/2\\,[+\\,q])`, token ``j < q`` attending to the ``S`` cached
+        and ``j`` new ones before it (and itself with ``diagonal=True``, as prefill counts)."""
+        q = np.asarray(new_tokens, dtype=float)
+        pairs = q * np.asarray(context, dtype=float) + q * (q - 1.0) / 2.0 + (q if diagonal else 0.0)
+        return self.attention_flops(1, pairs)
+
     def experts_hit(self, batch=1, routing="floor"):
         """Distinct experts per MoE layer that one step of ``B`` tokens reads.
 
@@ -147,10 +155,10 @@ class ParameterLedger:
             The floor (any routing) or the uniform-routing model (:data:`ROUTINGS`).
         """
         b = check_int(batch, "batch", "tokens", minimum=1)
-        return unwrap(self._experts_read(b, check_routing(routing)))
+        return unwrap(self.experts_read(b, check_routing(routing)))
 
-    def _experts_read(self, batch, routing):
-        """:meth:`experts_hit` for a checked ``routing`` and any real ``batch`` >= 1 (arrays).
+    def experts_read(self, batch, routing):
+        """:meth:`experts_hit` unchecked, for any real ``batch`` >= 1 (arrays; ``inf``: all ``E``).
 
         The one place the routing readings are written; the bisections of
         :mod:`infra_calc.kv` call it with real batches.
@@ -214,6 +222,6 @@ class ParameterLedger:
         if not self.tie_word_embeddings:
             count = count + np.minimum(b, self.vocab).astype(float) * self.hidden
         if self.is_moe:
-            count = count + self.moe_layers * self._experts_read(b, routing) * self.expert_params
+            count = count + self.moe_layers * self.experts_read(b, routing) * self.expert_params
         out = bw * count
         return float(out) if np.ndim(out) == 0 else out

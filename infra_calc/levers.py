@@ -38,7 +38,7 @@ from ._validate import check_int, check_number, unwrap
 from .bound import bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .decode import decode_coefficients, model_decode_step
-from .kv import _expert_bytes, per_request_terms
+from .kv import turning_points
 from .workload import ModelOnCard, Workload
 
 __all__ = ["expected_tokens_per_step", "SpeculativeStep", "speculative_step",
@@ -156,20 +156,16 @@ class SpeculativeStep(HoldsMemory, ModelOnCard):
 
 
 def _verify_counts(w: Workload, k):
-    """Bytes and FLOPs of a verify pass of ``k`` drafts per request (per card)."""
+    """Bytes and FLOPs of a verify pass of ``k`` drafts per request (one card)."""
     b = np.asarray(w.batch, dtype=float)
     kf = np.asarray(k, dtype=float)
     tok = w.with_(batch=np.asarray(w.batch) * (np.asarray(k) + 1))
     per_tok = decode_coefficients(tok)            # weights and matrix products of B(k+1) tokens
-    per_req = decode_coefficients(w)              # the cache and attention of B requests
     s = np.asarray(w.context, dtype=float)
-    weight_bytes = per_tok["weight_bytes"]
-    kv = per_req["kv_bytes_per_token"] * s
-    f_lin = per_tok["flops_linear"]
-    f_att = per_req["attention_flops_per_token"] * ((kf + 1.0) * s + kf * (kf + 1.0) / 2.0)
-    tokens = b * (kf + 1.0)
-    return [np.asarray(x, dtype=float) + 0.0 * s * kf
-            for x in (tokens, weight_bytes, kv, f_lin, f_att)]
+    kv = decode_coefficients(w)["kv_bytes_per_token"] * s      # each request's cache, once
+    f_att = b * w.model.causal_attention_flops(kf + 1.0, s)
+    return [np.asarray(x, dtype=float) + 0.0 * s * kf for x in
+            (b * (kf + 1.0), per_tok["weight_bytes"], kv, per_tok["flops_linear"], f_att)]
 
 
 def speculative_step(model, hw=None, *, batch=None, context=None, drafts, acceptance=None,
@@ -254,7 +250,7 @@ def speculative_step(model, hw=None, *, batch=None, context=None, drafts, accept
     else:
         a = _acceptance(acceptance)
         e = np.asarray(expected_tokens_per_step(k, a), dtype=float)
-    m_card = np.asarray(w.share.kv_bytes_per_token(w.model, w.kv_bytes_per_element))
+    m_card = np.asarray(w.kv_bytes_per_token_per_card)
     return SpeculativeStep(
         model=w.model, hw=acc, batch=w.batch, context=w.context, drafts=k,
         tokens=unwrap(tokens), weight_bytes=unwrap(wb), kv_bytes=unwrap(kv),
@@ -267,13 +263,6 @@ def speculative_step(model, hw=None, *, batch=None, context=None, drafts, accept
         rejected_share=unwrap(1.0 - e / (kf + 1.0)),
         rejected_kv_bytes=unwrap(np.asarray(w.batch) * (kf + 1.0 - e) * m_card),
         memory=w.memory(weights=weights, kv=kv_held, like=t_round))
-
-
-def _slope_terms(w: Workload):
-    """``(a0, a1, r0, row, m, ca)`` per card: c1(S) = a0 + S·ca, r1(S) = row + S·m."""
-    r0, r1_0, c1_0 = per_request_terms(w.with_(context=0))
-    _, r1_1, c1_1 = per_request_terms(w.with_(context=1))
-    return r0, c1_0, c1_1 - c1_0, r1_0, r1_1 - r1_0
 
 
 def speculative_critical_context(model, hw=None, *, drafts, bytes_per_param=None,
@@ -292,16 +281,9 @@ def speculative_critical_context(model, hw=None, *, drafts, bytes_per_param=None
     (``inf`` when the denominator is not positive).  At ``k = 0`` it is
     :func:`~infra_calc.kv.critical_context`.  ``math`` picks the dense peak.
     """
-    k = np.asarray(_drafts(drafts), dtype=float)
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math)
-    pi, beta = w.hw.peak(w.math), w.hw.mem_bandwidth
-    _, c0, ca, row, m = _slope_terms(w)
-    num = (k + 1.0) * c0 / pi + k * (k + 1.0) / 2.0 * ca / pi - (k + 1.0) * row / beta
-    den = m / beta - (k + 1.0) * ca / pi
-    with np.errstate(divide="ignore"):
-        out = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.inf)
-    return unwrap(out)
+    return turning_points(w, drafts=_drafts(drafts))[1]
 
 
 def speculative_turning_batch(model, hw=None, *, context=None, drafts, bytes_per_param=None,
@@ -317,15 +299,6 @@ def speculative_turning_batch(model, hw=None, *, context=None, drafts, bytes_per
     At ``k = 0`` it is :func:`~infra_calc.kv.turning_batch`; at ``S = 0``,
     about :math:`B^*/(k+1)`.  Not rounded.
     """
-    k = np.asarray(_drafts(drafts), dtype=float)
     w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math)
-    pi, beta = w.hw.peak(w.math), w.hw.mem_bandwidth
-    r0, c0, ca, row, m = _slope_terms(w.with_(context=0))
-    r0 = r0 + _expert_bytes(w, 1.0)            # the floor: k experts per layer, any batch
-    s = np.asarray(w.context, dtype=float)
-    ck = (k + 1.0) * c0 + ((k + 1.0) * s + k * (k + 1.0) / 2.0) * ca
-    rk = (k + 1.0) * row + s * m
-    slope = ck / pi - rk / beta
-    ok = slope > 0
-    return unwrap(np.where(ok, (r0 / beta) / np.where(ok, slope, 1.0), np.inf))
+    return turning_points(w, drafts=_drafts(drafts))[0]

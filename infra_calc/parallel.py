@@ -23,8 +23,7 @@ import numpy as np
 
 from ._validate import unwrap
 from .capacity import CapacityCheck, HoldsMemory
-from .comm import COMM_MODELS, layer_comm
-from .decode import decode_counts, step_parts
+from .decode import step_parts
 from .workload import ModelOnCard, Workload
 
 __all__ = ["TensorParallelStep", "tensor_parallel_step"]
@@ -137,24 +136,16 @@ def tensor_parallel_step(model, hw=None, *, cards=None, batch=None, context=None
     -------
     TensorParallelStep
     """
-    if not isinstance(overlap_comm, (bool, np.bool_)):
-        raise TypeError(f"overlap_comm must be True or False, got {overlap_comm!r}")
-    if comm not in COMM_MODELS:
-        raise ValueError(f"comm must be one of {COMM_MODELS}, got {comm!r}")
     w = Workload.of(model, hw, cards=cards, batch=batch, context=context,
                     bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
                     workspace=workspace, routing=routing, math=math)
-    acc = w.hw
-    c = decode_counts(w, weights)
-    r, f = c["bytes_read"], c["flops"]
-    msg, _ = layer_comm(w.model, acc, tokens=w.batch, cards=w.cards, comm=comm)
-    t = step_parts(w, weights, comm, overlap_comm=overlap_comm)
+    t = step_parts(w, weights, comm, overlap_comm=overlap_comm)   # checks comm and the flag
     zero = 0.0 * np.asarray(t.t_step)
     return TensorParallelStep(
-        model=w.model, hw=acc, cards=w.cards, batch=w.batch, context=w.context,
-        kv_heads_per_card=w.share.kv_heads, bytes_read=unwrap(r + zero),
-        flops=unwrap(f + zero), comm_bytes=unwrap(msg + zero), t_read=t.t_read,
-        t_compute=t.t_compute, t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
+        model=w.model, hw=w.hw, cards=w.cards, batch=w.batch, context=w.context,
+        kv_heads_per_card=w.share.kv_heads, bytes_read=unwrap(t.counts["bytes_read"] + zero),
+        flops=unwrap(t.counts["flops"] + zero), comm_bytes=unwrap(t.comm_bytes + zero),
+        t_read=t.t_read, t_compute=t.t_compute, t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
         bound=t.bound, floor_bound=t.floor_bound, comm=comm,
         overlap_comm=bool(overlap_comm), tokens_per_s=unwrap(np.asarray(w.batch) / t.t_step),
         memory=w.memory(like=zero),

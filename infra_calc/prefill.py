@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, unwrap
+from ._validate import check_int, check_single_sizes, unwrap
 from .bound import bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .comm import layer_comm
@@ -49,15 +49,15 @@ def prefill_counts(w: Workload, prompt_tokens, weights="touched") -> dict:
     p = np.asarray(prompt_tokens, dtype=float)
     f_body = 2.0 * b * p * spec.body_matmul_params
     f_head = 2.0 * b * spec.lm_head_params + 0.0 * p
-    f_att = 2.0 * b * spec.layers * spec.heads * spec.head_dim * p * (p + 1.0)
+    f_att = b * spec.causal_attention_flops(p, diagonal=True)
     per_card = (2.0 * b * p * np.asarray(sh.of_matmul(spec, spec.body_matmul_params))
                 + f_head / n + f_att / n)
     read = weight_read_params(spec, w.batch * np.asarray(prompt_tokens), weights,
                               w.routing) + 0.0 * p
     wb = read * w.bytes_per_param
     wb_card = np.asarray(sh.of(spec, read)) * w.bytes_per_param
-    kvw = b * p * spec.kv_bytes_per_token(w.kv_bytes_per_element)
-    kvw_card = b * p * np.asarray(sh.kv_bytes_per_token(spec, w.kv_bytes_per_element))
+    kvw = b * p * w.kv_bytes_per_token
+    kvw_card = b * p * np.asarray(w.kv_bytes_per_token_per_card)
     return dict(flops_linear=f_body + f_head, flops_lm_head=f_head, flops_attention=f_att,
                 flops=per_card, weight_bytes=wb, kv_bytes_written=kvw,
                 bytes_read=wb_card + kvw_card)
@@ -169,8 +169,7 @@ def prefill_step(model, hw=None, *, prompt_tokens=None, bytes_per_param=None, ba
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
                     kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace,
                     routing=routing, math=math)
-    check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
-    check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
+    check_single_sizes(w, "batch", "cards")
     w.model.check_context(p, "prompt_tokens")
     acc = w.hw
     c = prefill_counts(w, p, weights)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_number, unwrap
+from ._validate import check_int, check_number, check_single_sizes, unwrap
 from .bound import bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .decode import decode_coefficients
@@ -95,8 +95,7 @@ def shared_prefix_step(model, hw=None, *, batch=None, context=None, prefix,
     c = decode_coefficients(w)
     b = np.asarray(w.batch, dtype=float)
     s = np.asarray(w.context, dtype=float)
-    m_card = np.asarray(w.share.kv_bytes_per_token(w.model, w.kv_bytes_per_element))
-    kv_cached = (sp + b * (s - sp)) * m_card            # tokens of cache held and read
+    kv_cached = (sp + b * (s - sp)) * np.asarray(w.kv_bytes_per_token_per_card)   # held and read
     kv = kv_cached + 0.0 * c["weight_bytes"]
     f = c["flops_linear"] + c["attention_flops_per_token"] * s
     t = bounds(f, c["weight_bytes"] + kv, w.hw, math=w.math)
@@ -167,15 +166,14 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=Non
     pc = _prefix(cached, np.asarray(p) - 1, "cached", "prompt_tokens − 1")
     w = Workload.of(model, hw, batch=batch, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, routing=routing, math=math)
-    check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
+    check_single_sizes(w, "batch")
     w.model.check_context(p, "prompt_tokens")
     spec = w.model
     n = np.asarray(p) - np.asarray(pc)
     c = prefill_counts(w, n)
-    b = float(w.batch)
     pcf = np.asarray(pc, dtype=float)
-    f = c["flops"] + 4.0 * b * spec.layers * spec.heads * spec.head_dim * pcf * n
-    prefix_kv = pcf * spec.kv_bytes_per_token(w.kv_bytes_per_element)
+    f = c["flops"] + spec.attention_flops(w.batch * n, pcf)   # the new tokens over the prefix
+    prefix_kv = pcf * w.kv_bytes_per_token
     r = c["bytes_read"] + prefix_kv
     t = bounds(f, r, w.hw, math=w.math)
     return CachedPrefill(model=spec, hw=w.hw, prompt_tokens=p, cached=pc, batch=w.batch,

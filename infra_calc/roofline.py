@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_number, unwrap
-from .bound import bounds
+from .bound import bounds, crossover
 from .hardware import accelerator
 
 __all__ = [
@@ -84,12 +84,8 @@ def critical_rows(k, n, hw, *, bytes_per_element=2):
     """
     k = check_number(k, "k", "elements")
     n = check_number(n, "n", "columns")
-    b = _bpe(bytes_per_element)
-    i_star = accelerator(hw).ridge_point
-    denom = 2.0 * k * n - i_star * b * (k + n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(denom > 0, i_star * b * k * n / np.where(denom > 0, denom, 1.0), np.inf)
-    return unwrap(out)
+    b = _bpe(bytes_per_element)       # each row adds 2kn FLOPs and b(k + n) bytes to the b kn weight
+    return crossover(0.0, b * k * n, 2.0 * k * n, b * (k + n), accelerator(hw))
 
 
 def attainable_flops(intensity, hw):
@@ -129,7 +125,7 @@ class RooflinePoint:
     #: ``"memory"`` below the ridge, ``"compute"`` at or above it
     #: (:func:`infra_calc.bound.bounds`: a tie is compute).
     bound: str | np.ndarray
-    #: ``attainable / Π``, in (0, 1].
+    #: ``attainable / Π = T_compute / time``, in (0, 1].
     fraction_of_peak: float | np.ndarray
 
 
@@ -147,4 +143,4 @@ def gemm_roofline(m, k, n, hw, *, bytes_per_element=2) -> RooflinePoint:
     p = attainable_flops(i, acc)
     t = bounds(f, v, acc)
     return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge_point, unwrap(p), t.t_floor,
-                         t.floor_bound, unwrap(p / acc.peak_flops))
+                         t.floor_bound, unwrap(np.asarray(t.t_compute) / t.t_floor))

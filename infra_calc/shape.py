@@ -163,6 +163,8 @@ class PaddedGemm:
     t_read: float
     #: The lower bound ``max(F_pad / Π, V / β)``, seconds.
     time: float
+    #: ``max(F / Π, V / β)``: the same work on a unit that needed no padding, seconds.
+    time_unpadded: float
     #: ``"compute"`` when ``F_pad / Π >= V / β``, else ``"memory"``.
     bound: str
 
@@ -170,11 +172,6 @@ class PaddedGemm:
     def efficiency(self) -> float:
         """``η_shape = F / F_pad``: the share of executed multiply-adds that are useful."""
         return self.useful_flops / self.executed_flops
-
-    @property
-    def time_unpadded(self) -> float:
-        """``max(F / Π, V / β)``: the same work on a unit that needed no padding, seconds."""
-        return max(self.t_compute_useful, self.t_read)
 
     @property
     def padding_slowdown(self) -> float:
@@ -238,7 +235,7 @@ def padded_gemm(rows, k, n, hw, *, bytes_per_element=2, tile=(16, 16, 16)) -> Pa
     useful = 2.0 * float(active.sum()) * k * n
     executed = 2.0 * float((np.ceil(active / mt) * mt).sum()) * pad_to_tile(k, kt) * pad_to_tile(n, nt)
     nbytes = b * float((active * k + k * n + active * n).sum())
-    t = bounds(executed, nbytes, acc)
+    t, u = bounds(executed, nbytes, acc), bounds(useful, nbytes, acc)
     return PaddedGemm(useful_flops=useful, executed_flops=executed, bytes_read=nbytes,
-                      t_compute=t.t_compute, t_compute_useful=useful / acc.peak_flops,
-                      t_read=t.t_read, time=t.t_floor, bound=t.floor_bound)
+                      t_compute=t.t_compute, t_compute_useful=u.t_compute, t_read=t.t_read,
+                      time=t.t_floor, time_unpadded=u.t_floor, bound=t.floor_bound)

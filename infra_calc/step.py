@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
-from .bound import bounds
+from .bound import bounds, crossover
 from .hardware import Accelerator, accelerator
 
 __all__ = ["read_time", "compute_time", "step_time", "DecodeStep", "decode_step",
@@ -30,7 +30,7 @@ def read_time(nbytes, hw):
         Supplies the bandwidth ``β`` in bytes/s.
     """
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    return unwrap(nbytes / accelerator(hw).mem_bandwidth)
+    return bounds(0.0, nbytes, accelerator(hw)).t_read
 
 
 def compute_time(flops, hw):
@@ -44,7 +44,7 @@ def compute_time(flops, hw):
         Supplies the dense peak ``Π`` in FLOP/s.
     """
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
-    return unwrap(flops / accelerator(hw).peak_flops)
+    return bounds(flops, 0.0, accelerator(hw)).t_compute
 
 
 def step_time(flops, nbytes, hw, *, overlap=True):
@@ -156,9 +156,8 @@ def batch_turning_point(hw, *, bytes_per_param):
     bytes_per_param : float or array_like, keyword-only
         Stored bytes per weight, ``b_W``.
     """
-    acc = accelerator(hw)
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    return unwrap(bw * acc.peak_flops / (2.0 * acc.mem_bandwidth))
+    return crossover(0.0, bw, 2.0, 0.0, accelerator(hw))   # per weight: b_W bytes once, 2 FLOPs a request
 
 
 def fix_scenarios(params=None, hw=None, *, bytes_per_param=None, batch=None,

@@ -167,6 +167,11 @@ class Workload:
         """KV-cache bytes per token of the whole model, ``m_kv``."""
         return self.model.kv_bytes_per_token(self.kv_bytes_per_element)
 
+    @property
+    def kv_bytes_per_token_per_card(self):
+        """KV-cache bytes per token on one card, ``m_kv h_kv / n_kv`` (of :attr:`share`)."""
+        return self.share.kv_bytes_per_token(self.model, self.kv_bytes_per_element)
+
     def resident_weight_bytes(self):
         """Weights each card holds, bytes: ``params b_W`` split by :meth:`CardShare.of`."""
         return unwrap(np.asarray(self.share.of(self.model, self.model.params))
@@ -179,9 +184,8 @@ class Workload:
         :math:`B S m_{KV}`) unless ``cards`` is 1.
         """
         s = self.context if context is None else context
-        per_token = self.share.kv_bytes_per_token(self.model, self.kv_bytes_per_element)
         return unwrap(np.asarray(self.batch, dtype=float) * np.asarray(s, dtype=float)
-                      * np.asarray(per_token))
+                      * np.asarray(self.kv_bytes_per_token_per_card))
 
     def memory(self, context=None, *, weights=None, kv=None, like=0.0) -> CapacityCheck:
         """The memory record of one card: :func:`~infra_calc.capacity.capacity_check` of

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_int, check_number, unwrap
+from ..bound import bounds
 from ..hardware import accelerator
 from ..roofline import arithmetic_intensity, attainable_flops, critical_rows, gemm_bytes, gemm_flops
 
@@ -72,10 +73,9 @@ def no_overlap_flops(m, k, n, hw, *, bytes_per_element=4):
     The roofline assumes the two overlap perfectly, ``t = max(F/Π, V/β)``;
     this is the other bound, ``t = F/Π + V/β`` (J07's max-versus-sum).
     """
-    acc = accelerator(hw)
     f = gemm_flops(m, k, n)
-    t = f / acc.peak_flops + gemm_bytes(m, k, n, bytes_per_element=bytes_per_element) / acc.mem_bandwidth
-    return unwrap(f / t)
+    t = bounds(f, gemm_bytes(m, k, n, bytes_per_element=bytes_per_element), accelerator(hw), overlap=False)
+    return unwrap(f / t.t_floor)
 
 
 def model_rows_at_fraction(k, n, hw, *, bytes_per_element=4, fraction=0.9, overlap=True):

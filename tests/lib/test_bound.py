@@ -77,3 +77,20 @@ def test_one_argument_order_for_the_two_bounds():
     for f in (ic.step_time, bounds):
         assert list(inspect.signature(f).parameters)[:2] == ["flops", "nbytes"], f.__name__
     assert bounds(1e12, 0.0, CARD).bound == "compute" and bounds(0.0, 1e12, CARD).bound == "memory"
+
+
+
+def test_crossover_is_where_the_label_of_bounds_flips():
+    """x* of F0 + x F1 FLOPs against R0 + x R1 bytes; inf where the math never catches up."""
+    from infra_calc.bound import crossover
+
+    f, r = np.array([3e11, 2e12]), np.array([4e9, 5e8])      # (F0, F1), (R0, R1)
+    x = crossover(f[0], r[0], f[1], r[1], CARD)
+    labels = [bounds(f @ [1, x * a], r @ [1, x * a], CARD).bound for a in (0.999, 1.001)]
+    assert labels == ["memory", "compute"] and np.isinf(crossover(0.0, 1.0, 1e9, 1e7, CARD))
+
+
+@pytest.mark.parametrize("kw", [dict(overlap_comm="yes"), dict(comm="tree")])
+def test_flag_and_comm_model_are_refused_without_a_decode_step_too(kw):
+    with pytest.raises((TypeError, ValueError), match=next(iter(kw))):
+        ic.generation_time("llama-3.1-8b", "H100", prompt_tokens=8, output_tokens=1, cards=2, **kw)
