@@ -8,6 +8,7 @@ import sys
 
 from ._parser import Parser
 from ._validate import check_int, check_number
+from .display import round_sig
 from .units import GiB
 
 __all__ = ["main"]
@@ -133,7 +134,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help=f"tensor-parallel cards (default {dflt('cards')}); applies to every "
                         "number printed")
     e.add_argument("--workspace-gib", type=_typed("--workspace-gib"),
-                   help=f"workspace per card in GiB (default {dflt('workspace') / GiB:g})")
+                   help=f"workspace per card in GiB (default {round_sig(dflt('workspace'), 'GiB')})")
     e.add_argument("--json", action="store_true",
                    help="print strict JSON instead of a table (null, with a reason, "
                         "for an infinite number)")

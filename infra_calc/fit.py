@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .display import shown
 from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time
 
 __all__ = ["Row", "Data", "prepare", "lengths", "fit_knobs", "predict", "pooled_efficiency", "unpack",
@@ -228,7 +229,7 @@ def load_data(rows=None) -> Data:
                 skipped.append((m, str(exc)))
                 continue
         if r.y < r.floor * (1 - 1e-9):
-            faults.append((r, f"faster than its floor by {100 * (1 - r.y / r.floor):.1f} %"))
+            faults.append((r, f"faster than its floor by {shown(1 - r.y / r.floor, '%', 1)}"))
         elif not usable:
             continue
         elif "holdout" in m.sets.split():

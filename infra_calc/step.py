@@ -13,6 +13,7 @@ import numpy as np
 
 from ._validate import check_int, check_number, unwrap
 from .bound import bounds, crossover
+from .display import shown
 from .hardware import Accelerator, accelerator
 
 __all__ = ["read_time", "compute_time", "step_time", "DecodeStep", "decode_step",
@@ -195,7 +196,8 @@ def fix_scenarios(params=None, hw=None, *, bytes_per_param=None, batch=None,
                                                                   bytes_per_param=bytes_per_param),
     }
     if four_bit:
-        cases[f"{4 * bytes_per_param:g}-bit weights ({params / 1e9:.0f}B)"] = decode_step(
+        label = f"{4 * bytes_per_param:g}-bit weights ({shown(params, 'billion', 0, bare=True)}B)"
+        cases[label] = decode_step(
             params, h, bytes_per_param=bytes_per_param / 2)
     cases[f"batch {batch} shares the read"] = decode_step(params, h, bytes_per_param=bytes_per_param,
                                                           batch=batch)

@@ -25,6 +25,7 @@ import re
 import pytest
 from conftest import BOOK, HTML_DIR, NOTEBOOKS, ROOT, cells, page_text, source
 
+from bookkit.roles import EXERCISE_LABEL as LABEL
 from bookkit.roles import exercise_labels, solution_targets
 from infra_calc import exercises
 
@@ -179,7 +180,7 @@ def numbered_titles(chapter: str) -> dict[str, str]:
     return out
 
 
-@pytest.mark.parametrize("chapter", _params())
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_each_registered_exercise_is_posed_once_under_its_title(chapter):
     """The page is the one place a question is written: each registered id labels exactly
     one ``{exercise}`` in the book, and the registry's title is the number it gets there."""
