@@ -35,6 +35,8 @@ class CheckResult:
     tolerance: str
     hint: str = ""
     answer_text: str = ""
+    side: str = "both"
+    band: str = ""
 
     @property
     def message(self) -> str:
@@ -42,6 +44,9 @@ class CheckResult:
         if self.correct:
             if self.tolerance == "exact":
                 return f"Right: {self.answer_text}."
+            if self.side == "at_most":
+                return (f"Right: you gave {plain_number(self.value)} {self.unit}, within "
+                        f"{self.band} of the answer ({self.answer_text}, the most that fits).")
             return (f"Right: you gave {plain_number(self.value)} {self.unit}, within "
                     f"{self.tolerance} of the answer ({self.answer_text}).")
         return f"Not yet: you gave {plain_number(self.value)} {self.unit}. {self.hint}".rstrip()
@@ -64,7 +69,8 @@ def check(exercise_id: str, value, attempt: int = 1) -> CheckResult:
     Returns
     -------
     CheckResult
-        ``correct`` when ``|value - expected| <= max(rel_tol·|expected|, abs_tol)``;
+        ``correct`` when ``|value - expected| <= max(rel_tol·|expected|, abs_tol)``
+        (and, for ``side="at_most"``, ``value <= expected``: one more does not fit);
         the expected value (in the exercise's unit) and the tolerance.
     """
     ex = get(exercise_id)
@@ -77,7 +83,8 @@ def check(exercise_id: str, value, attempt: int = 1) -> CheckResult:
     exp = ex.expected()
     ok = ex.within_tolerance(value, exp)
     return CheckResult(ex.id, value, exp, ex.unit, ok, ex.tolerance_text,
-                       "" if ok else hint_for(ex, value, attempt), answer_text(exp, ex.unit))
+                       "" if ok else hint_for(ex, value, attempt), answer_text(exp, ex.unit),
+                       ex.side, ex.band_text)
 
 
 def check_text(exercise_id: str, text, attempt: int = 1) -> CheckResult:

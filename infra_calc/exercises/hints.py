@@ -8,6 +8,9 @@ exception: a unit slip, where the reader's digits are already right and the
 hint names the slip ("your number is 1,000× the answer's").  A miss by a power
 of ten that is not a unit slip is named without its factor.
 
+For an answer that is the largest whole number that fits (``side="at_most"``), a
+reply above it is told that it does not fit, however close it is.
+
 Coarse sizes, with ``f = max(v/a, a/v)`` for the typed value ``v`` and the
 answer ``a``: a little (f < 1.1), clearly (f < 1.5), far (f < √10), then
 about 10ᵏ× with ``k = round(log10 f)``.
@@ -19,7 +22,10 @@ import math
 from .answers import unit_kind
 from .spec import Exercise
 
-__all__ = ["hint_for", "UNIT_SLIPS", "SIZE_WORDS"]
+__all__ = ["hint_for", "UNIT_SLIPS", "SIZE_WORDS", "OVER_THE_TOP"]
+
+#: added for a reply above a largest-that-fits answer (``side="at_most"``)
+OVER_THE_TOP = " That many do not fit: the answer is the largest whole number that does."
 
 #: factor -> how a hint names it; binary ones only for bytes and bandwidths
 UNIT_SLIPS = ((1e3, "1,000×"), (1e6, "1,000,000×"), (1e9, "10⁹×"), (1e12, "10¹²×"),
@@ -77,4 +83,6 @@ def hint_for(ex: Exercise, value: float, attempt: int = 1) -> str:
         if slip:  # the method is likely right: no hint about it
             return slip
         first = _size(ex, value, exp)
+        if ex.side == "at_most" and value > exp:
+            first += OVER_THE_TOP
     return " ".join([first, *ex.hints[: max(1, attempt)]])

@@ -142,9 +142,9 @@ def bstar_context() -> int:
 
 
 register(Exercise(
-    "j07-4", "Exercise 1.4", "tokens", bstar_context, rel_tol=0.0, abs_tol=1.0,
+    "j07-4", "Exercise 1.4", "tokens", bstar_context, rel_tol=0.0, abs_tol=1.0, side="at_most",
     hints=("Subtract the weights from the capacity, share the rest among the B* requests, "
-           "and divide by the KV bytes of one token.",),
+           "and divide by the KV bytes of one token; round down.",),
 ))
 
 
@@ -161,21 +161,43 @@ def n1_step(overlap=True):
 
 
 def n1_saving():
-    """What overlapping reads and math saves on the 1.5 step: serial minus overlapped, s."""
+    """What overlapping reads and math saves on the 1.5 step: serial minus overlapped, s.
+
+    The math is the weights' multiply-adds, ``2BN``, as chapter 1 counts it; the
+    attention over the caches (:func:`n1_attention_flops`) is left out, and the
+    question says so.
+    """
     return n1_step(overlap=False).t_step - n1_step().t_step
+
+
+def n1_attention_flops():
+    """FLOPs of the attention over the 1.5 caches, which ``2BN`` leaves out: ``4·B·S·L·H·d_h``."""
+    return float(model(S.J07_MODEL).attention_flops(N1_BATCH, N1_CONTEXT))
 
 
 register(Exercise(
     "j07-n1", "Exercise 1.5", "ms", n1_saving,
-    hints=("Work out both bounds; count the KV caches in the bytes read.",
+    hints=("Work out both bounds; count the KV caches in the bytes read and the weights' "
+           "multiply-adds, 2BN, in the arithmetic.",
            "Serial minus overlapped is sum minus maximum: the smaller of the two times."),
 ))
 
 
 # --- 1.6: bandwidth utilisation from a measurement ------------------------------------
+def n2_bytes():
+    """The bytes the chapter's step must read with short contexts: the weights it multiplies.
+
+    MBU counts the bytes a step had to read (page 1.2): the exact model's weights
+    without its input-embedding table, from which a step gathers one row per request
+    (:meth:`~infra_calc.modelspec.ModelSpec.decode_weight_bytes`), not the source's
+    round 70 GB; the KV cache of a short context is left out.
+    """
+    return model(S.J07_MODEL).decode_weight_bytes(S.J07_BYTES_PER_PARAM, 1)
+
+
 def n2_bandwidth():
     """The bandwidth the chapter's step achieves if it takes N2_MEASURED, bytes/s."""
-    return _base().bytes_read / N2_MEASURED
+    return n2_bytes() / N2_MEASURED
 
 
 def n2_mbu():
@@ -184,9 +206,11 @@ def n2_mbu():
 
 
 register(Exercise(
-    "j07-n2", "Exercise 1.6", "%", n2_mbu,
+    "j07-n2", "Exercise 1.6", "%", n2_mbu, rel_tol=0.005,
     hints=("MBU = the bandwidth the step achieves (bytes read / measured time) divided by the "
-           "card's peak bandwidth.",),
+           "card's peak bandwidth.",
+           "Count the bytes the step must read: the weights it multiplies, not the "
+           "embedding table it gathers one row from."),
 ))
 
 
@@ -284,7 +308,6 @@ def selftest_values():
     v.h100_beta = shown(h100.mem_bandwidth, "GB/s", 0)
     v.h100_tbs = shown(h100.mem_bandwidth, "TB/s", 2)
     v.h100_read = shown(base.t_read, "ms", 2)
-    v.h100_read_bare = shown(base.t_read, "ms", 2, bare=True)
     # worked example: the capacity check
     v.kv8 = shown(e1().kv, "GB", 2)
     v.e1 = shown(e1().total, "GB", 2)
@@ -335,12 +358,17 @@ def selftest_values():
     v.n1_sum = shown(serial1.t_step, "ms", 2)
     v.n1 = shown(n1_saving(), "ms", 2)
     v.n1_pct = shown(n1_saving() / serial1.t_step, "%", 0)
+    v.n1_att = shown(n1_attention_flops(), "GFLOP", 0)
+    v.n1_att_t = shown(n1_attention_flops() / h200.peak_flops, "ms", 3)
     v.serial1_pct = shown(base.t_compute / base.t_step, "%", 1)
     # 1.6
     v.n2_meas = shown(N2_MEASURED, "ms", 0)
     v.n2_meas_bare = shown(N2_MEASURED, "ms", 0, bare=True)
+    v.n2_r = shown(n2_bytes(), "GB", 2)
+    v.n2_read = shown(read_time(n2_bytes(), h100), "ms", 2, bare=True)
     v.n2_bw = shown(n2_bandwidth(), "TB/s", 2)
     v.n2 = shown(n2_mbu(), "%", 1)
+    v.n2_src = shown(base.bytes_read / N2_MEASURED / h100.mem_bandwidth, "%", 1)
     # 1.7
     s3 = n3_steps()
     v.n3_b = shown(N3_BATCH, digits=0)

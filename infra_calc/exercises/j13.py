@@ -93,7 +93,7 @@ def _b4090():
 
 
 register(Exercise(
-    "j13-4", "Exercise 2.4", "requests", _b4090, rel_tol=0.0, source_answer=4,
+    "j13-4", "Exercise 2.4", "requests", _b4090, rel_tol=0.0, source_answer=4, side="at_most",
     hints=("Capacity − weights − workspace, divided by one conversation's KV cache "
            "(its tokens × the KV bytes per token), rounded down.",),
 ))
@@ -148,7 +148,7 @@ def _s_max():
 
 
 register(Exercise(
-    "j13-n3", "Exercise 2.7", "tokens", _s_max, rel_tol=0.002,
+    "j13-n3", "Exercise 2.7", "tokens", _s_max, rel_tol=0.002, side="at_most",
     hints=("Solve W + B·S·m_KV + M_work ≤ C for S, with B fixed, and round down.",
            "A GiB is 2³⁰ bytes; m_KV is the KV-cache bytes of one token."),
 ))

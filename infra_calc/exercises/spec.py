@@ -13,8 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..units import UNIT_SCALES
+from .answers import answer_text
 
-__all__ = ["Choice", "yes_no", "Exercise", "EXERCISES", "register"]
+__all__ = ["Choice", "yes_no", "Exercise", "EXERCISES", "register", "SIDES"]
+
+#: how a tolerance applies: on both sides of the answer, or only below it
+#: (``"at_most"``: the answer is the largest whole number that fits, and one more does not)
+SIDES = ("both", "at_most")
 
 
 @dataclass(frozen=True)
@@ -62,8 +67,13 @@ class Exercise:
         ``answer() -> float``: the expected value, computed, in SI units (seconds,
         bytes, FLOP/s, a fraction for ``"%"``).
     rel_tol, abs_tol : float
-        A reply ``v`` (in ``unit``) is right when
-        ``|v - expected| <= max(rel_tol·|expected|, abs_tol)``, ``abs_tol`` in ``unit``.
+        The band ``tol = max(rel_tol·|expected|, abs_tol)``, ``abs_tol`` in ``unit``.
+        A reply ``v`` (in ``unit``) is right when ``|v - expected| <= tol``, or, with
+        ``side="at_most"``, when ``expected - tol <= v <= expected``.
+    side : str
+        ``"both"`` (default) or ``"at_most"``: for an answer that is the largest whole
+        number that fits (a batch, a context, tokens that fit), whose next integer up
+        does not fit, so no reply above it is right.
     source_answer : float, optional
         The answer the source chapter states (rounded, in ``unit``), for source questions.
     hints : tuple of str
@@ -82,10 +92,13 @@ class Exercise:
     source_answer: float | None = None
     hints: tuple = field(default=())
     parts: tuple = field(default=())
+    side: str = "both"
 
     def __post_init__(self):
         if self.unit not in UNIT_SCALES:
             raise ValueError(f"unit must be one of infra_calc.units.UNIT_SCALES, got {self.unit!r}")
+        if self.side not in SIDES:
+            raise ValueError(f"side must be one of {', '.join(SIDES)}, got {self.side!r}")
 
     @property
     def chapter(self) -> str:
@@ -97,17 +110,30 @@ class Exercise:
         return float(self.answer()) / UNIT_SCALES[self.unit]
 
     @property
-    def tolerance_text(self) -> str:
-        """The tolerance as a reader reads it: ``"±1%"``, ``"±0.5 ms"``, ``"exact"``."""
+    def band_text(self) -> str:
+        """The band alone: ``"±1%"``, ``"±0.5 ms"``, ``"−1 tokens"`` (one-sided), ``"exact"``."""
+        sign = "±" if self.side == "both" else "−"
         parts = []
         if self.rel_tol:
-            parts.append(f"±{self.rel_tol * 100:g}%")
+            parts.append(f"{sign}{self.rel_tol * 100:g}%")
         if self.abs_tol:
-            parts.append(f"±{self.abs_tol:g} {self.unit}")
+            parts.append(f"{sign}{self.abs_tol:g} {self.unit}")
         return " or ".join(parts) if parts else "exact"
 
+    @property
+    def tolerance_text(self) -> str:
+        """The tolerance as a reader reads it: ``"±1%"``, ``"±0.5 ms"``, ``"exact"``, and
+        for ``side="at_most"`` ``"at most 129 tokens, within −1 tokens"``."""
+        band = self.band_text
+        if self.side == "both" or band == "exact":
+            return band
+        return f"at most {answer_text(self.expected(), self.unit)}, within {band}"
+
     def within_tolerance(self, value: float, expected: float) -> bool:
-        """``|value - expected| <= max(rel_tol·|expected|, abs_tol)``, both in ``unit``."""
+        """``|value - expected| <= max(rel_tol·|expected|, abs_tol)``, both in ``unit``;
+        with ``side="at_most"`` also ``value <= expected`` (to rounding in the last digits)."""
+        if self.side == "at_most" and value > expected + 1e-12 * max(abs(expected), 1.0):
+            return False
         return abs(value - expected) <= max(self.rel_tol * abs(expected), self.abs_tol)
 
 

@@ -32,6 +32,51 @@ def test_tolerance_edges():
     assert exercises.check("j13-4", 4.0).correct and not exercises.check("j13-4", 4.0001).correct
 
 
+#: the answers that are the largest whole number that fits: one more does not fit
+LARGEST_THAT_FITS = ("j07-4", "j13-4", "j13-n3")
+
+
+@pytest.mark.parametrize("ex_id", LARGEST_THAT_FITS)
+def test_largest_that_fits_is_graded_from_below(ex_id):
+    """Physics review 11: a reply above a capacity's floor does not fit, however close."""
+    ex, exp = exercises.get(ex_id), exercises.expected(ex_id)
+    assert ex.side == "at_most" and exp == int(exp)
+    assert exercises.check(ex_id, exp).correct
+    over = exercises.check(ex_id, exp + 1)
+    assert not over.correct and "do not fit" in over.hint
+    assert "do not fit" not in exercises.check(ex_id, exp * 0.5).hint
+
+
+def test_exercise_1_4_refuses_a_context_that_does_not_fit():
+    from infra_calc import source as S
+    from infra_calc.exercises import j07
+
+    assert exercises.expected("j07-4") == 129
+    assert not exercises.check("j07-4", 130).correct
+    assert exercises.check("j07-4", 129).correct and exercises.check("j07-4", 128).correct
+    assert not exercises.check("j07-4", 127).correct
+    # 130 tokens each for B* requests really exceed the bytes left, 129 do not
+    per_token = j07.bstar_requests() * j07._m_kv()
+    assert 130 * per_token > j07.left_after_weights() >= 129 * per_token
+    assert S.J07_WEIGHTS_8BIT + 129 * per_token <= S.j07_h100().mem_capacity
+    msg = exercises.check("j07-4", 128).message
+    assert msg == ("Right: you gave 128 tokens, within −1 tokens of the answer "
+                   "(129 tokens, the most that fits).")
+
+
+def test_exercise_2_7_refuses_one_token_more():
+    exp = exercises.expected("j13-n3")
+    assert not exercises.check("j13-n3", exp + 1).correct
+    assert exercises.check("j13-n3", exp - 24).correct       # −0.2% of 12,276 is −24.6
+    assert not exercises.check("j13-n3", exp - 25).correct
+    assert exercises.get("j13-n3").tolerance_text == "at most 12,276 tokens, within −0.2%"
+
+
+def test_no_other_exercise_is_a_largest_that_fits():
+    assert sorted(i for i in exercises.exercise_ids()
+                  if exercises.get(i).side == "at_most") == sorted(LARGEST_THAT_FITS)
+
+
 def test_check_text_converts_units():
     assert exercises.check_text("j07-n1", "0.01415 s").correct
     assert exercises.check_text("ch3-n5", "2.98x").correct

@@ -15,12 +15,14 @@ def test_defaults_and_chapter():
     ex = make()
     assert ex.chapter == "t" and ex.rel_tol == 0.01 and ex.abs_tol == 0.0
     assert ex.hints == () and ex.parts == () and ex.source_answer is None
+    assert ex.side == "both"
 
 
 def test_the_registry_keeps_no_question_or_solution_text():
     """The page poses the question and works the solution; an exercise holds what grading needs."""
     assert {f.name for f in fields(Exercise)} == {
-        "id", "title", "unit", "answer", "rel_tol", "abs_tol", "source_answer", "hints", "parts"}
+        "id", "title", "unit", "answer", "rel_tol", "abs_tol", "source_answer", "hints", "parts",
+        "side"}
 
 
 @pytest.mark.parametrize("unit, si, typed", [("ms", 10e-3, 10.0), ("%", 0.25, 25.0),
@@ -40,6 +42,28 @@ def test_unit_must_be_one_the_checker_can_scale():
                                       (dict(rel_tol=0.02, abs_tol=0.5), "±2% or ±0.5 ms")])
 def test_tolerance_text(kw, text):
     assert make(**kw).tolerance_text == text
+
+
+@pytest.mark.parametrize("kw, text", [
+    (dict(unit="tokens", answer=lambda: 129, rel_tol=0.0, abs_tol=1.0),
+     "at most 129 tokens, within −1 tokens"),
+    (dict(unit="tokens", answer=lambda: 12276, rel_tol=0.002),
+     "at most 12,276 tokens, within −0.2%"),
+    (dict(unit="requests", answer=lambda: 4, rel_tol=0.0), "exact")])
+def test_one_sided_tolerance_text(kw, text):
+    assert make(side="at_most", **kw).tolerance_text == text
+
+
+def test_at_most_accepts_only_below_the_answer():
+    ex = make(unit="tokens", answer=lambda: 129, rel_tol=0.0, abs_tol=1.0, side="at_most")
+    assert [v for v in (127, 128, 129, 129.5, 130) if ex.within_tolerance(v, 129.0)] == [128, 129]
+    both = make(unit="tokens", answer=lambda: 129, rel_tol=0.0, abs_tol=1.0)
+    assert both.within_tolerance(130, 129.0)          # the symmetric band would take it
+
+
+def test_side_must_be_known():
+    with pytest.raises(ValueError, match="side must be one of both, at_most"):
+        make(side="below")
 
 
 def test_within_tolerance_is_the_larger_of_relative_and_absolute():
