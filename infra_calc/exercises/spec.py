@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..display import round_sig
 from ..units import UNIT_SCALES
 from .answers import answer_text
 
@@ -115,7 +116,7 @@ class Exercise:
         sign = "±" if self.side == "both" else "−"
         parts = []
         if self.rel_tol:
-            parts.append(f"{sign}{self.rel_tol * 100:g}%")
+            parts.append(f"{sign}{round_sig(self.rel_tol, '%')}")
         if self.abs_tol:
             parts.append(f"{sign}{self.abs_tol:g} {self.unit}")
         return " or ".join(parts) if parts else "exact"

@@ -88,9 +88,7 @@ UNIT_CONSTANTS = {"KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "MEGA", "G
 
 #: "path:line" -> why an f-string there still scales by hand (none left; an entry goes when
 #: its line does: the last assert says which are gone).
-HAND_SCALED: dict[str, str] = {
-    "infra_calc/exercises/spec.py:104": "the tolerance text; the one-sided tolerance work rewrites it",
-}
+HAND_SCALED: dict[str, str] = {}
 
 
 def _is_scale(node) -> bool:
