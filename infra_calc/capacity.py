@@ -193,16 +193,15 @@ class PlannerState(HoldsMemory):
     headroom = property(lambda self: self.memory.headroom, doc="``C - total``.")
 
 
-def planner_state(accelerator_name=None, model_name=None, context=None, batch=None,
-                  workspace=None, bytes_per_param=None, reading=None,
-                  kv_bytes_per_element=None) -> PlannerState:
+def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=None,
+                  bytes_per_param=None, reading=None, kv_bytes_per_element=None) -> PlannerState:
     """Evaluate the capacity inequality for one setting of the planner.
 
     Inputs left at None take J13's case: four requests on an RTX 4090
     (:mod:`infra_calc.source`: Qwen3-8B in BF16, 8K tokens, a 2 GiB workspace,
     the capacity read as the source reads it, ``"decimal GB"``); sizes are in
-    bytes.  ``accelerator_name`` and
-    ``model_name`` may be names or objects; the result keeps the objects.  The
+    bytes.  ``model`` and ``hw``
+    may be names or objects; the result keeps the objects.  The
     capacity is :func:`capacity_reading` of the accelerator under ``reading``,
     the one mechanism for the two readings.  Uses :func:`kv_cache_bytes`,
     :func:`capacity_check` and :func:`max_batch`; nothing is computed here
@@ -210,15 +209,15 @@ def planner_state(accelerator_name=None, model_name=None, context=None, batch=No
     """
     from .models import resolve_model
 
-    model_name = S.J13_MODEL if model_name is None else model_name
+    model = S.J13_MODEL if model is None else model
     context = S.J13_CONTEXTS[0] if context is None else context
     workspace = S.J13_WORKSPACE if workspace is None else workspace
     reading = S.J13_READING if reading is None else reading
     bytes_per_param = S.J13_BYTES_PER_ELEMENT if bytes_per_param is None else bytes_per_param
     kv_bytes = S.J13_BYTES_PER_ELEMENT if kv_bytes_per_element is None else kv_bytes_per_element
-    acc = accelerator("RTX 4090" if accelerator_name is None else accelerator_name)
+    acc = accelerator("RTX 4090" if hw is None else hw)
     batch = 4 if batch is None else batch
-    m = resolve_model(model_name)
+    m = resolve_model(model)
     cap = capacity_reading(acc, reading=reading)
     weights = float(m.weight_bytes(bytes_per_param))
     m_kv = m.kv_bytes_per_token(kv_bytes)

@@ -16,7 +16,7 @@ from ..display import shown, sig
 from ..hardware import accelerator
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..levers import speculative_step
-from ..models import model
+from ..models import resolve_model
 from ..parallel import tensor_parallel_step
 from ..precision import at_math
 from ..prefill import prefill_step
@@ -41,7 +41,7 @@ KV_EXPLORER_SETTINGS = dict(model=BIG, hw="H100 SXM", batch=32, context=4096,
         "H100 SXM: weight-read bound, KV-read bound and compute bound. B*(S) rises with context "
         "and never returns past S_max; the dashed lines are the borders without grouped KV heads; "
         "hatched, the points whose caches do not fit on the card.")
-def kv_regions_figure(model_name=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_per_element=2):
+def kv_regions_figure(model=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_per_element=2):
     """Region map over batch (log) and context, with ``B*(S)``, ``B_kv(S)`` and ``S_max`` drawn.
 
     Every border comes from the model itself (:mod:`infra_calc.kv`), the same
@@ -50,7 +50,7 @@ def kv_regions_figure(model_name=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_by
     (:meth:`ModelSpec.with_kv_heads`).  Hatched: where
     :meth:`~infra_calc.workload.Workload.fits` is false on one card.
     """
-    m = model(model_name)
+    m = resolve_model(model)
     acc = accelerator(hw)
     kw = dict(bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element)
     b = np.logspace(0, 4, 241)
@@ -113,7 +113,7 @@ def prefill_figure(cases=((SMALL, 2), (BIG, 1)), hw="H100 SXM"):
     colours = (PALETTE["blue"], PALETTE["vermillion"])
     for (name, bpp), c, y in zip(cases, colours, (0.02, 0.05), strict=False):
         st = prefill_step(name, acc, prompt_tokens=p, bytes_per_param=bpp)
-        short = f"{shown(model(name).params, 'billion', 0, bare=True)}B, {bpp:g} B/weight"
+        short = f"{shown(resolve_model(name).params, 'billion', 0, bare=True)}B, {bpp:g} B/weight"
         ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
         ax.plot(p, st.t_read * 1e3, ":", color=c, lw=1.2, label=f"{short}: read R/β")
         ax.plot(p, st.t_compute * 1e3, "--", color=c, lw=1.2, label=f"{short}: compute F/Π")
@@ -136,14 +136,14 @@ def prefill_figure(cases=((SMALL, 2), (BIG, 1)), hw="H100 SXM"):
         "1 µs per step assumed) grow, so eight cards fall short of an eight-fold speed-up (batch 1 "
         "and batch 64, context 2,048, communication not overlapped; a configuration that does "
         "not fit is hatched and marked).")
-def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", *, batches=(1, 64), context=2048,
+def tensor_parallel_figure(model=BIG, hw="H100 SXM", *, batches=(1, 64), context=2048,
                            bytes_per_param=1):
     """Stacked bars per card count: max(read, compute) and communication, ms."""
     cards = np.array([1, 2, 4, 8])
     fig = Figure(figsize=(7.2, 3.8))
     axes = fig.subplots(1, len(batches), sharey=False)
     for ax, b in zip(np.atleast_1d(axes), batches, strict=False):
-        st = tensor_parallel_step(model_name, hw, cards=cards, batch=b, context=context,
+        st = tensor_parallel_step(model, hw, cards=cards, batch=b, context=context,
                                   bytes_per_param=bytes_per_param)
         work = st.t_floor * 1e3
         comm = st.t_comm * 1e3
@@ -177,13 +177,13 @@ def tensor_parallel_figure(model_name=BIG, hw="H100 SXM", *, batches=(1, 64), co
         "parameters at every batch; under uniform routing, a model and not a floor, the expected "
         "read grows with the batch as more experts are hit, towards all the parameters, and the "
         "step time follows.")
-def moe_bytes_figure(model_name=MOE, hw="H100 SXM", *, bytes_per_param=1):
+def moe_bytes_figure(model=MOE, hw="H100 SXM", *, bytes_per_param=1):
     """Left: decode weight bytes vs batch; right: read and compute times vs batch.
 
     Solid lines are floors (``routing="floor"``); the dashed orange line is the
     uniform-routing model (``routing="uniform"``).
     """
-    m = model(model_name)
+    m = resolve_model(model)
     acc = accelerator(hw)
     b = np.unique(np.logspace(0, 3.3, 120).astype(int))
     floor = m.decode_weight_bytes(bytes_per_param, b) / 1e9
@@ -237,7 +237,7 @@ LEVER_PRECISIONS = (("BF16 weights, BF16 math", 2, "bf16"),
         "i.i.d. acceptance model at α = 0.7; filled markers where the verify pass is "
         "compute-bound. Right: the time per token of a decode step against batch at context "
         "512 for three precisions, drawn where the caches fit; dotted, each one's B*(S).")
-def levers_figure(model_name=BIG, draft_name=SMALL, hw="H200", *, context=2048, batches=(1, 32),
+def levers_figure(model=BIG, draft=SMALL, hw="H200", *, context=2048, batches=(1, 32),
                   acceptance=0.7, precision_context=512, precisions=LEVER_PRECISIONS):
     """Left: per-token floor and model vs drafts ``k``; right: per-token step time vs batch."""
     acc = accelerator(hw)
@@ -245,8 +245,8 @@ def levers_figure(model_name=BIG, draft_name=SMALL, hw="H200", *, context=2048, 
     ax1, ax2 = fig.subplots(1, 2)
     k = np.arange(0, 13)
     for b, c, mk in zip(batches, (PALETTE["blue"], PALETTE["vermillion"]), MARKERS, strict=False):
-        st = speculative_step(model_name, acc, batch=b, context=context, drafts=k, acceptance=acceptance,
-                              draft=draft_name, bytes_per_param=1)
+        st = speculative_step(model, acc, batch=b, context=context, drafts=k, acceptance=acceptance,
+                              draft=draft, bytes_per_param=1)
         comp = np.asarray(st.bound) == "compute"
         ax1.plot(k, st.t_per_token_floor * 1e3, "-", color=c, lw=2, label=f"batch {b}: floor")
         if b > 1:       # at batch 1 every pass is memory-bound and the two floors agree
@@ -261,7 +261,7 @@ def levers_figure(model_name=BIG, draft_name=SMALL, hw="H200", *, context=2048, 
     ax1.set_ylabel("time per output token (ms)")
     ax1.set_ylim(0, None)
     ax1.legend(fontsize=7.5)
-    m = model(model_name)
+    m = resolve_model(model)
     b = np.unique(np.logspace(0, 3.5, 160).astype(int))
     colours = (PALETTE["black"], PALETTE["green"], PALETTE["purple"])
     for (label, bpp, math), c, ls in zip(precisions, colours, ("-", "--", "-."), strict=False):

@@ -43,7 +43,7 @@ def legend_handles(per_request: bool = True):
 @figure("j13-capacity-4090",
         "Qwen3-8B in BF16 on an RTX 4090 with a 2 GiB workspace: four or five 8K-token requests "
         "against the capacity read as 24e9 bytes (the source) and as the physical 24 GiB.")
-def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MODEL,
+def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
                   context: int = S.J13_CONTEXTS[0], batches=(4, 5),
                   workspace: float = S.J13_WORKSPACE, bytes_per_param: float = 2.0) -> Figure:
     """Stacked bars (weights, workspace, one KV block per request) for each batch.
@@ -54,7 +54,8 @@ def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MO
     """
     fig = Figure()
     ax = fig.add_subplot()
-    states = [planner_state(accelerator_name, model_name, context, b, workspace, bytes_per_param)
+    states = [planner_state(model, hw, context=context, batch=b, workspace=workspace,
+                            bytes_per_param=bytes_per_param)
               for b in batches]
     x = np.arange(len(states))
     width = 0.5
@@ -71,9 +72,9 @@ def capacity_4090(accelerator_name: str = "RTX 4090", model_name: str = S.J13_MO
             bottom += st.kv_per_request
         ax.annotate(str(shown(st.total, "GB", 2)), (xi + width / 2, st.total / GB), xytext=(4, 0),
                     textcoords="offset points", ha="left", va="center", fontsize=9)
-    caps = [(capacity_reading(accelerator_name, reading="decimal GB"), "source reading: 24e9 B", "--",
+    caps = [(capacity_reading(hw, reading="decimal GB"), "source reading: 24e9 B", "--",
              PALETTE["vermillion"]),
-            (capacity_reading(accelerator_name, reading="physical GiB"), "physical: 24 GiB", "-",
+            (capacity_reading(hw, reading="physical GiB"), "physical: 24 GiB", "-",
              PALETTE["black"])]
     handles = legend_handles()
     for cap, lab, ls, col in caps:
@@ -212,7 +213,8 @@ def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.
     the capacity as a tick and a verdict (fits / exceeds, B_max) beside it.
     Widths are shown as a share of the capacity, so cards of any size compare.
     """
-    states = [planner_state(a, m, c, b, workspace, bpp, r) for a, m, c, b, bpp, r in settings]
+    states = [planner_state(m, a, context=c, batch=b, workspace=workspace,
+                            bytes_per_param=bpp, reading=r) for a, m, c, b, bpp, r in settings]
     fig = Figure(figsize=(7.0, 1.0 + 0.75 * len(states)))
     ax = fig.add_subplot()
     for y, st in enumerate(states):

@@ -51,10 +51,11 @@ class CapacityPlanner(Explorer):
                "B_max.")
     width_px, height_px = 760, 270
 
-    def __init__(self, accelerator=None, model=None, context=None, batch=None, workspace=None,
+    def __init__(self, model=None, hw=None, *, context=None, batch=None, workspace=None,
                  bytes_per_param=None, reading=None):
         self._start()
-        st = planner_state(accelerator, model, context, batch, workspace, bytes_per_param, reading)
+        st = planner_state(model, hw, context=context, batch=batch, workspace=workspace,
+                           bytes_per_param=bytes_per_param, reading=reading)
         wide = {"description_width": "initial"}
         self.controls = {
             "context": w.FloatLogSlider(value=st.context, base=2, min=10, max=17, step=0.5,
@@ -102,10 +103,11 @@ class CapacityPlanner(Explorer):
     def state(self):
         """The current :class:`~infra_calc.capacity.PlannerState`."""
         c = self.controls
-        return planner_state(c["accelerator"].value, c["model"].value,
-                             int(round(c["context"].value)), int(c["batch"].value),
-                             c["workspace_gib"].value * GiB, float(c["bytes_per_param"].value),
-                             c["reading"].value)
+        return planner_state(c["model"].value, c["accelerator"].value,
+                             context=int(round(c["context"].value)), batch=int(c["batch"].value),
+                             workspace=c["workspace_gib"].value * GiB,
+                             bytes_per_param=float(c["bytes_per_param"].value),
+                             reading=c["reading"].value)
 
     def _update(self):
         st = self.state()
@@ -144,7 +146,7 @@ class CapacityPlanner(Explorer):
         return st
 
 
-def capacity_planner(accelerator=None, model=None, context=None, batch=None, workspace=None,
+def capacity_planner(model=None, hw=None, *, context=None, batch=None, workspace=None,
                      bytes_per_param=None, reading=None) -> CapacityPlanner:
     """Build the planner; inputs left at None start it on the source's RTX 4090 case
     (:func:`~infra_calc.capacity.planner_state`'s defaults).  ``workspace`` is in bytes, as
@@ -159,5 +161,5 @@ def capacity_planner(accelerator=None, model=None, context=None, batch=None, wor
         ``.cap_line``, ``.image`` and ``.state()`` (the current
         :class:`~infra_calc.capacity.PlannerState`).
     """
-    return CapacityPlanner(accelerator, model, context, batch, workspace, bytes_per_param,
-                           reading)
+    return CapacityPlanner(model, hw, context=context, batch=batch, workspace=workspace,
+                           bytes_per_param=bytes_per_param, reading=reading)

@@ -20,6 +20,7 @@ from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..hardware import accelerator, accelerator_names
 from ..models import MODELS
 from ..step import batch_turning_point, decode_step
+from ..units import UNIT_SCALES
 from ._base import Explorer, warning_html
 
 __all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "BYTES_OPTIONS",
@@ -154,9 +155,9 @@ class DecodeStepExplorer(Explorer):
         return st
 
 
-def decode_step_explorer(hw="H100 SXM", *, params_billion=S.J07_PARAMS / 1e9,
+def decode_step_explorer(params=S.J07_PARAMS, hw="H100 SXM", *,
                          bytes_per_param=S.J07_BYTES_PER_PARAM, batch=1) -> DecodeStepExplorer:
-    """Build the explorer.
+    """Build the explorer, starting at ``params`` parameters (a count; the box shows billions).
 
     Returns a :class:`DecodeStepExplorer` (an ``ipywidgets.VBox``) holding the
     controls, a text readout and the figure.  For tests it exposes
@@ -165,4 +166,4 @@ def decode_step_explorer(hw="H100 SXM", *, params_billion=S.J07_PARAMS / 1e9,
     ``.image``, ``.state()`` (the current :class:`~infra_calc.step.DecodeStep`)
     and ``.update()``.
     """
-    return DecodeStepExplorer(hw, params_billion, bytes_per_param, batch)
+    return DecodeStepExplorer(hw, params / UNIT_SCALES["billion"], bytes_per_param, batch)

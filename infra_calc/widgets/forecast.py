@@ -60,11 +60,11 @@ class ForecastExplorer(Explorer):
                "time per output token and the fitted forecast above it, with its band.")
     width_px, height_px = 720, 300
 
-    def __init__(self, model_name, hw, engine, batch, prompt_tokens, output_tokens, cards):
+    def __init__(self, model, hw, engine, batch, prompt_tokens, output_tokens, cards):
         self._start()
         slider = dict(continuous_update=False, style={"description_width": "initial"})
         self.controls = {
-            **model_and_card_menus(model_name, hw),
+            **model_and_card_menus(model, hw),
             "engine": w.Dropdown(options=forecast_engines(), value=engine,
                                  description="engine", style={"description_width": "initial"},
                                  layout=w.Layout(width="17em")),
@@ -103,7 +103,7 @@ class ForecastExplorer(Explorer):
         return f
 
 
-def forecast_explorer(model_name=FORECAST_EXPLORER_SETTINGS["model"],
+def forecast_explorer(model=FORECAST_EXPLORER_SETTINGS["model"],
                       hw=FORECAST_EXPLORER_SETTINGS["hw"], *,
                       engine=FORECAST_EXPLORER_SETTINGS["engine"],
                       batch=FORECAST_EXPLORER_SETTINGS["batch"],
@@ -116,4 +116,4 @@ def forecast_explorer(model_name=FORECAST_EXPLORER_SETTINGS["model"],
     (dict of widgets), ``.readout``, ``.fig``, ``.artists``, ``.image``, ``.state()`` and
     ``.update()``.
     """
-    return ForecastExplorer(model_name, hw, engine, batch, prompt_tokens, output_tokens, cards)
+    return ForecastExplorer(model, hw, engine, batch, prompt_tokens, output_tokens, cards)

@@ -55,14 +55,14 @@ class KvExplorer(Explorer):
                "with tokens/s, B*(S) and S_max.")
     width_px, height_px = 720, 300
 
-    def __init__(self, model_name, hw, batch, context, kv_bytes_per_element, bytes_per_param):
+    def __init__(self, model, hw, batch, context, kv_bytes_per_element, bytes_per_param):
         self._start()
         self.bytes_per_param = bytes_per_param
         self.capped = None
         self._fitting = False
         # the menus hold the objects themselves (a changed model or card keeps its figures)
         self.controls = {
-            **model_and_card_menus(model_name, hw),
+            **model_and_card_menus(model, hw),
             "kv_bytes": w.Dropdown(options=list(KV_BYTES_OPTIONS), value=float(kv_bytes_per_element),
                                    description="KV bytes per element",
                                    style={"description_width": "initial"},
@@ -129,7 +129,7 @@ class KvExplorer(Explorer):
         return st
 
 
-def kv_explorer(model_name=KV_EXPLORER_SETTINGS["model"], hw=KV_EXPLORER_SETTINGS["hw"], *,
+def kv_explorer(model=KV_EXPLORER_SETTINGS["model"], hw=KV_EXPLORER_SETTINGS["hw"], *,
                 batch=KV_EXPLORER_SETTINGS["batch"], context=KV_EXPLORER_SETTINGS["context"],
                 kv_bytes_per_element=KV_EXPLORER_SETTINGS["kv_bytes_per_element"],
                 bytes_per_param=KV_EXPLORER_SETTINGS["bytes_per_param"]) -> KvExplorer:
@@ -140,4 +140,4 @@ def kv_explorer(model_name=KV_EXPLORER_SETTINGS["model"], hw=KV_EXPLORER_SETTING
     ``.state()`` (the current :class:`~infra_calc.decode.ModelDecodeStep`) and
     ``.update()``.
     """
-    return KvExplorer(model_name, hw, batch, context, kv_bytes_per_element, bytes_per_param)
+    return KvExplorer(model, hw, batch, context, kv_bytes_per_element, bytes_per_param)

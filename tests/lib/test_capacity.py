@@ -51,11 +51,13 @@ M_KV = 2 * 36 * 8 * 128 * 2      # 2 (K, V) x layers x kv heads x head dim x 2 b
 
 
 def test_planner_state_matches_library():
-    st = planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "decimal GB")
+    st = planner_state("Qwen3-8B", "RTX 4090", context=8192, batch=5, workspace=2 * GiB,
+                       bytes_per_param=2.0, reading="decimal GB")
     assert st.capacity == 24e9 and st.weights == W_BF16 and st.kv == 5 * 8192 * M_KV
     assert not st.fits and st.max_batch == 4
     assert math.isclose(st.headroom, 24e9 - st.total)
-    st2 = planner_state("RTX 4090", "Qwen3-8B", 8192, 5, 2 * GiB, 2.0, "physical GiB")
+    st2 = planner_state("Qwen3-8B", "RTX 4090", context=8192, batch=5, workspace=2 * GiB,
+                        bytes_per_param=2.0, reading="physical GiB")
     assert st2.capacity == 24 * GiB and st2.fits and st2.max_batch == 5
     assert ic.capacity_reading("H200 SXM", reading="decimal GB") == 141e9
     with pytest.raises(ValueError, match="reading"):
@@ -84,7 +86,7 @@ def test_one_mechanism_for_the_capacity_reading():
     assert src.capacity_reading == "decimal GB"
     assert ic.capacity_reading(src, reading="decimal GB") == 24e9
     assert ic.capacity_reading(src, reading="physical GiB") == 24 * GiB
-    st = planner_state(src, "Qwen3-8B", reading="physical GiB")
+    st = planner_state("Qwen3-8B", src, reading="physical GiB")
     assert st.capacity == 24 * GiB and st.reading == "physical GiB"
     assert st.hw is src                                    # the object, not its name
     with pytest.raises(ValueError, match="capacity_reading"):

@@ -96,7 +96,7 @@ def test_roofline_title_and_units():
 
 
 def test_capacity_label_fits_and_units_spelled():
-    p = capacity_planner(accelerator="H200 SXM", model="DeepSeek-R1-Distill-Llama-70B")
+    p = capacity_planner("DeepSeek-R1-Distill-Llama-70B", "H200 SXM")
     p.fig.canvas.draw()
     box = p.cap_text.get_window_extent()
     ax_box = p.ax.get_window_extent()
