@@ -251,7 +251,7 @@ def estimate(model, hw, *, bytes_per_param=None, batch=None, context=None, works
     w = w.with_(context=check_int(context, "context", "tokens", minimum=1, scalar=True))
     st = tensor_parallel_step(w)
     uniform = tensor_parallel_step(w.with_(routing="uniform")) if spec.is_moe else st
-    m_card = float(w.share.kv_bytes_per_token(spec, w.kv_bytes_per_element))
+    m_card = float(w.kv_bytes_per_token_per_card)
     mem = w.memory()
     req = None
     if prompt is not None:

@@ -57,7 +57,7 @@ def j07_lines() -> list[str]:
         f"{shown(chk.kv, 'GB', 2, bare=True, sep=False)} + "
         f"{shown(chk.workspace, 'GB', 2, bare=True, sep=False)}"
         f" = {shown(chk.total, 'GB', 2, sep=False)} {rel} {shown(chk.capacity, 'GB', 1, sep=False)}")
-    left = h100.mem_capacity - S.J07_WEIGHTS_8BIT
+    left = capacity_check(h100.mem_capacity, S.J07_WEIGHTS_8BIT, 0.0).headroom
     b_max = max_batch(h100.mem_capacity, S.J07_WEIGHTS_8BIT, 0, S.J07_CONTEXT, m70.kv_bytes_per_token(2))
     lines.append(
         f"left after weights {shown(left, 'GB', 2, sep=False)}; one {S.J07_CONTEXT}"
@@ -101,7 +101,7 @@ def j13_lines() -> list[str]:
     q = model(S.J13_MODEL)
     weights = q.weight_bytes(2)
     m_kv = q.kv_bytes_per_token(2)
-    left = gpu.mem_capacity - weights - S.J13_WORKSPACE
+    left = capacity_check(gpu.mem_capacity, weights, 0.0, workspace=S.J13_WORKSPACE).headroom
     s8, s16 = S.J13_CONTEXTS
     one8 = kv_cache_bytes(s8, m_kv)
     lines.append(
