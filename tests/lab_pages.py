@@ -35,6 +35,7 @@ import urllib.request
 import pytest
 from lab_server import (
     CHROMIUM,
+    POLL_MS,
     ROOT,
     is_dirty_after_opening,
     open_notebook,
@@ -213,7 +214,7 @@ class Session:
     def _run(self, relpath) -> PageRun:
         page = self.new_page(relpath)
         # jupyterlab-myst renders markdown cells asynchronously: wait for the last one
-        page.wait_for_function(RENDERED_JS, timeout=WAIT_MS, polling=250)
+        page.wait_for_function(RENDERED_JS, timeout=WAIT_MS, polling=POLL_MS)
         dirty = is_dirty_after_opening(page)
         before = page.evaluate(MARKDOWN_JS)
         page.evaluate(VERDICT_LOG_JS)
@@ -368,14 +369,14 @@ class PageChecks:
         text, path = found[0]
         running = lab.session_ids()
         page = lab.new_page(relpath)
-        page.wait_for_function(RENDERED_JS, timeout=WAIT_MS, polling=250)
+        page.wait_for_function(RENDERED_JS, timeout=WAIT_MS, polling=POLL_MS)
         link = page.locator(".jp-MarkdownCell .jp-InputArea a", has_text=text).first
         link.scroll_into_view_if_needed()
         link.click()
         page.wait_for_function(
             """(path) => { const w = window.jupyterapp.shell.currentWidget;
                           return !!w && !!w.context && w.context.path === path; }""",
-            arg=path, timeout=WAIT_MS, polling=200)
+            arg=path, timeout=WAIT_MS, polling=POLL_MS)
         page.context.close()
         lab.shut_down_sessions_except(running)
         # the kernels of the pages kept open (explorers, checkers) are untouched

@@ -32,6 +32,9 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync"]
 START_TIMEOUT_S = 600
+#: how often a wait re-evaluates its condition in the page (ms): a cheap check, so often
+#: (every page run waits on several conditions; a coarse interval adds up over the pages)
+POLL_MS = 50
 CELL_TIMEOUT_MS = 240_000
 
 
@@ -176,13 +179,13 @@ def open_notebook(context, base: str, token: str, relpath: str, *, dpr: float = 
     page = context.new_page()
     page.goto(f"{base}/lab/tree/{relpath}?token={token}&reset", wait_until="domcontentloaded",
               timeout=CELL_TIMEOUT_MS)
-    page.wait_for_function(KERNEL_IDLE_JS, timeout=CELL_TIMEOUT_MS, polling=200)
+    page.wait_for_function(KERNEL_IDLE_JS, timeout=CELL_TIMEOUT_MS, polling=POLL_MS)
     return page
 
 
 def run_all(page) -> None:
     page.evaluate(RUN_ALL_JS)
-    page.wait_for_function(RUN_DONE_JS, timeout=CELL_TIMEOUT_MS * 2, polling=250)
+    page.wait_for_function(RUN_DONE_JS, timeout=CELL_TIMEOUT_MS * 2, polling=POLL_MS)
 
 
 # JupyterLab writes the kernel's language_info into the notebook once the kernel's

@@ -1,6 +1,8 @@
 """The Chinese PDF (``make pdf`` -> ``_build/pdf/book-zh.pdf``): length, CJK font, text layer.
 
-Skips, with the reason, when the PDF has not been built or pypdf is missing.
+Skips, with the reason, when the PDF has not been built or pypdf/pypdfium2 is missing.
+The text layer is read with pypdfium2 (see test_pdf.py); pypdf reads the fonts of the
+first pages.
 """
 from __future__ import annotations
 
@@ -30,7 +32,9 @@ def pdf_reader():
 
 @pytest.fixture(scope="module")
 def pdf_text(pdf_reader):
-    return "\n".join(page.extract_text() or "" for page in pdf_reader.pages)
+    pages, text = en.text_layer(PDF_ZH)
+    assert pages == len(pdf_reader.pages), (pages, len(pdf_reader.pages))
+    return text
 
 
 def test_pdf_page_count(pdf_reader):

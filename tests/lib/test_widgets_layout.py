@@ -6,6 +6,7 @@ What a reader sees at 1280 px in JupyterLab is tests/e2e/test_lab_explorers.py.
 """
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -25,13 +26,20 @@ from infra_calc.widgets import (  # noqa: E402
 from infra_calc.widgets.decode import OTHER  # noqa: E402
 
 
-def outside(fig) -> list[str]:
-    """What the figure draws beyond its own edges (a cut title or tick label)."""
+def outside(fig, rendered: bool = False) -> list[str]:
+    """What the figure draws beyond its own edges (a cut title or tick label).
+
+    ``rendered``: an explorer's figure that its last refresh has just rendered (its image
+    is what a reader sees); the extents are measured with that render's renderer instead
+    of drawing the whole figure again (the same boxes: text extents come from the
+    renderer's font metrics, the tick labels are brought up to date when asked for).
+    """
     if not hasattr(fig.canvas, "get_renderer"):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         FigureCanvasAgg(fig)
-    fig.canvas.draw()
+    if not rendered:
+        fig.canvas.draw()
     r = fig.canvas.get_renderer()
     w, h = fig.bbox.width, fig.bbox.height
     bad = []
@@ -62,16 +70,52 @@ def test_title_is_an_html_line_not_drawn_in_the_image(make):
     assert "ic-title" in ex.heading._dom_classes and not outside(ex.fig)
 
 
+def each_setting(controls, grid: dict):
+    """Every combination of ``grid``'s values (control name -> values), one control moved
+    per step (a reflected Gray order: one refresh per combination, none redundant);
+    yields each combination once its controls are set.  A callable value is asked for
+    the value when the control is set (``lambda control: max(control.options)``), after
+    the controls before it in ``grid``."""
+    def walk(names):
+        if not names:
+            yield ()
+            return
+        rest = list(walk(names[1:]))
+        for j, value in enumerate(grid[names[0]]):
+            for tail in (rest if j % 2 == 0 else reversed(rest)):
+                yield (value, *tail)
+
+    names = list(grid)
+    for combo in walk(names):
+        for name, value in zip(names, combo, strict=True):
+            control = controls[name]
+            control.value = value(control) if callable(value) else value  # unchanged: no refresh
+        yield tuple(controls[name].value for name in names)
+
+
+def test_each_setting_visits_every_combination_moving_one_control():
+    class Control:
+        value = None
+    controls = {"a": Control(), "b": Control(), "c": Control()}
+    grid = {"a": (1, 2, 3), "b": ("x", "y"), "c": (0, lambda control: 9)}
+    seen = []
+    for combo in each_setting(controls, grid):
+        assert combo == tuple(controls[n].value for n in grid)
+        seen.append(combo)
+    grid["c"] = (0, 9)
+    assert sorted(seen, key=str) == sorted(itertools.product(*grid.values()), key=str)
+    assert all(sum(x != y for x, y in zip(a, b, strict=True)) == 1
+               for a, b in itertools.pairwise(seen))
+
+
 def test_kv_explorer_draws_nothing_outside_at_any_setting():
     ex = kv_explorer()
     c = ex.controls
-    for name in ic.model_names():
-        c["model"].value = ic.model(name)
-        for batch in (1, 1024):
-            c["batch"].value = batch
-            for ctx in (0, max(c["context"].options)):
-                c["context"].value = ctx
-                assert not outside(ex.fig), (name, batch, ctx, outside(ex.fig))
+    grid = {"model": [ic.model(name) for name in ic.model_names()], "batch": (1, 1024),
+            "context": (0, lambda control: max(control.options))}   # the model's longest
+    for model, batch, ctx in each_setting(c, grid):
+        bad = outside(ex.fig, rendered=True)
+        assert not bad, (model.name, batch, ctx, bad)
 
 
 def test_kv_numbers_follow_one_rule():
@@ -145,16 +189,16 @@ def test_decode_explorer_draws_nothing_outside():
 
 # ------------------------------------------------------------------ roofline explorer
 def _label_hits_line(ex) -> str | None:
-    """Where the operating point's label meets the roofline or leaves the axes."""
-    ex.fig.canvas.draw()
+    """Where the operating point's label meets the roofline or leaves the axes (measured
+    with the renderer of the explorer's last refresh, see ``outside``)."""
     r = ex.fig.canvas.get_renderer()
     box = ex.artists["point_text"].get_window_extent(r)
     line = ex.artists["roof"]
     xs, ys = line.get_data()
     # the polyline densely sampled (log-spaced data: interpolate in display space)
     pts = ex.ax.transData.transform(np.column_stack([xs, ys]))
-    dense = np.concatenate([np.linspace(a, b, 8, endpoint=False)
-                            for a, b in zip(pts[:-1], pts[1:], strict=True)])
+    steps = np.arange(8)[None, :, None] * ((pts[1:] - pts[:-1]) / 8)[:, None, :]
+    dense = (pts[:-1, None, :] + steps).reshape(-1, 2)   # 8 points per segment, as linspace
     pad = 1.5                                        # the line's half width, in pixels
     inside = ((dense[:, 0] > box.x0 - pad) & (dense[:, 0] < box.x1 + pad)
               & (dense[:, 1] > box.y0 - pad) & (dense[:, 1] < box.y1 + pad))
@@ -170,11 +214,9 @@ def _label_hits_line(ex) -> str | None:
 def test_roofline_point_label_clear_of_the_line(hw):
     ex = roofline_explorer(hw=hw)
     bad = []
-    for m in (1, 2, 8, 32, 128, 256, 345, 512, 1024, 4096):
-        ex.controls["m"].value = m
-        for k in (256, 4096, 16384):
-            ex.controls["k"].value = k
-            why = _label_hits_line(ex)
-            if why:
-                bad.append(f"M={m}, K={k}: {why}")
+    grid = {"m": (1, 2, 8, 32, 128, 256, 345, 512, 1024, 4096), "k": (256, 4096, 16384)}
+    for m, k in each_setting(ex.controls, grid):
+        why = _label_hits_line(ex)
+        if why:
+            bad.append(f"M={m}, K={k}: {why}")
     assert not bad, "\n".join(bad)
