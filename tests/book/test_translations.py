@@ -346,6 +346,13 @@ ONE_TERM = {   # concept (its English in the term list) -> the chosen Chinese, a
     "calculator printouts": ("计算器脚本的打印输出", "计算器输出"),
     "In-Datacenter Performance Analysis of a Tensor Processing Unit":
         ("《数据中心内张量处理单元的性能分析》", "《数据中心内张量处理器的性能分析》"),
+    # the second native review (round 2)
+    "attend to": ("关注", "要看"), "attends to": ("关注", "回看"),
+    "active experts": ("被激活的专家", "激活的专家"), "active weights": ("激活参数中的矩阵权重", "激活权重"),
+    "active matrix weights": ("激活参数中的矩阵权重", "激活矩阵权重"), "Ascend": ("昇腾", "Ascend"),
+    "compute die": ("芯片", "裸片"), "share of the floor": ("占比", "几成"),
+    "median share": ("占比中位数", "比例中位数"), "larger batch": ("批", "组批"),
+    "serving engine": ("推理引擎", "推理服务引擎"),
 }
 
 
@@ -374,6 +381,28 @@ def test_avoid_column_spares_other_words():
     assert C.avoided_variants("per-output read time", "每输出分摊的时间"), "每输出分摊的时间"
     assert C.avoided_variants("the multiply-accumulate cells", "乘累加单元") == []
     assert C.avoided_variants("the compute units", "计算单元") == []
+
+
+def test_round_two_variants_spare_the_right_words():
+    """The avoid patterns of the round-2 terms catch the old variant only."""
+    assert C.avoided_variants("each query attends to every cached token", "每个查询都要关注每个缓存 token，可以看到") == []
+    assert C.avoided_variants("each query attends to every cached token", "每个查询都要看每个缓存 token")
+    assert C.avoided_variants("the share of the floor tends to the bandwidth fraction",
+                              "占比趋于带宽比例 $\\eta_m$，算力比例也一样") == []
+    assert C.avoided_variants("the share of the floor", "达到下界的比例")
+    assert C.avoided_variants("The Ascend 910B is the one entry", "昇腾 910B（清单中的 Ascend 910B）是唯一一个") == []
+    assert C.avoided_variants("the active experts", "只读被激活的专家") == []
+    assert C.avoided_variants("the active weights", "激活参数中的矩阵权重") == []
+    assert C.avoided_variants("a larger batch, not batching", "更大的批") == []
+
+
+def test_a_name_cell_keeps_the_catalog_key():
+    """A table cell that is a name kept as it is ("Ascend 910B") is not asked for 昇腾; prose is."""
+    assert C.name_kept("Ascend 910B", "Ascend 910B")
+    assert not C.name_kept("Ascend 910B", "昇腾 910B")
+    sentence = "The Ascend 910B is the one entry without a vendor whitepaper behind it."
+    assert not C.name_kept(sentence, sentence)
+    assert C.missing_terms(sentence, "Ascend 910B 是唯一一个没有白皮书的条目。") == ["Ascend → 昇腾"]
 
 
 def test_abbreviations_need_no_quotation_marks():
