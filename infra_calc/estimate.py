@@ -190,24 +190,29 @@ def default_context(model, prompt=None, output_tokens=None) -> tuple[int, str]:
     return (min(DEFAULT_CONTEXT, limit) if limit else DEFAULT_CONTEXT), "default"
 
 
-def estimate(model, hw, *, bytes_per_param=None, batch=None, context=None, workspace=None,
+def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, workspace=None,
              kv_bytes_per_element=None, cards=None, prompt_tokens=None,
-             output_tokens=None) -> Estimate:
+             output_tokens=None, math=None) -> Estimate:
     """Estimate a decode step, the memory budget and (with ``prompt_tokens``) a whole request.
 
     Parameters
     ----------
-    model : ModelSpec, str or path
-        A catalog model name, a ``config.json`` path, or a ``ModelSpec``.
+    model : ModelSpec, str, path or Workload
+        A catalog model name, a ``config.json`` path, a ``ModelSpec``, or a
+        :class:`~infra_calc.workload.Workload` (its sizes are used; a size
+        given here as well replaces the workload's, except ``context``).
     hw : Accelerator or str
+        Required with a model; with a Workload, None (its card) or the same card.
     bytes_per_param : float
         Stored bytes per weight (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
     batch : int
         Concurrent requests, each decoding one token per step.
     context : int, optional
-        Tokens of KV cache per request for the decode step.  Default: the
-        request's last step ``P + O - 1`` with a prompt, else
-        :data:`DEFAULT_CONTEXT` capped by the model (:func:`default_context`).
+        Tokens of KV cache per request for the decode step.  Default: a
+        Workload's own context when it is not 0 (a different ``context`` given
+        with it is refused), else the request's last step ``P + O - 1`` with a
+        prompt, else :data:`DEFAULT_CONTEXT` capped by the model
+        (:func:`default_context`).
     workspace : float
         Bytes per card for activations and buffers.
     kv_bytes_per_element : float
@@ -218,6 +223,9 @@ def estimate(model, hw, *, bytes_per_param=None, batch=None, context=None, works
         Prompt tokens ``P``: adds prefill (time to first token) and the request.
     output_tokens : int, optional
         Output tokens ``O`` (default 256 with a prompt, capped by the model).
+    math : str, optional
+        Math precision whose dense peak bounds the math (the Workload default,
+        ``"bf16"``; :meth:`~infra_calc.hardware.Accelerator.peak`).
 
     A size left at None (the byte widths, batch, workspace, cards) takes the
     :class:`~infra_calc.workload.Workload` default.
@@ -231,8 +239,17 @@ def estimate(model, hw, *, bytes_per_param=None, batch=None, context=None, works
     from .workload import Workload
 
     prompt = prompt_tokens
+    if isinstance(model, Workload) and model.context != 0:   # a workload's context is its own
+        own = check_int(model.context, "context", "tokens", minimum=1, scalar=True)
+        if context is not None and check_int(context, "context", "tokens", minimum=1,
+                                             scalar=True) != own:
+            raise ValueError(f"context ({context} tokens) must not be given with a Workload "
+                             f"whose context is another ({own} tokens); use "
+                             f"workload.with_(context=...)")
+        context = own
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
-                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace, cards=cards)
+                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace, cards=cards,
+                    math=math)
     n = check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     spec = w.model

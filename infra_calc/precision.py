@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .decode import model_decode_step
 from .hardware import accelerator
 from .kv import critical_context, turning_batch
+from .parallel import tensor_parallel_step
 from .step import batch_turning_point
 from .workload import Workload
 
@@ -60,13 +60,13 @@ class PrecisionPoint:
     b_star: float | np.ndarray
     #: The model's :math:`S_{max}` (:func:`~infra_calc.kv.critical_context`), tokens.
     s_max: float
-    #: The floor of one decode step at batch 1 and ``context``, seconds.
+    #: The floor of one decode step at batch 1 and ``context``, per card, seconds.
     t_step_1: float | np.ndarray
     #: Resident weights, bytes.
     weight_bytes: float
 
 
-def precision_point(model, hw=None, *, math="bf16", bytes_per_param=None,
+def precision_point(model, hw=None, *, math=None, bytes_per_param=None,
                     kv_bytes_per_element=None, context=None) -> PrecisionPoint:
     """The ridge, ``B*``, ``P*`` and ``S_max`` with weights of ``b_W`` bytes and math at ``Π_m``.
 
@@ -95,13 +95,11 @@ def precision_point(model, hw=None, *, math="bf16", bytes_per_param=None,
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, context=context, math=math)
     card = at_math(w.hw, math=w.math)
-    kw = dict(bytes_per_param=w.bytes_per_param, kv_bytes_per_element=w.kv_bytes_per_element)
     return PrecisionPoint(
         math=w.math, bytes_per_param=w.bytes_per_param,
         kv_bytes_per_element=w.kv_bytes_per_element, peak=card.peak_flops,
         ridge=card.ridge_point, b_star_j07=float(batch_turning_point(card,
                                                                      bytes_per_param=w.bytes_per_param)),
-        b_star=turning_batch(w.model, card, context=w.context, **kw),
-        s_max=float(critical_context(w.model, card, **kw)),
-        t_step_1=model_decode_step(w, math=w.math).t_step,
+        b_star=turning_batch(w), s_max=float(critical_context(w)),
+        t_step_1=tensor_parallel_step(w.with_(batch=1)).t_floor,
         weight_bytes=float(w.resident_weight_bytes()))

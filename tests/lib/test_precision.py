@@ -35,3 +35,15 @@ def test_precision_moves_the_turning_points_as_bytes_times_peak():
 def test_precision_point_refuses_a_precision_the_card_lacks():
     with pytest.raises(ValueError, match="fp4"):
         ic.precision_point(SMALL, H100, math="fp4")
+
+
+def test_precision_point_keeps_the_workloads_routing_and_cards():
+    w = ic.Workload(MOE, H100, routing="uniform", context=512)
+    pt = ic.precision_point(w)
+    assert pt.b_star == ic.turning_batch(w)
+    assert pt.b_star != ic.turning_batch(w.with_(routing="floor"))    # routing was not dropped
+    assert pt.s_max == ic.critical_context(w)
+    two = ic.Workload(BIG, H100, cards=2, context=512)
+    assert ic.precision_point(two).b_star == ic.turning_batch(two)
+    f8 = ic.Workload(BIG, H100, math="fp8", bytes_per_param=1)
+    assert ic.precision_point(f8).math == "fp8"                       # the workload's math kept
