@@ -103,7 +103,7 @@ _LAZY = {
     "speculative_step": "levers", "speculative_critical_context": "levers",
     "speculative_turning_batch": "levers", "SharedPrefixStep": "prefix",
     "shared_prefix_step": "prefix", "CachedPrefill": "prefix",
-    "cached_prefill_step": "prefix", "mean_ttft": "prefix", "at_math": "precision",
+    "cached_prefill_step": "prefix", "mean_ttft": "prefix",
     "PrecisionPoint": "precision", "precision_point": "precision",
 }
 #: Submodules imported on first use.
