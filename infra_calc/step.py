@@ -161,7 +161,8 @@ def batch_turning_point(hw, *, bytes_per_param, math="bf16"):
         :meth:`~infra_calc.hardware.Accelerator.peak`).
     """
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    return crossover(0.0, bw, 2.0, 0.0, accelerator(hw), math=math)   # per weight: b_W bytes once, 2 FLOPs a request
+    # per weight: b_W bytes once, 2 FLOPs a request
+    return crossover(0.0, bw, 2.0, 0.0, accelerator(hw), math=math)
 
 
 def fix_scenarios(params=None, hw=None, *, bytes_per_param=None, batch=None,
