@@ -23,7 +23,6 @@ from . import source as S
 from ._validate import check_number, unwrap
 from .hardware import (
     Accelerator,
-    accelerator,
     capacity_reading,
 )
 
@@ -197,33 +196,32 @@ def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=No
                   bytes_per_param=None, reading=None, kv_bytes_per_element=None) -> PlannerState:
     """Evaluate the capacity inequality for one setting of the planner.
 
-    Inputs left at None take J13's case: four requests on an RTX 4090
-    (:mod:`infra_calc.source`: Qwen3-8B in BF16, 8K tokens, a 2 GiB workspace,
-    the capacity read as the source reads it, ``"decimal GB"``); sizes are in
-    bytes.  ``model`` and ``hw``
-    may be names or objects; the result keeps the objects.  The
-    capacity is :func:`capacity_reading` of the accelerator under ``reading``,
-    the one mechanism for the two readings.  Uses :func:`kv_cache_bytes`,
-    :func:`capacity_check` and :func:`max_batch`; nothing is computed here
-    that those functions do not already define.
+    Inputs left at None take J13's case (:mod:`infra_calc.source`:
+    ``J13_BATCH`` requests of ``J13_CONTEXTS[0]`` tokens of ``J13_MODEL`` on
+    a ``J13_HW``, weights of ``J13_BYTES_PER_PARAM`` bytes, a ``J13_WORKSPACE``
+    workspace, the capacity read as the source reads it, ``J13_READING``);
+    sizes are in bytes.  ``model`` and ``hw`` may be names or objects; the
+    result keeps the objects.  The memory is the
+    :class:`~infra_calc.workload.Workload`'s own record (:meth:`Workload.memory`),
+    against the capacity :func:`capacity_reading` of the accelerator under
+    ``reading``, the one mechanism for the two readings; :func:`max_batch`
+    gives the largest batch.  Nothing is computed here that those do not
+    already define.
     """
-    from .models import resolve_model
+    from .workload import Workload
 
-    model = S.J13_MODEL if model is None else model
     context = S.J13_CONTEXTS[0] if context is None else context
-    workspace = S.J13_WORKSPACE if workspace is None else workspace
     reading = S.J13_READING if reading is None else reading
-    bytes_per_param = S.J13_BYTES_PER_ELEMENT if bytes_per_param is None else bytes_per_param
-    kv_bytes = S.J13_BYTES_PER_ELEMENT if kv_bytes_per_element is None else kv_bytes_per_element
-    acc = accelerator("RTX 4090" if hw is None else hw)
-    batch = 4 if batch is None else batch
-    m = resolve_model(model)
-    cap = capacity_reading(acc, reading=reading)
-    weights = float(m.weight_bytes(bytes_per_param))
-    m_kv = m.kv_bytes_per_token(kv_bytes)
-    per = kv_cache_bytes(context, m_kv)
-    kv = kv_cache_bytes(context, m_kv, batch=batch)
-    chk = capacity_check(cap, weights, kv, workspace=workspace)
-    b_max = max_batch(cap, weights, workspace, context, m_kv)
-    return PlannerState(acc, m, int(context), int(batch), float(bytes_per_param), reading,
-                        float(per), chk, int(b_max))
+    w = Workload(S.J13_MODEL if model is None else model, S.J13_HW if hw is None else hw,
+                 bytes_per_param=S.J13_BYTES_PER_PARAM if bytes_per_param is None
+                 else bytes_per_param,
+                 kv_bytes_per_element=S.J13_BYTES_PER_ELEMENT if kv_bytes_per_element is None
+                 else kv_bytes_per_element,
+                 batch=S.J13_BATCH if batch is None else batch,
+                 workspace=S.J13_WORKSPACE if workspace is None else workspace)
+    cap = capacity_reading(w.hw, reading=reading)
+    chk = w.memory(context, capacity=cap)            # the context is not refused past the model's
+    per = w.with_(batch=1).kv_bytes_per_card(context)
+    b_max = max_batch(cap, chk.weights, chk.workspace, context, w.kv_bytes_per_token_per_card)
+    return PlannerState(w.hw, w.model, int(context), int(w.batch), float(w.bytes_per_param),
+                        reading, float(per), chk, int(b_max))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -100,13 +101,8 @@ class Estimate:
     request: GenerationTime | None = None
 
     # ---------------------------------------------------------------- answers
-    weight_bytes = property(lambda self: self.memory.weights, doc="Resident weights per card.")
-    kv_bytes = property(lambda self: self.memory.kv, doc="KV cache per card at ``context``.")
-    workspace = property(lambda self: self.memory.workspace, doc="Workspace per card.")
-    capacity = property(lambda self: self.memory.capacity, doc="The card's capacity.")
-    total_memory = property(lambda self: self.memory.total, doc="Weights + KV + workspace.")
-    headroom = property(lambda self: self.memory.headroom, doc="``capacity - total_memory``.")
-    decode_fits = property(lambda self: self.memory.fits, doc="The decode step fits.")
+    # weight_bytes, kv_bytes, workspace, capacity, total_memory, headroom, decode_fits:
+    # the fields of ``memory`` under the names of MEMORY_NAMES (set below the class)
 
     @property
     def fits(self) -> bool:
@@ -123,11 +119,8 @@ class Estimate:
                 value = asdict(value)
             elif f.name == "request":
                 value = None if value is None else _request_dict(value)
-            elif f.name == "memory":
-                out.update(weight_bytes=value.weights, kv_bytes=value.kv,
-                           workspace=value.workspace, capacity=value.capacity,
-                           total_memory=value.total, headroom=value.headroom,
-                           decode_fits=value.fits)
+            elif f.name == "memory":                  # flattened, under the estimate's names
+                out.update({name: getattr(value, key) for key, name in MEMORY_NAMES.items()})
                 continue
             out[f.name] = value
         for key, why in _NULL_WHY.items():
@@ -144,6 +137,17 @@ class Estimate:
 
         return table(self)
 
+
+#: The name under which an :class:`Estimate` (an attribute, and a key of
+#: :meth:`Estimate.to_dict`) shows each field of its ``memory``
+#: (:class:`~infra_calc.capacity.CapacityCheck`), in the order the JSON lists them.
+MEMORY_NAMES = {"weights": "weight_bytes", "kv": "kv_bytes", "workspace": "workspace",
+                "capacity": "capacity", "total": "total_memory", "headroom": "headroom",
+                "fits": "decode_fits"}
+for _key, _name in MEMORY_NAMES.items():
+    setattr(Estimate, _name, property(attrgetter(f"memory.{_key}"),
+                                      doc=f"``memory.{_key}`` (:class:`CapacityCheck`), per card."))
+del _key, _name
 
 _NULL_WHY = {
     "batch_turning_point_kv": "infinite: the context is at or above S_max, so no batch makes "

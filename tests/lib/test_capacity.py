@@ -91,3 +91,12 @@ def test_one_mechanism_for_the_capacity_reading():
     assert st.hw is src                                    # the object, not its name
     with pytest.raises(ValueError, match="capacity_reading"):
         ic.accelerator("H100").with_(capacity_reading="decimal")
+
+
+def test_planner_memory_is_the_workloads_record_at_the_reading():
+    st = planner_state("Qwen3-8B", "RTX 4090", context=8192, batch=5, reading="decimal GB")
+    w = ic.Workload("Qwen3-8B", "RTX 4090", batch=5)
+    assert st.memory == w.memory(8192, capacity=24e9)
+    assert planner_state(context=10**6).kv == S.J13_BATCH * 10**6 * M_KV   # past the model's limit
+    d = planner_state()
+    assert (d.hw.name, d.batch, d.bytes_per_param) == (S.J13_HW, S.J13_BATCH, S.J13_BYTES_PER_PARAM)

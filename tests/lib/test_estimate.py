@@ -136,3 +136,15 @@ def test_math_reaches_the_estimate():
     f8 = ic.estimate("llama-2-70b", "H100 SXM", context=1024, math="fp8")
     h = ic.accelerator("H100 SXM")
     assert f8.t_compute == pytest.approx(bf.t_compute * h.peak_flops / h.peak("fp8"))
+
+
+def test_every_memory_field_is_flattened_under_one_name():
+    from dataclasses import fields
+
+    from infra_calc.estimate import MEMORY_NAMES
+    e = ic.estimate("Qwen3-8B", "RTX 4090", context=8192)
+    assert set(MEMORY_NAMES) == {f.name for f in fields(ic.CapacityCheck)}
+    d = e.to_dict()
+    for key, name in MEMORY_NAMES.items():
+        assert getattr(e, name) == getattr(e.memory, key)
+        assert d[name] == pytest.approx(getattr(e.memory, key))
