@@ -114,7 +114,7 @@ def kv_cache_bytes(context, kv_bytes_per_token, *, batch=1):
     return unwrap(b * s * m)
 
 
-def max_batch(capacity, weights, workspace, context, kv_bytes_per_token):
+def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace=0.0):
     """Largest number of requests of ``context`` tokens that fit.
 
     .. math:: B_{max} = \\max\\left(0, \\left\\lfloor
@@ -126,12 +126,23 @@ def max_batch(capacity, weights, workspace, context, kv_bytes_per_token):
 
     Parameters
     ----------
-    capacity, weights, workspace : float or array_like
-        Bytes.
-    context : float or array_like
+    capacity : float or array_like
+        Bytes, ``C``.
+    weights : float or array_like, keyword-only
+        Resident weights, bytes, ``W``.
+    context : float or array_like, keyword-only
         Tokens kept per request, ``S``.
-    kv_bytes_per_token : float or array_like
+    kv_bytes_per_token : float or array_like, keyword-only
         ``m_KV``, bytes per token (see ``ModelSpec.kv_bytes_per_token``).
+    workspace : float or array_like, keyword-only
+        Bytes, ``M_work`` (default 0, as in :func:`capacity_check`).
+
+    Every size after ``capacity`` is keyword-only, so no two byte counts can
+    trade places unnoticed.
+
+    >>> max_batch(24e9, weights=16.38e9, context=8192, kv_bytes_per_token=147456,
+    ...           workspace=2 * 1024**3)
+    4
 
     Returns
     -------
@@ -222,6 +233,7 @@ def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=No
     cap = capacity_reading(w.hw, reading=reading)
     chk = w.memory(context, capacity=cap)            # the context is not refused past the model's
     per = w.with_(batch=1).kv_bytes_per_card(context)
-    b_max = max_batch(cap, chk.weights, chk.workspace, context, w.kv_bytes_per_token_per_card)
+    b_max = max_batch(cap, weights=chk.weights, context=context,
+                      kv_bytes_per_token=w.kv_bytes_per_token_per_card, workspace=chk.workspace)
     return PlannerState(w.hw, w.model, int(context), int(w.batch), float(w.bytes_per_param),
                         reading, float(per), chk, int(b_max))

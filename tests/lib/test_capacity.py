@@ -16,8 +16,10 @@ def test_j07_capacity():
     assert round(chk.total / GB, 2) == 78.56 and chk.fits
     assert round(kv / GB, 2) == 2.68 and round(S.J07_WORKSPACE / GB, 2) == 2.15
     m_kv = ic.model(S.J07_MODEL).kv_bytes_per_token(2)
-    assert ic.max_batch(h.mem_capacity, S.J07_WEIGHTS_8BIT, 0, 8192, m_kv) == 2
-    assert ic.max_batch(80 * GiB, S.J07_WEIGHTS_8BIT, 0, 8192, m_kv) == 4
+    assert ic.max_batch(h.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=8192,
+                        kv_bytes_per_token=m_kv, workspace=0) == 2
+    assert ic.max_batch(80 * GiB, weights=S.J07_WEIGHTS_8BIT, context=8192, kv_bytes_per_token=m_kv,
+                        workspace=0) == 4
 
 
 def test_j13_capacity():
@@ -25,24 +27,28 @@ def test_j13_capacity():
     assert q.kv_bytes_per_token(2) == 144 * KiB
     w = q.weight_bytes(2)
     assert round(w / GB, 2) == 16.38
-    args = (w, 2 * GiB, 8192, q.kv_bytes_per_token(2))
-    assert ic.max_batch(24e9, *args) == 4
-    assert ic.max_batch(24 * GiB, *args) == 5
-    assert ic.max_batch(24e9, w, 2 * GiB, 16384, q.kv_bytes_per_token(2)) == 2
-    assert ic.max_batch(10e9, *args) == 0
+    kw = dict(weights=w, workspace=2 * GiB, context=8192, kv_bytes_per_token=q.kv_bytes_per_token(2))
+    assert ic.max_batch(24e9, **kw) == 4
+    assert ic.max_batch(24 * GiB, **kw) == 5
+    assert ic.max_batch(24e9, weights=w, context=16384, kv_bytes_per_token=q.kv_bytes_per_token(2),
+                        workspace=2 * GiB) == 2
+    assert ic.max_batch(10e9, **kw) == 0
+    with pytest.raises(TypeError):                 # no byte count after the capacity by position
+        ic.max_batch(24e9, w, 2 * GiB, 8192, q.kv_bytes_per_token(2))
 
 
 def test_max_batch_exact_boundary():
     # capacity exactly equal to weights + 3 requests: 3 fit
-    assert ic.max_batch(100 + 3 * 7, 100, 0, 7, 1) == 3
-    assert ic.max_batch(100 + 3 * 7 - 1e-9, 100, 0, 7, 1) == 2
+    assert ic.max_batch(100 + 3 * 7, weights=100, context=7, kv_bytes_per_token=1, workspace=0) == 3
+    assert ic.max_batch(100 + 3 * 7 - 1e-9, weights=100, context=7, kv_bytes_per_token=1,
+                        workspace=0) == 2
 
 
 def test_capacity_errors():
     with pytest.raises(ValueError, match=r"capacity \(bytes\) must be > 0"):
         ic.capacity_check(0, 1, 1)
     with pytest.raises(ValueError, match=r"context \(tokens\)"):
-        ic.max_batch(1e9, 1, 0, 0, 1)
+        ic.max_batch(1e9, weights=1, context=0, kv_bytes_per_token=1, workspace=0)
     assert ic.kv_cache_bytes(context=10, kv_bytes_per_token=3, batch=2) == 60
 
 
