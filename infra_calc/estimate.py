@@ -188,8 +188,10 @@ def default_context(model, prompt=None, output_tokens=None) -> tuple[int, str]:
     :data:`DEFAULT_CONTEXT` tokens, capped at the model's
     ``max_position_embeddings`` (a default is never refused).
     """
+    from .generation import longest_context
+
     if prompt is not None:
-        return prompt + output_tokens - 1, "the request's last step"
+        return longest_context(prompt, output_tokens), "the request's last step"
     limit = model.max_position_embeddings
     return (min(DEFAULT_CONTEXT, limit) if limit else DEFAULT_CONTEXT), "default"
 
@@ -237,7 +239,7 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
     Every parameter after ``hw`` is keyword-only, as in every function that takes a card.
     """
     from .decode import step_parts
-    from .generation import check_request, generation_time
+    from .generation import check_request, generation_time, output_room
     from .kv import critical_context, turning_batch
     from .parallel import tensor_parallel_step
     from .workload import Workload
@@ -260,10 +262,10 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
     if prompt is None and output_tokens is not None:
         raise ValueError("output_tokens (tokens) needs prompt_tokens (tokens)")
     if prompt is not None:
-        if output_tokens is None:  # the default fits when the prompt does: P + O - 1 <= limit
+        if output_tokens is None:  # the default fits when the prompt does
             p = check_int(prompt, "prompt_tokens", "tokens", minimum=1, scalar=True)
             limit = spec.max_position_embeddings or p + DEFAULT_OUTPUT_TOKENS
-            output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, limit - p + 1))
+            output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, output_room(p, limit)))
         prompt, output_tokens = check_request(spec, prompt, output_tokens)
     if context is None:
         context, context_from = default_context(spec, prompt, output_tokens)
@@ -290,6 +292,7 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
         batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param),
         batch_turning_point_kv=turning_batch(w), critical_context=critical_context(w),
         kv_bytes_per_token_per_card=m_card, memory=mem,
-        max_batch=max_batch(mem.capacity, mem.weights, mem.workspace, w.context, m_card),
+        max_batch=max_batch(mem.capacity, weights=mem.weights, context=w.context,
+                            kv_bytes_per_token=m_card, workspace=mem.workspace),
         request=req,
     )

@@ -388,8 +388,10 @@ def accelerator_names() -> list[str]:
     return _INDEX.names()
 
 
-def accelerator(name: str) -> Accelerator:
+def accelerator(name: str | Accelerator) -> Accelerator:
     """Look up a catalog accelerator, ignoring case, spaces, dashes and dots.
+
+    An :class:`Accelerator` is returned as it is (a changed copy keeps its figures).
 
     >>> accelerator("h100-sxm").name
     'H100 SXM'

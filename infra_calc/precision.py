@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .capacity import CapacityCheck, HoldsMemory
 from .kv import critical_context, turning_batch
 from .parallel import tensor_parallel_step
 from .step import batch_turning_point
@@ -29,7 +30,7 @@ __all__ = ["PrecisionPoint", "precision_point"]
 
 
 @dataclass(frozen=True)
-class PrecisionPoint:
+class PrecisionPoint(HoldsMemory):
     """Result of :func:`precision_point`: where the turning points sit at one precision."""
 
     #: Math precision whose dense peak bounds the math.
@@ -51,8 +52,14 @@ class PrecisionPoint:
     s_max: float
     #: The floor of one decode step at batch 1 and ``context``, per card, seconds.
     t_step_1: float | np.ndarray
-    #: Resident weights, bytes.
-    weight_bytes: float
+    #: The workload's memory at ``context`` (:meth:`Workload.memory`: weights of
+    #: ``b_W`` bytes, its batch's cache, workspace), per card; nothing is refused.
+    memory: CapacityCheck
+
+    @property
+    def weight_bytes(self) -> float:
+        """Resident weights per card, bytes (``memory.weights``)."""
+        return float(self.memory.weights)
 
 
 def precision_point(model, hw=None, *, math=None, bytes_per_param=None,
@@ -91,4 +98,4 @@ def precision_point(model, hw=None, *, math=None, bytes_per_param=None,
         b_star_j07=float(batch_turning_point(acc, bytes_per_param=bw, math=w.math)),
         b_star=turning_batch(w), s_max=float(critical_context(w)),
         t_step_1=tensor_parallel_step(w.with_(batch=1)).t_floor,
-        weight_bytes=float(w.resident_weight_bytes()))
+        memory=w.memory(like=np.asarray(w.context, dtype=float)))

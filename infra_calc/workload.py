@@ -15,7 +15,10 @@ figures.
 Memory is part of every result: :meth:`Workload.memory` is the capacity
 chapter's inequality per card (:func:`~infra_calc.capacity.capacity_check` of
 resident weights + KV cache + workspace against the card's physical
-capacity), and every result embeds that record as ``memory``.
+capacity), and every result of the chapter-3 functions (the decode, prefill,
+tensor-parallel and request results, the levers' steps, the prefix and precision
+results, the estimate) embeds that record as ``memory``
+(:class:`~infra_calc.capacity.HoldsMemory`).
 Nothing is refused for not fitting; the result says so.
 
 >>> import infra_calc as ic

@@ -61,3 +61,10 @@ def test_precision_point_keeps_the_workloads_routing_and_cards():
     assert ic.precision_point(two).b_star == ic.turning_batch(two)
     f8 = ic.Workload(BIG, H100, math="fp8", bytes_per_param=1)
     assert ic.precision_point(f8).math == "fp8"                       # the workload's math kept
+
+
+def test_precision_point_states_its_memory():
+    pt = ic.precision_point(BIG, H100, bytes_per_param=1, context=512)
+    w = ic.Workload(BIG, H100, bytes_per_param=1, context=512)
+    assert pt.memory == w.memory() and pt.weight_bytes == w.resident_weight_bytes()
+    assert pt.fits == w.fits()
