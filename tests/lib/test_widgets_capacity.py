@@ -6,7 +6,7 @@ import math
 from matplotlib.patches import Rectangle
 
 import infra_calc as ic
-from infra_calc.capacity import planner_state
+from infra_calc.planner import planner_state
 from infra_calc.units import GB, GiB
 
 W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes
