@@ -33,7 +33,6 @@ from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
 from .bound import Bounds, bounds
 from .capacity import (
     CapacityCheck,
-    PlannerState,
     capacity_check,
     kv_cache_bytes,
     max_batch,
@@ -93,7 +92,7 @@ _LAZY = {
     "ring_allreduce_time": "comm", "in_switch_allreduce_time": "comm",
     "allreduce_time": "comm", "CardShare": "sharding", "card_share": "sharding",
     # numbers as the prose shows them (the pages' own helpers, Shown and PageValues, are
-    # infra_calc.display's; a page's planner state is infra_calc.capacity.planner_state)
+    # infra_calc.display's; a page's planner state is infra_calc.planner.planner_state)
     "shown": "display",
     # chapter 4: a forecast (a model resting on the floor)
     "Forecast": "forecasting", "forecast": "forecasting", "Band": "forecasting",
@@ -103,14 +102,16 @@ _LAZY = {
     "speculative_step": "levers", "speculative_critical_context": "levers",
     "speculative_turning_batch": "levers", "SharedPrefixStep": "prefix",
     "shared_prefix_step": "prefix", "CachedPrefill": "prefix",
-    "cached_prefill_step": "prefix", "mean_ttft": "prefix", "at_math": "precision",
+    "cached_prefill_step": "prefix", "mean_ttft": "prefix",
     "PrecisionPoint": "precision", "precision_point": "precision",
+    # the capacity planner's state (its function stays in infra_calc.planner)
+    "PlannerState": "planner",
 }
 #: Submodules imported on first use.
 _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
                "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
                "prefill", "parallel", "generation", "display",
-               "forecasting", "fit", "crossval", "levers", "prefix", "precision")
+               "forecasting", "fit", "crossval", "levers", "prefix", "precision", "planner")
 
 #: Submodules that are part of the public names themselves.
 _PUBLIC_MODULES = ("source", "units")

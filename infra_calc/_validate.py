@@ -1,7 +1,8 @@
 """Input checks shared by every public function.
 
-Each checker returns the value as a ``float`` (for a scalar) or a float
-``numpy.ndarray`` (for anything array-like), or raises ``TypeError`` /
+:func:`check_number` returns the value as a ``float`` (for a scalar) or a float
+``numpy.ndarray`` (for anything array-like); :func:`check_int` as an ``int`` or an
+``int64`` array; :func:`check_single_sizes` returns None.  Each raises ``TypeError`` /
 ``ValueError`` with a message that names the parameter and its unit.
 """
 from __future__ import annotations

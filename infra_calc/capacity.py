@@ -15,23 +15,12 @@ size (memory is built in binary sizes, so a card sold as "24 GB" holds
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import source as S
 from ._validate import check_number, unwrap
-from .hardware import (
-    Accelerator,
-    accelerator,
-    capacity_reading,
-)
 
-if TYPE_CHECKING:                      # infra_calc.models loads on first use
-    from .modelspec import ModelSpec
-
-__all__ = ["CapacityCheck", "HoldsMemory", "capacity_check", "max_batch", "kv_cache_bytes",
-           "PlannerState", "planner_state"]
+__all__ = ["CapacityCheck", "HoldsMemory", "capacity_check", "max_batch", "kv_cache_bytes"]
 
 
 @dataclass(frozen=True)
@@ -115,7 +104,7 @@ def kv_cache_bytes(context, kv_bytes_per_token, *, batch=1):
     return unwrap(b * s * m)
 
 
-def max_batch(capacity, weights, workspace, context, kv_bytes_per_token):
+def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace=0.0):
     """Largest number of requests of ``context`` tokens that fit.
 
     .. math:: B_{max} = \\max\\left(0, \\left\\lfloor
@@ -127,12 +116,23 @@ def max_batch(capacity, weights, workspace, context, kv_bytes_per_token):
 
     Parameters
     ----------
-    capacity, weights, workspace : float or array_like
-        Bytes.
-    context : float or array_like
+    capacity : float or array_like
+        Bytes, ``C``.
+    weights : float or array_like, keyword-only
+        Resident weights, bytes, ``W``.
+    context : float or array_like, keyword-only
         Tokens kept per request, ``S``.
-    kv_bytes_per_token : float or array_like
+    kv_bytes_per_token : float or array_like, keyword-only
         ``m_KV``, bytes per token (see ``ModelSpec.kv_bytes_per_token``).
+    workspace : float or array_like, keyword-only
+        Bytes, ``M_work`` (default 0, as in :func:`capacity_check`).
+
+    Every size after ``capacity`` is keyword-only, so no two byte counts can
+    trade places unnoticed.
+
+    >>> max_batch(24e9, weights=16.38e9, context=8192, kv_bytes_per_token=147456,
+    ...           workspace=2 * 1024**3)
+    4
 
     Returns
     -------
@@ -153,77 +153,3 @@ def max_batch(capacity, weights, workspace, context, kv_bytes_per_token):
         b = np.where((b > 0) & (base + b * per > c), b - 1, b)
     b = b.astype(np.int64)
     return unwrap(b, int)
-
-
-# ------------------------------------------------------------------ the capacity planner
-@dataclass(frozen=True)
-class PlannerState(HoldsMemory):
-    """Numbers behind one capacity-planner setting (bytes unless stated).
-
-    ``hw`` and ``model`` are the objects the numbers were computed for (a
-    changed copy keeps its figures); ``hw.name`` and ``model.name`` are their
-    names.
-    """
-
-    #: The accelerator, exactly as given.
-    hw: Accelerator
-    #: The model, exactly as given.
-    model: ModelSpec
-    #: Tokens of KV cache per request, ``S``.
-    context: int
-    #: Concurrent requests, ``B``.
-    batch: int
-    #: Stored bytes per weight, ``b_W``.
-    bytes_per_param: float
-    #: Which capacity reading (one of :data:`READINGS`).
-    reading: str
-    #: KV cache of one request, ``S m_KV``.
-    kv_per_request: float
-    #: Capacity under that reading (:func:`capacity_reading`), weights, workspace, the
-    #: batch's KV cache, their total, the headroom and the verdict.
-    memory: CapacityCheck
-    #: Largest batch of ``context``-token requests that fits (:func:`max_batch`).
-    max_batch: int
-
-    capacity = property(lambda self: self.memory.capacity, doc="Usable memory ``C``.")
-    weights = property(lambda self: self.memory.weights, doc="Resident weights ``W``.")
-    workspace = property(lambda self: self.memory.workspace, doc="Workspace ``M_work``.")
-    kv = property(lambda self: self.memory.kv, doc="KV cache of the whole batch, ``B S m_KV``.")
-    total = property(lambda self: self.memory.total, doc="``W + KV + M_work``.")
-    headroom = property(lambda self: self.memory.headroom, doc="``C - total``.")
-
-
-def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=None,
-                  bytes_per_param=None, reading=None, kv_bytes_per_element=None) -> PlannerState:
-    """Evaluate the capacity inequality for one setting of the planner.
-
-    Inputs left at None take J13's case: four requests on an RTX 4090
-    (:mod:`infra_calc.source`: Qwen3-8B in BF16, 8K tokens, a 2 GiB workspace,
-    the capacity read as the source reads it, ``"decimal GB"``); sizes are in
-    bytes.  ``model`` and ``hw``
-    may be names or objects; the result keeps the objects.  The
-    capacity is :func:`capacity_reading` of the accelerator under ``reading``,
-    the one mechanism for the two readings.  Uses :func:`kv_cache_bytes`,
-    :func:`capacity_check` and :func:`max_batch`; nothing is computed here
-    that those functions do not already define.
-    """
-    from .models import resolve_model
-
-    model = S.J13_MODEL if model is None else model
-    context = S.J13_CONTEXTS[0] if context is None else context
-    workspace = S.J13_WORKSPACE if workspace is None else workspace
-    reading = S.J13_READING if reading is None else reading
-    bytes_per_param = S.J13_BYTES_PER_ELEMENT if bytes_per_param is None else bytes_per_param
-    kv_bytes = S.J13_BYTES_PER_ELEMENT if kv_bytes_per_element is None else kv_bytes_per_element
-    acc = accelerator("RTX 4090" if hw is None else hw)
-    batch = 4 if batch is None else batch
-    m = resolve_model(model)
-    cap = capacity_reading(acc, reading=reading)
-    weights = float(m.weight_bytes(bytes_per_param))
-    m_kv = m.kv_bytes_per_token(kv_bytes)
-    per = kv_cache_bytes(context, m_kv)
-    kv = kv_cache_bytes(context, m_kv, batch=batch)
-    chk = capacity_check(cap, weights, kv, workspace=workspace)
-    b_max = max_batch(cap, weights, workspace, context, m_kv)
-    return PlannerState(acc, m, int(context), int(batch), float(bytes_per_param), reading,
-                        float(per), chk, int(b_max))

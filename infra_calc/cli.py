@@ -135,6 +135,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         "number printed")
     e.add_argument("--workspace-gib", type=_typed("--workspace-gib"),
                    help=f"workspace per card in GiB (default {round_sig(dflt('workspace'), 'GiB')})")
+    e.add_argument("--math", help="math precision whose dense peak bounds the math: bf16, fp8, "
+                                  f"fp4 (default {dflt('math')})")
     e.add_argument("--json", action="store_true",
                    help="print strict JSON instead of a table (null, with a reason, "
                         "for an infinite number)")
@@ -185,14 +187,14 @@ def _estimate(args) -> str:
                    context=args.context,
                    workspace=None if args.workspace_gib is None else args.workspace_gib * GiB,
                    kv_bytes_per_element=args.kv_bytes, cards=args.cards, prompt_tokens=args.prompt,
-                   output_tokens=args.output_tokens)
+                   output_tokens=args.output_tokens, math=args.math)
     fc = None
     if args.prompt is not None:
         from .forecasting import forecast
         fc = forecast(est.model, est.hw, prompt_tokens=args.prompt,
                       output_tokens=est.request.output_tokens, batch=args.batch, cards=args.cards,
                       bytes_per_param=args.bytes_per_param, kv_bytes_per_element=args.kv_bytes,
-                      engine=args.engine)
+                      math=args.math, engine=args.engine)
     if args.json:
         d = est.to_dict()
         if fc is not None:

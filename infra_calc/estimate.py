@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -100,13 +101,8 @@ class Estimate:
     request: GenerationTime | None = None
 
     # ---------------------------------------------------------------- answers
-    weight_bytes = property(lambda self: self.memory.weights, doc="Resident weights per card.")
-    kv_bytes = property(lambda self: self.memory.kv, doc="KV cache per card at ``context``.")
-    workspace = property(lambda self: self.memory.workspace, doc="Workspace per card.")
-    capacity = property(lambda self: self.memory.capacity, doc="The card's capacity.")
-    total_memory = property(lambda self: self.memory.total, doc="Weights + KV + workspace.")
-    headroom = property(lambda self: self.memory.headroom, doc="``capacity - total_memory``.")
-    decode_fits = property(lambda self: self.memory.fits, doc="The decode step fits.")
+    # weight_bytes, kv_bytes, workspace, capacity, total_memory, headroom, decode_fits:
+    # the fields of ``memory`` under the names of MEMORY_NAMES (set below the class)
 
     @property
     def fits(self) -> bool:
@@ -123,11 +119,8 @@ class Estimate:
                 value = asdict(value)
             elif f.name == "request":
                 value = None if value is None else _request_dict(value)
-            elif f.name == "memory":
-                out.update(weight_bytes=value.weights, kv_bytes=value.kv,
-                           workspace=value.workspace, capacity=value.capacity,
-                           total_memory=value.total, headroom=value.headroom,
-                           decode_fits=value.fits)
+            elif f.name == "memory":                  # flattened, under the estimate's names
+                out.update({name: getattr(value, key) for key, name in MEMORY_NAMES.items()})
                 continue
             out[f.name] = value
         for key, why in _NULL_WHY.items():
@@ -144,6 +137,17 @@ class Estimate:
 
         return table(self)
 
+
+#: The name under which an :class:`Estimate` (an attribute, and a key of
+#: :meth:`Estimate.to_dict`) shows each field of its ``memory``
+#: (:class:`~infra_calc.capacity.CapacityCheck`), in the order the JSON lists them.
+MEMORY_NAMES = {"weights": "weight_bytes", "kv": "kv_bytes", "workspace": "workspace",
+                "capacity": "capacity", "total": "total_memory", "headroom": "headroom",
+                "fits": "decode_fits"}
+for _key, _name in MEMORY_NAMES.items():
+    setattr(Estimate, _name, property(attrgetter(f"memory.{_key}"),
+                                      doc=f"``memory.{_key}`` (:class:`CapacityCheck`), per card."))
+del _key, _name
 
 _NULL_WHY = {
     "batch_turning_point_kv": "infinite: the context is at or above S_max, so no batch makes "
@@ -184,30 +188,37 @@ def default_context(model, prompt=None, output_tokens=None) -> tuple[int, str]:
     :data:`DEFAULT_CONTEXT` tokens, capped at the model's
     ``max_position_embeddings`` (a default is never refused).
     """
+    from .generation import longest_context
+
     if prompt is not None:
-        return prompt + output_tokens - 1, "the request's last step"
+        return longest_context(prompt, output_tokens), "the request's last step"
     limit = model.max_position_embeddings
     return (min(DEFAULT_CONTEXT, limit) if limit else DEFAULT_CONTEXT), "default"
 
 
-def estimate(model, hw, *, bytes_per_param=None, batch=None, context=None, workspace=None,
+def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, workspace=None,
              kv_bytes_per_element=None, cards=None, prompt_tokens=None,
-             output_tokens=None) -> Estimate:
+             output_tokens=None, math=None) -> Estimate:
     """Estimate a decode step, the memory budget and (with ``prompt_tokens``) a whole request.
 
     Parameters
     ----------
-    model : ModelSpec, str or path
-        A catalog model name, a ``config.json`` path, or a ``ModelSpec``.
+    model : ModelSpec, str, path or Workload
+        A catalog model name, a ``config.json`` path, a ``ModelSpec``, or a
+        :class:`~infra_calc.workload.Workload` (its sizes are used; a size
+        given here as well replaces the workload's, except ``context``).
     hw : Accelerator or str
+        Required with a model; with a Workload, None (its card) or the same card.
     bytes_per_param : float
         Stored bytes per weight (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
     batch : int
         Concurrent requests, each decoding one token per step.
     context : int, optional
-        Tokens of KV cache per request for the decode step.  Default: the
-        request's last step ``P + O - 1`` with a prompt, else
-        :data:`DEFAULT_CONTEXT` capped by the model (:func:`default_context`).
+        Tokens of KV cache per request for the decode step.  Default: a
+        Workload's own context when it is not 0 (a different ``context`` given
+        with it is refused), else the request's last step ``P + O - 1`` with a
+        prompt, else :data:`DEFAULT_CONTEXT` capped by the model
+        (:func:`default_context`).
     workspace : float
         Bytes per card for activations and buffers.
     kv_bytes_per_element : float
@@ -218,6 +229,9 @@ def estimate(model, hw, *, bytes_per_param=None, batch=None, context=None, works
         Prompt tokens ``P``: adds prefill (time to first token) and the request.
     output_tokens : int, optional
         Output tokens ``O`` (default 256 with a prompt, capped by the model).
+    math : str, optional
+        Math precision whose dense peak bounds the math (the Workload default,
+        ``"bf16"``; :meth:`~infra_calc.hardware.Accelerator.peak`).
 
     A size left at None (the byte widths, batch, workspace, cards) takes the
     :class:`~infra_calc.workload.Workload` default.
@@ -225,24 +239,33 @@ def estimate(model, hw, *, bytes_per_param=None, batch=None, context=None, works
     Every parameter after ``hw`` is keyword-only, as in every function that takes a card.
     """
     from .decode import step_parts
-    from .generation import check_request, generation_time
+    from .generation import check_request, generation_time, output_room
     from .kv import critical_context, turning_batch
     from .parallel import tensor_parallel_step
     from .workload import Workload
 
     prompt = prompt_tokens
+    if isinstance(model, Workload) and model.context != 0:   # a workload's context is its own
+        own = check_int(model.context, "context", "tokens", minimum=1, scalar=True)
+        if context is not None and check_int(context, "context", "tokens", minimum=1,
+                                             scalar=True) != own:
+            raise ValueError(f"context ({context} tokens) must not be given with a Workload "
+                             f"whose context is another ({own} tokens); use "
+                             f"workload.with_(context=...)")
+        context = own
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
-                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace, cards=cards)
+                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace, cards=cards,
+                    math=math)
     n = check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     spec = w.model
     if prompt is None and output_tokens is not None:
         raise ValueError("output_tokens (tokens) needs prompt_tokens (tokens)")
     if prompt is not None:
-        if output_tokens is None:  # the default fits when the prompt does: P + O - 1 <= limit
+        if output_tokens is None:  # the default fits when the prompt does
             p = check_int(prompt, "prompt_tokens", "tokens", minimum=1, scalar=True)
             limit = spec.max_position_embeddings or p + DEFAULT_OUTPUT_TOKENS
-            output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, limit - p + 1))
+            output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, output_room(p, limit)))
         prompt, output_tokens = check_request(spec, prompt, output_tokens)
     if context is None:
         context, context_from = default_context(spec, prompt, output_tokens)
@@ -269,6 +292,7 @@ def estimate(model, hw, *, bytes_per_param=None, batch=None, context=None, works
         batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param),
         batch_turning_point_kv=turning_batch(w), critical_context=critical_context(w),
         kv_bytes_per_token_per_card=m_card, memory=mem,
-        max_batch=max_batch(mem.capacity, mem.weights, mem.workspace, w.context, m_card),
+        max_batch=max_batch(mem.capacity, weights=mem.weights, context=w.context,
+                            kv_bytes_per_token=m_card, workspace=mem.workspace),
         request=req,
     )

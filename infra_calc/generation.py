@@ -12,7 +12,28 @@ from .decode import step_parts
 from .prefill import PrefillStep, prefill_step
 from .workload import ModelOnCard, Workload
 
-__all__ = ["GenerationTime", "generation_time", "check_request"]
+__all__ = ["GenerationTime", "generation_time", "check_request", "longest_context",
+           "output_room"]
+
+
+def longest_context(prompt_tokens, output_tokens):
+    """The longest context a request's cache holds, ``P + O - 1`` tokens: the last decode
+    step's (the last output token is never read back).  The one place it is written.
+
+    >>> longest_context(500, 1)          # one output token: no decode step
+    500
+    """
+    return prompt_tokens + output_tokens - 1
+
+
+def output_room(prompt_tokens, limit):
+    """The most output tokens ``O`` a prompt of ``P`` tokens can have while its
+    :func:`longest_context` stays within ``limit`` tokens (< 1 when the prompt alone is over).
+
+    >>> output_room(500, 1000), longest_context(500, output_room(500, 1000))
+    (501, 1000)
+    """
+    return limit - longest_context(prompt_tokens, 1) + 1
 
 
 @dataclass(frozen=True)
@@ -31,8 +52,6 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     weights: str
     #: The prefill pass that yields the first output token.
     prefill: PrefillStep
-    #: Time of each decode step ``j = 1 … O-1`` (context ``P + j``), seconds.
-    step_times: np.ndarray
     #: Time to first token, the prefill's ``t_step``, seconds.
     ttft: float
     #: Sum of the decode steps, seconds.
@@ -52,8 +71,6 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: Weights + KV cache + workspace each card holds, against its capacity
     #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
     memory: CapacityCheck
-    #: The floor of each decode step, ``max(T_read, T_compute)`` without the all-reduces, seconds.
-    floor_step_times: np.ndarray
     #: The request's floor: prefill's ``t_floor`` plus every step's floor, seconds
     #: (``total`` without the all-reduce model; equal to it on one card).
     floor_total: float
@@ -66,10 +83,23 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: 0 on one card and with ``overlap_comm`` only what the overlap does not hide.
     comm_time: float
     #: The decode steps' terms (``t_read``, ``t_compute``, ``t_comm`` ... arrays over
-    #: ``j = 1 … O-1``; empty when ``O = 1``), what a model built on the floor reads.
-    steps: Bounds = None
+    #: ``j = 1 … O-1``, context ``P + j``; empty when ``O = 1``), what a model built on the
+    #: floor reads.
+    steps: Bounds
     #: Math precision whose dense peak bounds the math.
     math: str = "bf16"
+
+    @property
+    def step_times(self) -> np.ndarray:
+        """Time of each decode step ``j = 1 … O-1`` (context ``P + j``), seconds
+        (``steps.t_step``)."""
+        return np.asarray(self.steps.t_step, dtype=float)
+
+    @property
+    def floor_step_times(self) -> np.ndarray:
+        """The floor of each decode step, ``max(T_read, T_compute)`` without the all-reduces,
+        seconds (``steps.t_floor``)."""
+        return np.asarray(self.steps.t_floor, dtype=float)
 
     @property
     def floor_tpot_mean(self) -> float:
@@ -93,7 +123,7 @@ def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
     o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
     spec.check_context(p, "prompt_tokens")
-    spec.check_context(p + o - 1, "prompt_tokens + output_tokens - 1")
+    spec.check_context(longest_context(p, o), "prompt_tokens + output_tokens - 1")
     return p, o
 
 
@@ -172,15 +202,15 @@ def generation_time(model, hw=None, *, prompt_tokens=None, output_tokens=None,
     floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)
     decode = float(times.sum())
     total = pre.t_step + decode
-    longest = p + o - 1
+    longest = longest_context(p, o)
     return GenerationTime(
         model=w.model, hw=w.hw, prompt_tokens=p, output_tokens=o, batch=w.batch,
-        cards=w.cards, weights=weights, prefill=pre, step_times=times, ttft=pre.t_step,
+        cards=w.cards, weights=weights, prefill=pre, ttft=pre.t_step,
         decode_time=decode, total=total, tpot_mean=float(times.mean()) if times.size else 0.0,
         tpot_last=float(times[-1]) if times.size else 0.0,
         tokens_per_s_request=o / total, tokens_per_s_total=w.batch * o / total,
         max_context=longest, memory=w.memory(longest),
-        floor_step_times=floors, floor_total=float(pre.t_floor + floors.sum()),
+        floor_total=float(pre.t_floor + floors.sum()),
         floor_any_schedule=float(max(pre.t_read + np.sum(steps.t_read),
                                      pre.t_compute + np.sum(steps.t_compute))),
         comm_time=float(total - pre.t_floor - floors.sum()),

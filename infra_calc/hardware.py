@@ -208,10 +208,19 @@ class Accelerator:
         key = math.strip().lower()
         return next((src for prec, _, src in self.peaks if prec == key), self.source)
 
+    def ridge(self, math: str = "bf16") -> float:
+        """Ridge point at math of precision ``math``, :math:`I^*_m = \\Pi_m/\\beta`, FLOP/byte.
+
+        >>> h = accelerator("H100 SXM")
+        >>> h.ridge("fp8") > h.ridge() == h.ridge_point
+        True
+        """
+        return self.peak(math) / self.mem_bandwidth
+
     @property
     def ridge_point(self) -> float:
-        """Ridge point :math:`I^* = \\Pi/\\beta`, in FLOP/byte."""
-        return self.peak_flops / self.mem_bandwidth
+        """Ridge point :math:`I^* = \\Pi/\\beta` at the BF16 peak, in FLOP/byte (:meth:`ridge`)."""
+        return self.ridge()
 
     def with_(self, **changes) -> Accelerator:
         """Return a copy with some fields changed (e.g. ``mem_capacity=80e9``)."""
@@ -379,8 +388,10 @@ def accelerator_names() -> list[str]:
     return _INDEX.names()
 
 
-def accelerator(name: str) -> Accelerator:
+def accelerator(name: str | Accelerator) -> Accelerator:
     """Look up a catalog accelerator, ignoring case, spaces, dashes and dots.
+
+    An :class:`Accelerator` is returned as it is (a changed copy keeps its figures).
 
     >>> accelerator("h100-sxm").name
     'H100 SXM'

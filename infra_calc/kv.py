@@ -116,7 +116,7 @@ def _solve(f, lo, hi, iterations=200):
 
 
 def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_element=None,
-                     cards=None):
+                     cards=None, math=None):
     """Context at and above which no batch makes a decode step compute-bound, tokens.
 
     With a model (or a :class:`Workload`), the per-request math catches the
@@ -137,6 +137,9 @@ def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_eleme
     bytes_per_param, kv_bytes_per_element, cards : optional, keyword-only
         For a model: ``b_W`` (default 2), cache bytes per element (default 2)
         and tensor-parallel cards (default 1).
+    math : str, keyword-only
+        Math precision whose dense peak bounds the math (the workload's; default
+        ``"bf16"``, :meth:`~infra_calc.hardware.Accelerator.peak`).
 
     Examples
     --------
@@ -145,12 +148,12 @@ def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_eleme
     1459
     """
     w = _workload(model, hw, bytes_per_param=bytes_per_param,
-                  kv_bytes_per_element=kv_bytes_per_element, cards=cards)
+                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)
     return turning_points(w)[1]
 
 
 def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
-                  kv_bytes_per_element=None, cards=None, routing=None):
+                  kv_bytes_per_element=None, cards=None, routing=None, math=None):
     """Batch where a decode step's compute catches up with its read, :math:`B^*(S)`, requests.
 
     For a dense model, with :func:`per_request_terms` ``R0, r1, c1``:
@@ -175,15 +178,19 @@ def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
     bytes_per_param, kv_bytes_per_element, cards : optional, keyword-only
     routing : {"floor", "uniform"}, keyword-only
         Experts read per MoE layer (:meth:`ModelSpec.experts_hit`; default ``"floor"``).
+    math : str, keyword-only
+        Math precision whose dense peak bounds the math (the workload's; default
+        ``"bf16"``, :meth:`~infra_calc.hardware.Accelerator.peak`).
     """
     w = _workload(model, hw, context=context, bytes_per_param=bytes_per_param,
-                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
+                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing,
+                  math=math)
     r0, r1, c1 = per_request_terms(w)
     return _with_experts(w, lambda e: crossover(0.0, r0 + e, c1, r1, w.hw, math=w.math))
 
 
 def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
-                    kv_bytes_per_element=None, cards=None, routing=None):
+                    kv_bytes_per_element=None, cards=None, routing=None, math=None):
     """Batch at which the KV read equals the weight read, requests (not rounded).
 
     The weight read includes the gathered rows and the experts hit (under
@@ -198,9 +205,13 @@ def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
     context : int or array_like, keyword-only
         ``S``, tokens of cache per request (> 0 for a finite answer).
     bytes_per_param, kv_bytes_per_element, cards, routing : optional, keyword-only
+    math : str, keyword-only
+        Accepted for a uniform signature and kept on the workload; a border
+        between two reads does not depend on the math.
     """
     w = _workload(model, hw, bytes_per_param=bytes_per_param, context=context,
-                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing)
+                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing,
+                  math=math)
     r0, row, m, _, _ = _linear_terms(w)
     slope = np.asarray(w.context, dtype=float) * m - row   # cache bytes per request over its row
     return _with_experts(w, lambda e: np.where(slope > 0, (r0 + e) / np.where(slope > 0, slope, 1.0),
@@ -208,13 +219,14 @@ def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
 
 
 def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=None,
-                  kv_bytes_per_element=None, weights="touched", routing=None):
+                  kv_bytes_per_element=None, weights="touched", routing=None, math=None):
     """Which of the three regions a (batch, context) point lies in.
 
     The ``region`` of :func:`~infra_calc.decode.model_decode_step`
     (``"compute"`` where its compute time reaches its read time, else
     ``"weight-read"`` or ``"kv-read"``, whichever read is larger), so the
-    figure and the step cannot disagree.  Arrays broadcast.
+    figure and the step cannot disagree.  Arrays broadcast.  ``math``
+    (keyword-only) is the precision of the matrix multiplies (default ``"bf16"``).
 
     Returns
     -------
@@ -223,4 +235,4 @@ def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=N
     return model_decode_step(_workload(model, hw, batch=batch, context=context,
                                        bytes_per_param=bytes_per_param,
                                        kv_bytes_per_element=kv_bytes_per_element,
-                                       routing=routing), weights=weights).region
+                                       routing=routing, math=math), weights=weights).region

@@ -22,7 +22,7 @@ and FLOPs the step must move and do:
 - :func:`precision_point`: the ridge, ``B*``, ``S_max`` and ``P*`` when the
   math runs at another precision's dense peak
   (:meth:`~infra_calc.hardware.Accelerator.peak`) and the weights are stored
-  in ``b_W`` bytes; :func:`at_math` is the card as that math sees it.
+  in ``b_W`` bytes (every peak-bound function takes the precision as ``math=``).
 
 Nothing here rewrites the two-bound step: each function counts its bytes and
 FLOPs from :mod:`infra_calc.decode`, :mod:`infra_calc.kv` and

@@ -2,7 +2,17 @@
 
 :func:`precision_point`: the ridge, ``B*``, ``S_max`` and ``P*`` when the math runs at
 another precision's dense peak (:meth:`~infra_calc.hardware.Accelerator.peak`) and the
-weights are stored in ``b_W`` bytes; :func:`at_math` is the card as that math sees it.
+weights are stored in ``b_W`` bytes.  Every function that bounds with a peak takes the
+precision itself (``math=``, or a :class:`~infra_calc.workload.Workload`'s ``math``): the
+ridge :meth:`~infra_calc.hardware.Accelerator.ridge`, the roofline
+(:func:`~infra_calc.roofline.attainable_flops`, :func:`~infra_calc.roofline.gemm_roofline`,
+:func:`~infra_calc.roofline.critical_rows`), :func:`~infra_calc.step.batch_turning_point` and
+the turning points of :mod:`infra_calc.kv`.
+
+>>> import infra_calc as ic
+>>> h = ic.accelerator("H100 SXM")
+>>> ic.critical_rows(8192, 8192, h, math="fp8") > ic.critical_rows(8192, 8192, h)
+True
 """
 from __future__ import annotations
 
@@ -10,37 +20,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .decode import model_decode_step
-from .hardware import accelerator
+from .capacity import CapacityCheck, HoldsMemory
 from .kv import critical_context, turning_batch
+from .parallel import tensor_parallel_step
 from .step import batch_turning_point
 from .workload import Workload
 
-__all__ = ["at_math", "PrecisionPoint", "precision_point"]
-
-
-# ------------------------------------------------------------------- lower precision
-def at_math(hw, *, math="bf16"):
-    """The card as math of precision ``math`` sees it: ``peak_flops`` set to :math:`\\Pi_m`.
-
-    The functions that bound with the BF16 peak (:func:`~infra_calc.kv.turning_batch`,
-    :func:`~infra_calc.kv.critical_context`, :func:`~infra_calc.step.batch_turning_point`,
-    the ridge :attr:`~infra_calc.hardware.Accelerator.ridge_point`) then give
-    their values at that precision.  The name says which peak it is.
-
-    >>> at_math("H100 SXM", math="fp8").ridge_point > at_math("H100 SXM").ridge_point
-    True
-    """
-    acc = accelerator(hw)
-    key = str(math).strip().lower() if isinstance(math, str) else math
-    pi = acc.peak(key)
-    if key in ("bf16", "fp16"):
-        return acc
-    return acc.with_(name=f"{acc.name} ({key})", peak_flops=pi, aliases=())
+__all__ = ["PrecisionPoint", "precision_point"]
 
 
 @dataclass(frozen=True)
-class PrecisionPoint:
+class PrecisionPoint(HoldsMemory):
     """Result of :func:`precision_point`: where the turning points sit at one precision."""
 
     #: Math precision whose dense peak bounds the math.
@@ -60,21 +50,27 @@ class PrecisionPoint:
     b_star: float | np.ndarray
     #: The model's :math:`S_{max}` (:func:`~infra_calc.kv.critical_context`), tokens.
     s_max: float
-    #: The floor of one decode step at batch 1 and ``context``, seconds.
+    #: The floor of one decode step at batch 1 and ``context``, per card, seconds.
     t_step_1: float | np.ndarray
-    #: Resident weights, bytes.
-    weight_bytes: float
+    #: The workload's memory at ``context`` (:meth:`Workload.memory`: weights of
+    #: ``b_W`` bytes, its batch's cache, workspace), per card; nothing is refused.
+    memory: CapacityCheck
+
+    @property
+    def weight_bytes(self) -> float:
+        """Resident weights per card, bytes (``memory.weights``)."""
+        return float(self.memory.weights)
 
 
-def precision_point(model, hw=None, *, math="bf16", bytes_per_param=None,
+def precision_point(model, hw=None, *, math=None, bytes_per_param=None,
                     kv_bytes_per_element=None, context=None) -> PrecisionPoint:
     """The ridge, ``B*``, ``P*`` and ``S_max`` with weights of ``b_W`` bytes and math at ``Π_m``.
 
     Every turning point balances math against bytes, so it scales as
     :math:`b_W\\Pi_m/\\beta`: :math:`B^* \\approx P^* = b_W\\Pi_m/(2\\beta)`
     (:func:`~infra_calc.step.batch_turning_point`), the model's
-    :math:`B^*(S)` and :math:`S_{max}` (:mod:`infra_calc.kv`, on
-    :func:`at_math`'s card).  Lowering the math and the weights together
+    :math:`B^*(S)` and :math:`S_{max}` (:mod:`infra_calc.kv`, at the workload's
+    ``math``).  Lowering the math and the weights together
     (FP8 weights and FP8 math, ``b_W = 1``, :math:`\\Pi_m = 2\\Pi`) leaves
     :math:`B^*` where it was and halves both floors; weight-only quantisation
     (``b_W`` falls, math at BF16) shrinks the read but not the math, so
@@ -83,7 +79,8 @@ def precision_point(model, hw=None, *, math="bf16", bytes_per_param=None,
 
     Parameters
     ----------
-    model : ModelSpec or str
+    model : ModelSpec, str or Workload
+        A Workload keeps its own routing, cards and math.
     hw : Accelerator or str
     math : str, keyword-only
         ``"bf16"`` (default), ``"fp8"`` or ``"fp4"`` where the card has it.
@@ -94,14 +91,11 @@ def precision_point(model, hw=None, *, math="bf16", bytes_per_param=None,
     """
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, context=context, math=math)
-    card = at_math(w.hw, math=w.math)
-    kw = dict(bytes_per_param=w.bytes_per_param, kv_bytes_per_element=w.kv_bytes_per_element)
+    acc, bw = w.hw, w.bytes_per_param
     return PrecisionPoint(
-        math=w.math, bytes_per_param=w.bytes_per_param,
-        kv_bytes_per_element=w.kv_bytes_per_element, peak=card.peak_flops,
-        ridge=card.ridge_point, b_star_j07=float(batch_turning_point(card,
-                                                                     bytes_per_param=w.bytes_per_param)),
-        b_star=turning_batch(w.model, card, context=w.context, **kw),
-        s_max=float(critical_context(w.model, card, **kw)),
-        t_step_1=model_decode_step(w, math=w.math).t_step,
-        weight_bytes=float(w.resident_weight_bytes()))
+        math=w.math, bytes_per_param=bw, kv_bytes_per_element=w.kv_bytes_per_element,
+        peak=acc.peak(w.math), ridge=acc.ridge(w.math),
+        b_star_j07=float(batch_turning_point(acc, bytes_per_param=bw, math=w.math)),
+        b_star=turning_batch(w), s_max=float(critical_context(w)),
+        t_step_1=tensor_parallel_step(w.with_(batch=1)).t_floor,
+        memory=w.memory(like=np.asarray(w.context, dtype=float)))

@@ -108,7 +108,7 @@ def shared_prefix_step(model, hw=None, *, batch=None, context=None, prefix,
 
 
 @dataclass(frozen=True)
-class CachedPrefill(ModelOnCard):
+class CachedPrefill(HoldsMemory, ModelOnCard):
     """Result of :func:`cached_prefill_step` (SI units; one card): a TTFT floor."""
 
     #: Prompt tokens per request, ``P``.
@@ -131,11 +131,15 @@ class CachedPrefill(ModelOnCard):
     t_step: float | np.ndarray
     #: ``"compute"`` or ``"memory"`` (a tie is compute).
     bound: str | np.ndarray
+    #: Weights + the cache after the pass (the prefix once, shared by the batch, and every
+    #: request's new tokens, :math:`(P_c + B\,n)\,m_{kv}`) + workspace, against the card's
+    #: capacity (``memory_per_card`` and ``fits`` read it); nothing is refused.
+    memory: CapacityCheck
 
 
 def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=None,
                         bytes_per_param=None, kv_bytes_per_element=None, routing=None,
-                        math=None) -> CachedPrefill:
+                        math=None, workspace=None) -> CachedPrefill:
     """Prefill of prompts whose first ``P_c`` tokens are already in the cache (one card).
 
     Only the ``n = P − P_c`` new tokens go through the weights, but each still
@@ -159,13 +163,16 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=Non
         ``P_c``, tokens already cached (0 to ``P − 1``: the last prompt token
         must run to give the first output token).
     batch, bytes_per_param, kv_bytes_per_element, routing, math : keyword-only
+    workspace : float, keyword-only
+        Bytes of workspace on the card (the :class:`Workload` default, 2 GiB).
     """
     if prompt_tokens is None:
         raise TypeError("prompt_tokens (tokens) is required")
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
     pc = _prefix(cached, np.asarray(p) - 1, "cached", "prompt_tokens − 1")
     w = Workload.of(model, hw, batch=batch, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, routing=routing, math=math)
+                    kv_bytes_per_element=kv_bytes_per_element, routing=routing, math=math,
+                    workspace=workspace)
     check_single_sizes(w, "batch")
     w.model.check_context(p, "prompt_tokens")
     spec = w.model
@@ -179,7 +186,9 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=Non
     return CachedPrefill(model=spec, hw=w.hw, prompt_tokens=p, cached=pc, batch=w.batch,
                          flops=unwrap(f), bytes_read=unwrap(r), prefix_kv_bytes=unwrap(prefix_kv),
                          t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
-                         bound=t.floor_bound)
+                         bound=t.floor_bound,
+                         memory=w.memory(kv=(pcf + w.batch * n) * w.kv_bytes_per_token,
+                                         like=t.t_read))
 
 
 def mean_ttft(hit_rate, t_hit, t_miss):

@@ -58,7 +58,8 @@ def j07_lines() -> list[str]:
         f"{shown(chk.workspace, 'GB', 2, bare=True, sep=False)}"
         f" = {shown(chk.total, 'GB', 2, sep=False)} {rel} {shown(chk.capacity, 'GB', 1, sep=False)}")
     left = capacity_check(h100.mem_capacity, S.J07_WEIGHTS_8BIT, 0.0).headroom
-    b_max = max_batch(h100.mem_capacity, S.J07_WEIGHTS_8BIT, 0, S.J07_CONTEXT, m70.kv_bytes_per_token(2))
+    b_max = max_batch(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=S.J07_CONTEXT,
+                      kv_bytes_per_token=m70.kv_bytes_per_token(2), workspace=0)
     lines.append(
         f"left after weights {shown(left, 'GB', 2, sep=False)}; one {S.J07_CONTEXT}"
         f"-token KV {shown(kv_one, 'GB', 2, sep=False)} "
@@ -108,14 +109,16 @@ def j13_lines() -> list[str]:
         f"RTX 4090 {shown(gpu.mem_capacity, 'GB', 0, sep=False)}"
         f": weights {shown(weights, 'GB', 2, sep=False)}, remaining "
         f"{shown(left, 'GB', 2, sep=False)}; {s8 // 1024}K single request {shown(one8, 'GB', 2, sep=False)}")
-    b_max8 = max_batch(gpu.mem_capacity, weights, S.J13_WORKSPACE, s8, m_kv)
+    b_max8 = max_batch(gpu.mem_capacity, weights=weights, context=s8, kv_bytes_per_token=m_kv,
+                       workspace=S.J13_WORKSPACE)
     for batch in (b_max8, b_max8 + 1):
         kv = kv_cache_bytes(s8, m_kv, batch=batch)
         ok = capacity_check(gpu.mem_capacity, weights, kv, workspace=S.J13_WORKSPACE).fits
         lines.append(f"{batch} × {s8 // 1024}K = {shown(kv, 'GB', 2, sep=False)}"
                      f" {'fits' if ok else 'exceeds'}")
     one16 = kv_cache_bytes(s16, m_kv)
-    b_max16 = max_batch(gpu.mem_capacity, weights, S.J13_WORKSPACE, s16, m_kv)
+    b_max16 = max_batch(gpu.mem_capacity, weights=weights, context=s16, kv_bytes_per_token=m_kv,
+                        workspace=S.J13_WORKSPACE)
     lines.append(f"{s16 // 1024}K: each {shown(one16, 'GB', 2, sep=False)} → fits {b_max16}")
     return lines
 

@@ -71,7 +71,7 @@ def intensity_limit(k, n, *, bytes_per_element=2):
     return 2.0 * k * n / (_bpe(bytes_per_element) * (k + n))
 
 
-def critical_rows(k, n, hw, *, bytes_per_element=2):
+def critical_rows(k, n, hw, *, bytes_per_element=2, math="bf16"):
     """Rows ``M*`` at which the GEMM's intensity reaches the ridge point.
 
     Solving :math:`2MKN / (b(MK + KN + MN)) = I^*` for ``M`` gives
@@ -80,26 +80,32 @@ def critical_rows(k, n, hw, *, bytes_per_element=2):
 
     a real (not rounded) number of rows; round up for the smallest whole
     batch that reaches the ridge.  Returns ``inf`` where the denominator is
-    not positive: then even ``M → ∞`` cannot reach the ridge.
+    not positive: then even ``M → ∞`` cannot reach the ridge.  ``math``
+    (keyword-only, default ``"bf16"``) picks the dense peak of the ridge
+    (:meth:`~infra_calc.hardware.Accelerator.ridge`).
     """
     k = check_number(k, "k", "elements")
     n = check_number(n, "n", "columns")
     b = _bpe(bytes_per_element)       # each row adds 2kn FLOPs and b(k + n) bytes to the b kn weight
-    return crossover(0.0, b * k * n, 2.0 * k * n, b * (k + n), accelerator(hw))
+    return crossover(0.0, b * k * n, 2.0 * k * n, b * (k + n), accelerator(hw),
+                     math=math)
 
 
-def attainable_flops(intensity, hw):
-    """Roofline: :math:`\\Pi_{att}(I) = \\min(\\Pi, I\\,\\beta)`, in FLOP/s.
+def attainable_flops(intensity, hw, *, math="bf16"):
+    """Roofline: :math:`\\Pi_{att}(I) = \\min(\\Pi_m, I\\,\\beta)`, in FLOP/s.
 
     Parameters
     ----------
     intensity : float or array_like
         Arithmetic intensity in FLOP/byte (> 0).
     hw : Accelerator or str
+    math : str, keyword-only
+        Math precision whose dense peak :math:`\\Pi_m` is the flat roof
+        (default ``"bf16"``; :meth:`~infra_calc.hardware.Accelerator.peak`).
     """
     intensity = check_number(intensity, "intensity", "FLOP/byte", allow_inf=True)
     acc = accelerator(hw)
-    out = np.minimum(acc.peak_flops, intensity * acc.mem_bandwidth)
+    out = np.minimum(acc.peak(math), intensity * acc.mem_bandwidth)
     return unwrap(out)
 
 
@@ -129,18 +135,20 @@ class RooflinePoint:
     fraction_of_peak: float | np.ndarray
 
 
-def gemm_roofline(m, k, n, hw, *, bytes_per_element=2) -> RooflinePoint:
+def gemm_roofline(m, k, n, hw, *, bytes_per_element=2, math="bf16") -> RooflinePoint:
     """Place ``[m, k] @ [k, n]`` on the roofline of ``hw``.
 
     ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
     ``F/Π >= V/β`` (``I >= I*``) and ``"memory"`` otherwise
     (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = Π_att(I)/Π``.
+    ``math`` (keyword-only, default ``"bf16"``) picks the dense peak ``Π``
+    (:meth:`~infra_calc.hardware.Accelerator.peak`).
     """
     acc = accelerator(hw)
     f = gemm_flops(m, k, n)
     v = gemm_bytes(m, k, n, bytes_per_element=bytes_per_element)
     i = f / v
-    p = attainable_flops(i, acc)
-    t = bounds(f, v, acc)
-    return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge_point, unwrap(p), t.t_floor,
+    p = attainable_flops(i, acc, math=math)
+    t = bounds(f, v, acc, math=math)
+    return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge(math), unwrap(p), t.t_floor,
                          t.floor_bound, unwrap(np.asarray(t.t_compute) / t.t_floor))

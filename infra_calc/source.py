@@ -17,7 +17,8 @@ __all__ = [
     "J07_PARAMS", "J07_BYTES_PER_PARAM", "J07_WEIGHTS_8BIT", "J07_CONTEXT", "J07_WORKSPACE",
     "J07_TARGET_STEP", "J07_BATCHES", "J07_MODEL", "j07_h100", "j07_a100",
     "J13_K", "J13_N", "J13_BYTES_PER_ELEMENT", "J13_ROWS", "J13_MODEL", "J13_WORKSPACE", "J13_READING",
-    "J13_CONTEXTS", "j13_h100", "j13_rtx4090", "MOE_TOKENS", "MOE_TOP_K", "MOE_EXPERTS",
+    "J13_CONTEXTS", "J13_BYTES_PER_PARAM", "J13_HW", "J13_BATCH", "j13_h100", "j13_rtx4090",
+    "MOE_TOKENS", "MOE_TOP_K", "MOE_EXPERTS",
     "MOE_TILE_ROWS", "TPU_V1_AREA_SOURCE", "TPU_V1_AREA_PAPER",
     "TPU_V1_PAPER_UB_ALONE", "TPU_V1_PAPER_MMU_ALONE", "AMDAHL_F", "AMDAHL_S",
     "AMDAHL_T_TOTAL",
@@ -49,11 +50,14 @@ def j07_a100():
 J13_K = 4096                 # hidden size of Qwen3-8B: W_Q is [4096, 4096]
 J13_N = 4096
 J13_BYTES_PER_ELEMENT = 2    # BF16
+J13_BYTES_PER_PARAM = 2      # the model's weights in BF16
 J13_ROWS = (1, 64, 256)      # M values in the printout
 J13_MODEL = "Qwen3-8B"
 J13_WORKSPACE = 2 * GiB
 J13_READING = "decimal GB"   # the source reads the RTX 4090's "24 GB" as 24e9 bytes
 J13_CONTEXTS = (8192, 16384)
+J13_HW = "RTX 4090"          # the card of the capacity example
+J13_BATCH = 4                # requests of the capacity example
 
 MOE_TOKENS = 64
 MOE_TOP_K = 8

@@ -140,7 +140,7 @@ def decode_step(params, hw, *, bytes_per_param, batch=1, kv_bytes=0, overlap=Tru
     )
 
 
-def batch_turning_point(hw, *, bytes_per_param):
+def batch_turning_point(hw, *, bytes_per_param, math="bf16"):
     """Batch size where compute catches up with the read of the weights, requests (not rounded).
 
     Setting :math:`2BN/\\Pi = b_W N/\\beta` gives J07's
@@ -156,9 +156,13 @@ def batch_turning_point(hw, *, bytes_per_param):
     hw : Accelerator or str
     bytes_per_param : float or array_like, keyword-only
         Stored bytes per weight, ``b_W``.
+    math : str, keyword-only
+        Math precision whose dense peak is ``Π`` (default ``"bf16"``;
+        :meth:`~infra_calc.hardware.Accelerator.peak`).
     """
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
-    return crossover(0.0, bw, 2.0, 0.0, accelerator(hw))   # per weight: b_W bytes once, 2 FLOPs a request
+    # per weight: b_W bytes once, 2 FLOPs a request
+    return crossover(0.0, bw, 2.0, 0.0, accelerator(hw), math=math)
 
 
 def fix_scenarios(params=None, hw=None, *, bytes_per_param=None, batch=None,

@@ -15,7 +15,10 @@ figures.
 Memory is part of every result: :meth:`Workload.memory` is the capacity
 chapter's inequality per card (:func:`~infra_calc.capacity.capacity_check` of
 resident weights + KV cache + workspace against the card's physical
-capacity), and every result embeds that record as ``memory``.
+capacity), and every result of the chapter-3 functions (the decode, prefill,
+tensor-parallel and request results, the levers' steps, the prefix and precision
+results, the estimate) embeds that record as ``memory``
+(:class:`~infra_calc.capacity.HoldsMemory`).
 Nothing is refused for not fitting; the result says so.
 
 >>> import infra_calc as ic
@@ -187,7 +190,8 @@ class Workload:
         return unwrap(np.asarray(self.batch, dtype=float) * np.asarray(s, dtype=float)
                       * np.asarray(self.kv_bytes_per_token_per_card))
 
-    def memory(self, context=None, *, weights=None, kv=None, like=0.0) -> CapacityCheck:
+    def memory(self, context=None, *, weights=None, kv=None, capacity=None,
+               like=0.0) -> CapacityCheck:
         """The memory record of one card: :func:`~infra_calc.capacity.capacity_check` of
 
         .. math:: M = \\frac{W}{n}\\big|_{\\text{shared}} + B\\,S\\,m_{kv}\\frac{h_{kv}}{n_{kv}}
@@ -196,13 +200,15 @@ class Workload:
         (the split of :class:`~infra_calc.sharding.CardShare`) at ``context``
         tokens per request (default: the workload's), against the card's
         physical capacity.  ``weights`` and ``kv`` replace the resident weights
-        and the cache (a lever that holds more or less); ``like`` broadcasts every
-        size to its shape.
+        and the cache (a lever that holds more or less); ``capacity`` replaces the
+        capacity (another reading of it, :func:`~infra_calc.hardware.capacity_reading`);
+        ``like`` broadcasts every size to its shape.
         """
         zero = 0.0 * np.asarray(like, dtype=float)
         w = self.resident_weight_bytes() if weights is None else weights
         k = self.kv_bytes_per_card(context) if kv is None else kv
-        return capacity_check(self.hw.mem_capacity, np.asarray(w) + zero, np.asarray(k) + zero,
+        c = self.hw.mem_capacity if capacity is None else capacity
+        return capacity_check(c, np.asarray(w) + zero, np.asarray(k) + zero,
                               workspace=self.workspace)
 
     def memory_per_card(self, context=None):

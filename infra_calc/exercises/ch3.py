@@ -226,8 +226,10 @@ def selftest_values():
     v.n3_ws = shown(w3.workspace, "GB", 2)
     v.n3 = shown(n3().total, "GB", 2)
     v.n3_left = shown(n3().headroom, "GB", 2)
-    v.n3_more = shown(max_batch(acc.mem_capacity, w3.resident_weight_bytes(), w3.workspace,
-                                N3_CONTEXT, w3.kv_bytes_per_card(1) / N3_BATCH) - N3_BATCH,
+    v.n3_more = shown(max_batch(acc.mem_capacity, weights=w3.resident_weight_bytes(),
+                                context=N3_CONTEXT,
+                                kv_bytes_per_token=w3.kv_bytes_per_card(1) / N3_BATCH,
+                                workspace=w3.workspace) - N3_BATCH,
                       "requests", 0)
     # 3.4
     pre = n4()

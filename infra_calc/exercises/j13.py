@@ -88,8 +88,8 @@ register(Exercise(
 def _b4090():
     q = _qwen()
     gpu = S.j13_rtx4090()
-    return max_batch(gpu.mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE, S.J13_CONTEXTS[0],
-                     q.kv_bytes_per_token(2))
+    return max_batch(gpu.mem_capacity, weights=q.weight_bytes(2), context=S.J13_CONTEXTS[0],
+                     kv_bytes_per_token=q.kv_bytes_per_token(2), workspace=S.J13_WORKSPACE)
 
 
 register(Exercise(

@@ -18,7 +18,6 @@ from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..levers import speculative_step
 from ..models import resolve_model
 from ..parallel import tensor_parallel_step
-from ..precision import at_math
 from ..prefill import prefill_step
 from ..step import batch_turning_point
 from ..workload import Workload
@@ -268,7 +267,7 @@ def levers_figure(model=BIG, draft=SMALL, hw="H200", *, context=2048, batches=(1
         st = model_decode_step(m, acc, batch=b, context=precision_context, bytes_per_param=bpp, math=math)
         per = np.where(np.asarray(st.fits), st.t_step / b * 1e3, np.nan)
         ax2.plot(b, per, ls, color=c, lw=2, label=label)
-        b_star = turning_batch(m, at_math(acc, math=math), context=precision_context, bytes_per_param=bpp)
+        b_star = turning_batch(m, acc, context=precision_context, bytes_per_param=bpp, math=math)
         ax2.axvline(b_star, color=c, ls=":", lw=1.2)
     ax2.set_xscale("log")
     ax2.set_yscale("log")

@@ -86,7 +86,8 @@ def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BY
     st = decode_step(params, h, bytes_per_param=bytes_per_param, batch=b)
     b_star = batch_turning_point(h, bytes_per_param=bytes_per_param)
     m70 = model(S.J07_MODEL)
-    b_fit = max_batch(h.mem_capacity, S.J07_WEIGHTS_8BIT, 0, context, m70.kv_bytes_per_token(2))
+    b_fit = max_batch(h.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=context,
+                      kv_bytes_per_token=m70.kv_bytes_per_token(2), workspace=0)
 
     fig = Figure(figsize=(8.6, 3.9))
     ax1, ax2 = fig.subplots(1, 2)
@@ -150,7 +151,8 @@ def capacity_figure(context=S.J07_CONTEXT):
         left = left + vals
     kv_tok = model(S.J07_MODEL).kv_bytes_per_token(2)
     for yi, c in zip(y, rows.values(), strict=True):
-        fit = max_batch(c.capacity, c.weights, 0, context, kv_tok)
+        fit = max_batch(c.capacity, weights=c.weights, context=context, kv_bytes_per_token=kv_tok,
+                        workspace=0)
         gb = [shown(x, "GB", 2, bare=True) for x in (c.weights, c.kv, c.workspace)]
         ax.text(1.5, yi, (f"{gb[0]} + {gb[1]} + {gb[2]} "
                           f"= {shown(c.total, 'GB', 2)}; {shown(c.headroom, 'GB', 2)} free\n"

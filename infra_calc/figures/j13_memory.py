@@ -15,9 +15,9 @@ from matplotlib.patches import Patch
 
 from .. import source as S
 from ..amdahl import amdahl_limit, amdahl_speedup
-from ..capacity import planner_state
 from ..display import shown
 from ..hardware import capacity_reading
+from ..planner import planner_state
 from ..units import GB, GiB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 

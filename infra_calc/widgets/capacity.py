@@ -21,11 +21,11 @@ import html
 
 import ipywidgets as w
 
-from ..capacity import planner_state
 from ..display import round_sig, shown
 from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles
 from ..hardware import READINGS, accelerator_names
 from ..models import model_names
+from ..planner import planner_state
 from ..units import GB, GiB
 from ._base import Explorer, warning_html
 from .moe import nice_ceiling

@@ -3,7 +3,7 @@
 Sliders for context and batch; menus for the model, the accelerator and the
 KV-cache byte width.  Three bars show the time to read the weights, to read
 the KV cache and to do the math; the dashed line is the whole read.  All
-numbers come from :func:`infra_calc.kv.model_decode_step`; the plot is drawn
+numbers come from :func:`infra_calc.decode.model_decode_step`; the plot is drawn
 once and its artists are updated in place (:class:`~infra_calc.widgets._base.Explorer`).
 """
 from __future__ import annotations

@@ -71,8 +71,9 @@ def test_source_notes_values_match_library():
     """The stored values agree with what the library computes today."""
     g = stored_values(NOTES)
     q = ic.model("Qwen3-8B")
-    phys = ic.max_batch(ic.accelerator("RTX 4090").mem_capacity, q.weight_bytes(2), S.J13_WORKSPACE,
-                        8192, q.kv_bytes_per_token(2))
+    phys = ic.max_batch(ic.accelerator("RTX 4090").mem_capacity, weights=q.weight_bytes(2),
+                        context=8192, kv_bytes_per_token=q.kv_bytes_per_token(2),
+                        workspace=S.J13_WORKSPACE)
     assert _number(g["v.b4090_phys"]) == phys
     assert _number(g["v.ridge"]) == pytest.approx(ic.accelerator("H100 SXM").ridge_point, abs=0.005)
 

@@ -241,3 +241,14 @@ def test_cli_estimate_prints_the_forecast_beside_the_floor(capsys):
     assert main(["estimate", "--model", "llama-2-7b", "--hw", "A100", "--prompt", "16",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["forecast"]["kind"].startswith("a model")
+
+
+def test_estimate_takes_the_math_precision():
+    r = run("estimate", "--model", "llama-2-70b", "--hw", "H100 SXM", "--context", "1024",
+            "--math", "fp8", "--json")
+    data = json.loads(r.stdout)
+    est = ic.estimate("llama-2-70b", "H100 SXM", context=1024, math="fp8")
+    assert data == json.loads(json.dumps(est.to_dict()))
+    assert data["t_compute"] < ic.estimate("llama-2-70b", "H100 SXM", context=1024).t_compute
+    bad = run("estimate", "--model", "llama-2-70b", "--hw", "H100 SXM", "--math", "fp4")
+    assert bad.returncode == 2 and "fp4" in bad.stderr

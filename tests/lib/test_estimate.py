@@ -117,3 +117,34 @@ def test_every_parameter_after_hw_is_keyword_only_as_the_docstring_says():
     assert [p.name for p in params[:2]] == ["model", "hw"]
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:])
     assert "Every parameter after ``hw`` is keyword-only" in ic.estimate.__doc__
+
+
+def test_a_workload_keeps_its_context_and_its_card():
+    w = ic.Workload("llama-2-70b", "H100 SXM", context=1024, batch=4)
+    e = ic.estimate(w)                                   # hw defaults to the workload's
+    assert (e.context, e.context_from, e.batch) == (1024, "given", 4)
+    assert ic.estimate(w, "H100 SXM", context=1024).context == 1024
+    with pytest.raises(ValueError, match="context"):
+        ic.estimate(w, context=2048)
+    assert ic.estimate(w.with_(context=0)).context_from == "default"
+    with pytest.raises(TypeError, match="hw"):
+        ic.estimate("llama-2-70b")
+
+
+def test_math_reaches_the_estimate():
+    bf = ic.estimate("llama-2-70b", "H100 SXM", context=1024)
+    f8 = ic.estimate("llama-2-70b", "H100 SXM", context=1024, math="fp8")
+    h = ic.accelerator("H100 SXM")
+    assert f8.t_compute == pytest.approx(bf.t_compute * h.peak_flops / h.peak("fp8"))
+
+
+def test_every_memory_field_is_flattened_under_one_name():
+    from dataclasses import fields
+
+    from infra_calc.estimate import MEMORY_NAMES
+    e = ic.estimate("Qwen3-8B", "RTX 4090", context=8192)
+    assert set(MEMORY_NAMES) == {f.name for f in fields(ic.CapacityCheck)}
+    d = e.to_dict()
+    for key, name in MEMORY_NAMES.items():
+        assert getattr(e, name) == getattr(e.memory, key)
+        assert d[name] == pytest.approx(getattr(e.memory, key))

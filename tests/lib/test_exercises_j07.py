@@ -17,7 +17,8 @@ def test_source_exercises_match_source_answers():
     h100 = S.j07_h100()
     assert round(ic.read_time(S.J07_PARAMS * 0.5, h100) * 1e3, 2) == 10.45
     m_kv = ic.model(S.J07_MODEL).kv_bytes_per_token(2)
-    assert ic.max_batch(h100.mem_capacity, S.J07_WEIGHTS_8BIT, 0, S.J07_CONTEXT, m_kv) == 2
+    assert ic.max_batch(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=S.J07_CONTEXT,
+                        kv_bytes_per_token=m_kv, workspace=0) == 2
     assert E.get("j07-2").source_answer is None and E.get("j07-4").source_answer is None
 
 

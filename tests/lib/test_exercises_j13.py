@@ -58,7 +58,8 @@ def test_new_exercise_values_and_count():
     # the boundary is exact: 4 requests fit at S_max tokens, not at S_max + 1
     cap, w, ws = 24 * GiB, QWEN.weight_bytes(2), 2 * GiB
     s_max = exercises.expected("j13-n3")
-    assert ic.max_batch(cap, w, ws, s_max, M_KV) == 4 and ic.max_batch(cap, w, ws, s_max + 1, M_KV) == 3
+    kw = dict(weights=w, kv_bytes_per_token=M_KV, workspace=ws)
+    assert ic.max_batch(cap, context=s_max, **kw) == 4 and ic.max_batch(cap, context=s_max + 1, **kw) == 3
     # Amdahl turned around: the f found gives the target back
     assert math.isclose(ic.amdahl_speedup(exercises.expected("j13-n5") / 100, 4), 2.0)
     # padding in time costs less than the padded FLOPs suggest (compute-bound once padded)

@@ -133,3 +133,10 @@ def test_the_floor_per_token_and_rate_are_fields_also_with_one_output_token():
     assert g.floor_tokens_per_s_total == pytest.approx(4 * 64 / g.floor_total)
     one = ic.generation_time("Llama-3.1-8B", "H100 SXM", prompt_tokens=512, output_tokens=1)
     assert one.floor_tpot_mean == 0.0 and one.floor_step_times.size == 0
+
+
+def test_step_times_are_read_off_the_steps():
+    g = ic.generation_time("Llama-3.1-8B", "H100 SXM", prompt_tokens=100, output_tokens=20)
+    assert (g.step_times == g.steps.t_step).all() and (g.floor_step_times == g.steps.t_floor).all()
+    assert "step_times" not in {f.name for f in dataclasses.fields(g)}     # stored once
+    assert g.step_times.size == 19

@@ -7,14 +7,28 @@ BIG, SMALL, MOE, H100 = "DeepSeek-R1-Distill-Llama-70B", "Llama-3.1-8B", "Mixtra
 
 
 # ------------------------------------------------------------------ lower precision
-def test_at_math_is_the_card_at_that_peak():
+def test_the_card_level_functions_take_the_precision():
     h = ic.accelerator(H100)
-    assert ic.at_math(h) is h and ic.at_math(h, math="FP16") is h
-    f8 = ic.at_math(h, math="fp8")
-    assert f8.peak_flops == h.peak("fp8") and f8.mem_bandwidth == h.mem_bandwidth
-    assert "fp8" in f8.name
-    with pytest.raises(ValueError, match="fp4"):
-        ic.at_math(h, math="fp4")
+    assert h.ridge() == h.ridge_point == h.ridge("FP16")
+    assert h.ridge("fp8") == h.peak("fp8") / h.mem_bandwidth
+    assert ic.attainable_flops(1e6, h, math="fp8") == h.peak("fp8")
+    assert ic.attainable_flops(1.0, h, math="fp8") == ic.attainable_flops(1.0, h)  # on the slope
+    pt = ic.gemm_roofline(512, 8192, 8192, h, math="fp8")
+    assert pt.ridge == h.ridge("fp8") and pt.bound == "memory"
+    assert ic.gemm_roofline(512, 8192, 8192, h).bound == "compute"
+    m8 = ic.critical_rows(8192, 8192, h, bytes_per_element=1, math="fp8")
+    assert m8 > ic.critical_rows(8192, 8192, h, bytes_per_element=1)
+    assert ic.batch_turning_point(h, bytes_per_param=1, math="fp8") == pytest.approx(
+        h.peak("fp8") / (2 * h.mem_bandwidth))
+    w = ic.Workload(BIG, H100, context=512, math="fp8")
+    assert ic.turning_batch(BIG, H100, context=512, math="fp8") == ic.turning_batch(w)
+    assert ic.critical_context(BIG, H100, math="fp8") == ic.critical_context(w)
+    assert ic.critical_context(BIG, H100, math="fp8") < ic.critical_context(BIG, H100)
+    for call in (lambda: h.ridge("fp4"), lambda: ic.critical_rows(8192, 8192, h, math="fp4"),
+                 lambda: ic.turning_batch(BIG, H100, math="fp4")):
+        with pytest.raises(ValueError, match="fp4"):
+            call()
+    assert not hasattr(ic, "at_math")
 
 
 def test_precision_moves_the_turning_points_as_bytes_times_peak():
@@ -35,3 +49,22 @@ def test_precision_moves_the_turning_points_as_bytes_times_peak():
 def test_precision_point_refuses_a_precision_the_card_lacks():
     with pytest.raises(ValueError, match="fp4"):
         ic.precision_point(SMALL, H100, math="fp4")
+
+
+def test_precision_point_keeps_the_workloads_routing_and_cards():
+    w = ic.Workload(MOE, H100, routing="uniform", context=512)
+    pt = ic.precision_point(w)
+    assert pt.b_star == ic.turning_batch(w)
+    assert pt.b_star != ic.turning_batch(w.with_(routing="floor"))    # routing was not dropped
+    assert pt.s_max == ic.critical_context(w)
+    two = ic.Workload(BIG, H100, cards=2, context=512)
+    assert ic.precision_point(two).b_star == ic.turning_batch(two)
+    f8 = ic.Workload(BIG, H100, math="fp8", bytes_per_param=1)
+    assert ic.precision_point(f8).math == "fp8"                       # the workload's math kept
+
+
+def test_precision_point_states_its_memory():
+    pt = ic.precision_point(BIG, H100, bytes_per_param=1, context=512)
+    w = ic.Workload(BIG, H100, bytes_per_param=1, context=512)
+    assert pt.memory == w.memory() and pt.weight_bytes == w.resident_weight_bytes()
+    assert pt.fits == w.fits()

@@ -79,3 +79,15 @@ def test_mean_ttft_is_the_mix_and_checks_the_rate():
         ic.mean_ttft(1.5, 1.0, 2.0)
     with pytest.raises(ValueError, match="t_miss"):
         ic.mean_ttft(0.5, 1.0, -2.0)
+
+
+def test_cached_prefill_states_its_memory_with_the_prefix_held_once():
+    m = ic.model("Llama-3.1-8B")
+    c = ic.cached_prefill_step(m, "H100 SXM", prompt_tokens=4096, cached=3072, batch=8,
+                               workspace=1e9)
+    w = ic.Workload(m, "H100 SXM", batch=8, workspace=1e9)
+    assert c.memory.kv == (3072 + 8 * 1024) * w.kv_bytes_per_token
+    assert c.memory.weights == w.resident_weight_bytes() and c.memory.workspace == 1e9
+    assert c.fits and c.memory_per_card == c.memory.total
+    one = ic.cached_prefill_step(m, "H100 SXM", prompt_tokens=4096, cached=0)
+    assert one.memory == ic.prefill_step(m, "H100 SXM", prompt_tokens=4096).memory

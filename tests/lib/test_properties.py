@@ -25,7 +25,7 @@ def test_read_time_falls_as_bandwidth_rises(nbytes, b1, b2):
 @given(cap=st.floats(1e9, 1e12), weights=st.floats(0, 5e11), ws=st.floats(0, 1e10),
        seq=st.integers(1, 200_000), m_kv=st.floats(1e3, 1e6))
 def test_max_batch_fits_and_one_more_does_not(cap, weights, ws, seq, m_kv):
-    b = ic.max_batch(cap, weights, ws, seq, m_kv)
+    b = ic.max_batch(cap, weights=weights, context=seq, kv_bytes_per_token=m_kv, workspace=ws)
     assert isinstance(b, int) and b >= 0
     if b > 0:
         assert ic.capacity_check(cap, weights, ic.kv_cache_bytes(seq, m_kv, batch=b), workspace=ws).fits

@@ -6,7 +6,7 @@ import math
 from matplotlib.patches import Rectangle
 
 import infra_calc as ic
-from infra_calc.capacity import planner_state
+from infra_calc.planner import planner_state
 from infra_calc.units import GB, GiB
 
 W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes
@@ -53,8 +53,11 @@ def test_capacity_planner_updates_in_place():
     p.controls["accelerator"].value = "H100 SXM"
     p.controls["model"].value = "DeepSeek-R1-Distill-Llama-70B"
     st = p.state()
-    expected = ic.max_batch(80 * GiB, ic.model("DeepSeek-R1-Distill-Llama-70B").weight_bytes(1), 4 * GiB,
-                            16384, ic.model("DeepSeek-R1-Distill-Llama-70B").kv_bytes_per_token(2))
+    expected = ic.max_batch(80 * GiB,
+                            weights=ic.model("DeepSeek-R1-Distill-Llama-70B").weight_bytes(1),
+                            context=16384,
+                            kv_bytes_per_token=ic.model("DeepSeek-R1-Distill-Llama-70B").kv_bytes_per_token(2),
+                            workspace=4 * GiB)
     assert st.max_batch == expected and f"B_max = <b>{expected}</b>" in p.readout.value
     assert ax.get_xlim()[1] >= max(st.total, st.capacity) / GB
     # same figure and artists throughout

@@ -1,0 +1,95 @@
+"""The capacity planner's state: one workload's memory against a capacity reading.
+
+:func:`planner_state` is what the capacity planner (:mod:`infra_calc.widgets.capacity`)
+and the capacity chapter's figures show: a :class:`~infra_calc.workload.Workload`'s
+memory record (:meth:`Workload.memory <infra_calc.workload.Workload.memory>`) checked
+against the card's capacity under one reading (:func:`~infra_calc.hardware.capacity_reading`),
+with the largest batch that fits (:func:`~infra_calc.capacity.max_batch`).  Its defaults are
+the capacity chapter's case, from :mod:`infra_calc.source`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from . import source as S
+from .capacity import CapacityCheck, HoldsMemory, max_batch
+from .hardware import Accelerator, capacity_reading
+
+if TYPE_CHECKING:                      # infra_calc.models loads on first use
+    from .modelspec import ModelSpec
+
+__all__ = ["PlannerState", "planner_state"]
+
+
+@dataclass(frozen=True)
+class PlannerState(HoldsMemory):
+    """Numbers behind one capacity-planner setting (bytes unless stated).
+
+    ``hw`` and ``model`` are the objects the numbers were computed for (a
+    changed copy keeps its figures); ``hw.name`` and ``model.name`` are their
+    names.
+    """
+
+    #: The accelerator, exactly as given.
+    hw: Accelerator
+    #: The model, exactly as given.
+    model: ModelSpec
+    #: Tokens of KV cache per request, ``S``.
+    context: int
+    #: Concurrent requests, ``B``.
+    batch: int
+    #: Stored bytes per weight, ``b_W``.
+    bytes_per_param: float
+    #: Which capacity reading (one of :data:`READINGS`).
+    reading: str
+    #: KV cache of one request, ``S m_KV``.
+    kv_per_request: float
+    #: Capacity under that reading (:func:`capacity_reading`), weights, workspace, the
+    #: batch's KV cache, their total, the headroom and the verdict.
+    memory: CapacityCheck
+    #: Largest batch of ``context``-token requests that fits (:func:`max_batch`).
+    max_batch: int
+
+    capacity = property(lambda self: self.memory.capacity, doc="Usable memory ``C``.")
+    weights = property(lambda self: self.memory.weights, doc="Resident weights ``W``.")
+    workspace = property(lambda self: self.memory.workspace, doc="Workspace ``M_work``.")
+    kv = property(lambda self: self.memory.kv, doc="KV cache of the whole batch, ``B S m_KV``.")
+    total = property(lambda self: self.memory.total, doc="``W + KV + M_work``.")
+    headroom = property(lambda self: self.memory.headroom, doc="``C - total``.")
+
+
+def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=None,
+                  bytes_per_param=None, reading=None, kv_bytes_per_element=None) -> PlannerState:
+    """Evaluate the capacity inequality for one setting of the planner.
+
+    Inputs left at None take J13's case (:mod:`infra_calc.source`:
+    ``J13_BATCH`` requests of ``J13_CONTEXTS[0]`` tokens of ``J13_MODEL`` on
+    a ``J13_HW``, weights of ``J13_BYTES_PER_PARAM`` bytes, a ``J13_WORKSPACE``
+    workspace, the capacity read as the source reads it, ``J13_READING``);
+    sizes are in bytes.  ``model`` and ``hw`` may be names or objects; the
+    result keeps the objects.  The memory is the
+    :class:`~infra_calc.workload.Workload`'s own record (:meth:`Workload.memory`),
+    against the capacity :func:`capacity_reading` of the accelerator under
+    ``reading``, the one mechanism for the two readings; :func:`max_batch`
+    gives the largest batch.  Nothing is computed here that those do not
+    already define.
+    """
+    from .workload import Workload
+
+    context = S.J13_CONTEXTS[0] if context is None else context
+    reading = S.J13_READING if reading is None else reading
+    w = Workload(S.J13_MODEL if model is None else model, S.J13_HW if hw is None else hw,
+                 bytes_per_param=S.J13_BYTES_PER_PARAM if bytes_per_param is None
+                 else bytes_per_param,
+                 kv_bytes_per_element=S.J13_BYTES_PER_ELEMENT if kv_bytes_per_element is None
+                 else kv_bytes_per_element,
+                 batch=S.J13_BATCH if batch is None else batch,
+                 workspace=S.J13_WORKSPACE if workspace is None else workspace)
+    cap = capacity_reading(w.hw, reading=reading)
+    chk = w.memory(context, capacity=cap)            # the context is not refused past the model's
+    per = w.with_(batch=1).kv_bytes_per_card(context)
+    b_max = max_batch(cap, weights=chk.weights, context=context,
+                      kv_bytes_per_token=w.kv_bytes_per_token_per_card, workspace=chk.workspace)
+    return PlannerState(w.hw, w.model, int(context), int(w.batch), float(w.bytes_per_param),
+                        reading, float(per), chk, int(b_max))
