@@ -283,10 +283,10 @@ class ModelSpec(ParameterLedger):
         import dataclasses
 
         n = check_int(kv_heads, "kv_heads", "heads", minimum=1, scalar=True)
-        extra = 2 * self.layers * self.hidden * self.head_dim * (n - self.kv_heads)
-        return dataclasses.replace(
-            self, name=f"{self.name} ({n} KV heads)", kv_heads=n, params=self.params + extra,
-            active_params=self.active_params + extra)
+        resized = dataclasses.replace(self, name=f"{self.name} ({n} KV heads)", kv_heads=n)
+        extra = resized.kv_projection_params - self.kv_projection_params
+        return dataclasses.replace(resized, params=self.params + extra,
+                                   active_params=self.active_params + extra)
 
     def check_context(self, tokens, name="context"):
         """Refuse a context longer than ``max_position_embeddings``.
