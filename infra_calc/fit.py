@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .display import shown
-from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time
+from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time, rate_per_card
 
 __all__ = ["Row", "Data", "prepare", "lengths", "fit_knobs", "predict", "pooled_efficiency", "unpack",
            "FAMILY_PRIOR", "POOLED_PRIOR", "U_START", "SAMPLES", "KINDS", "HEAVY_LOAD"]
@@ -186,7 +186,8 @@ def prepare(m) -> Row:
     else:
         a, weights = 1.0, np.full(idx.size, per)
         fl = floor.floor_total
-        y = m.value_si if kind == "total" else w.batch * o / (m.output_rate_per_card * w.cards)
+        y = m.value_si if kind == "total" else rate_per_card(w.batch, o, m.output_rate_per_card,
+                                                               w.cards)
     row = Row(m=m, family=m.engine, kind=kind, y=float(y), floor=float(fl),
               layers=w.model.layers, cards=int(w.cards), pre=t.prefill, a=a,
               steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,

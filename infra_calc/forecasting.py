@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Band", "Knobs", "Forecast", "forecast", "forecast_engines", "pass_time", "knobs",
            "POOLED", "KNOB_COLUMNS", "CONTINUOUS_SCENARIOS", "prefill_share", "Terms",
-           "forecast_terms"]
+           "forecast_terms", "rate_per_card"]
 
 #: Scenarios of ``measurements.csv`` in which requests arrive while others decode (continuous
 #: batching under a load: a concurrency sweep, MLPerf's Server and Interactive runs).
@@ -91,6 +91,19 @@ def pass_time(read, compute, comm, layers, cards, k):
     return (np.maximum(np.asarray(read, dtype=float) / eta_mem,
                        np.asarray(compute, dtype=float) / eta_flop)
             + np.asarray(comm, dtype=float) + fixed)
+
+
+def rate_per_card(batch, output_tokens, t, cards):
+    """Output tokens/s per card of ``B`` requests making ``O`` tokens each in ``T`` seconds on
+    ``n`` cards, :math:`B O / (T n)`; arrays broadcast.
+
+    The relation is its own inverse: given a rate per card as ``t``, it returns the time
+    ``T`` of the ``B O`` tokens that rate implies (the fit's reading of a measured rate).
+
+    >>> rate_per_card(8, 100, 2.0, 4)
+    100.0
+    """
+    return batch * output_tokens / (t * cards)
 
 
 def prefill_share(batch, output_tokens) -> float:
