@@ -43,7 +43,7 @@ import csv
 import functools
 import math as _math
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -195,6 +195,7 @@ class Forecast:
     knobs: Knobs
     #: The math precision whose peak the compute term uses.
     math: str
+    _: KW_ONLY
     #: Whether the TPOT counts prefills sharing the steps (continuous batching, a model).
     continuous: bool = False
 

@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 
@@ -130,6 +130,7 @@ class ModelSpec(ParameterLedger):
     head_dim: int
     intermediate: int
     vocab: int
+    _: KW_ONLY                         # the optional fields by name only
     num_experts: int = 0
     experts_per_token: int = 0
     tie_word_embeddings: bool = False
