@@ -1,4 +1,4 @@
-"""infra_calc.capacity: the capacity inequality, max batch, two readings, planner state."""
+"""infra_calc.capacity: the capacity inequality, max batch, planner state (readings: test_hardware)."""
 import math
 
 import pytest
@@ -59,18 +59,6 @@ def test_planner_state_matches_library():
     st2 = planner_state("Qwen3-8B", "RTX 4090", context=8192, batch=5, workspace=2 * GiB,
                         bytes_per_param=2.0, reading="physical GiB")
     assert st2.capacity == 24 * GiB and st2.fits and st2.max_batch == 5
-    assert ic.capacity_reading("H200 SXM", reading="decimal GB") == 141e9
-    with pytest.raises(ValueError, match="reading"):
-        ic.capacity_reading("RTX 4090", reading="kilobytes")
-
-
-def test_decimal_reading_is_the_label_in_1e9_bytes():
-    for name, label in (("H100 SXM", 80), ("A100 80GB", 80), ("RTX 4090", 24), ("MI300X", 192)):
-        acc = ic.decimal_reading(name)
-        assert acc.mem_capacity == label * 1e9 == ic.capacity_reading(name, reading="decimal GB")
-        assert acc.peak_flops == ic.accelerator(name).peak_flops and "10^9" in acc.note
-    assert S.j07_h100() == ic.decimal_reading("H100 SXM")
-    assert S.j13_rtx4090().mem_capacity == 24e9
 
 
 def test_planner_state_defaults_are_the_source_case():
