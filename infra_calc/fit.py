@@ -28,7 +28,9 @@ logit η_flop, ln(c_layer/1 µs), ln(c_ar/1 µs))`` by Levenberg-Marquardt, mini
 (relative error; a prior keeps unidentified knobs in place): the pooled fit with
 :data:`POOLED_PRIOR` toward :data:`U_START`, each engine family with :data:`FAMILY_PRIOR`
 toward the pooled fit (shrinkage: a family with few rows stays near it).  Both weights are
-fixed here, before any cross-validation, and are not tuned on it.
+fixed here, before any cross-validation, and are not tuned on it.  The Levenberg-Marquardt
+is this module's own (:func:`_lm`: forward differences, bounds by clipping) because scipy is
+deliberately not a dependency of the package; ``scipy.optimize.least_squares`` would do it.
 
 Rows left out, and why (:func:`prepare`): held-out rows (``sets`` holds ``holdout``),
 rows that are not evidence (:func:`~infra_calc.measurements.independent`), rows whose card

@@ -107,7 +107,8 @@ def _with_experts(w: Workload, batch_at):
 
 
 def _solve(f, lo, hi, iterations=200):
-    """Root of an increasing ``f`` on ``[lo, hi]`` (elementwise bisection in log space)."""
+    """Root of an increasing ``f`` on ``[lo, hi]`` (elementwise bisection in log space), at most
+    ``iterations`` halvings, fewer once every bracket is within a rounding (1e-15) of its root."""
     lo, hi = np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
     lo, hi = lo.copy(), hi.copy()
     for _ in range(iterations):
@@ -115,6 +116,8 @@ def _solve(f, lo, hi, iterations=200):
         up = f(mid) > 0
         hi = np.where(up, mid, hi)
         lo = np.where(up, lo, mid)
+        if np.all(hi <= lo * (1.0 + 1e-15)):     # a NaN bracket never passes: all halvings
+            break
     return np.sqrt(lo * hi)
 
 
