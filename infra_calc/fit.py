@@ -29,7 +29,7 @@ logit η_flop, ln(c_layer/1 µs), ln(c_ar/1 µs))`` by Levenberg-Marquardt, mini
 :data:`POOLED_PRIOR` toward :data:`U_START`, each engine family with :data:`FAMILY_PRIOR`
 toward the pooled fit (shrinkage: a family with few rows stays near it).  Both weights are
 fixed here, before any cross-validation, and are not tuned on it.  The Levenberg-Marquardt
-is this module's own (:func:`_lm`: forward differences, bounds by clipping) because scipy is
+is this module's own (``_lm``: forward differences, bounds by clipping) because scipy is
 deliberately not a dependency of the package; ``scipy.optimize.least_squares`` would do it.
 
 Rows left out, and why (:func:`prepare`): held-out rows (``sets`` holds ``holdout``),
