@@ -9,6 +9,12 @@ stores one result per occurrence, in document order, in the cell's
 read them back with :func:`plain_result`, and the page check compares the stored
 ``text/plain`` with what the kernel shows now.
 
+The block structure (fences, directives and their options, code spans) is read with the
+few regexes below, not with markdown-it-py or myst-parser: what must hold is parity with
+jupyterlab-myst, whose parser is mystmd's, not myst-parser's, and that parity is what the
+tests check (the cases in ``tests/book/test_tools_execute.py``, the pages as a real
+JupyterLab writes them back in ``tests/lab_pages.py``).
+
 The labels of a page's sphinx-exercise directives are read here too, once
 (:func:`exercise_labels`, :func:`solution_targets`): the tests and the browser checks
 of the exercises use these patterns.

@@ -11,7 +11,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_number", "check_int", "check_single_sizes", "is_scalar", "unwrap"]
+__all__ = ["check_number", "check_int", "check_single_sizes", "check_one_card", "is_scalar",
+           "unwrap"]
 
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
@@ -179,6 +180,13 @@ def check_single_sizes(w, *names: str) -> None:
     """Refuse (``TypeError``) an array for each size ``names`` (``"batch"``, ``"cards"``) of ``w``."""
     for name in names:
         check_int(getattr(w, name), name, {"batch": "requests"}.get(name, name), scalar=True)
+
+
+def check_one_card(w, fn: str, hint: str = "") -> None:
+    """Refuse (``ValueError``) a workload ``w`` on more than one card for ``fn``, a one-card
+    function: the message names ``cards``, ``fn`` and, if given, the ``hint`` of what to use."""
+    if np.any(np.asarray(w.cards) != 1):
+        raise ValueError(f"cards must be 1 for {fn}, got {w.cards}" + (f"; {hint}" if hint else ""))
 
 
 def _show(bad: np.ndarray) -> str:

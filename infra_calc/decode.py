@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import unwrap
+from ._validate import check_one_card, unwrap
 from .bound import Bounds, bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .comm import layer_comm
@@ -61,12 +61,11 @@ def weight_read_params(spec, batch, weights, routing="floor"):
 
 def routed_expert_bytes(w: Workload, b):
     """Routed-expert bytes per card a step of ``b`` tokens reads (real ``b``; ``inf``: every expert):
-    :math:`L_{moe} E_{hit}(b) P_e b_W / n` under ``w.routing``, 0 for a dense model."""
-    spec = w.model
-    if not spec.is_moe:
+    :meth:`~infra_calc.ledger.ParameterLedger.routed_params_read` under ``w.routing``, times
+    ``b_W / n``; 0 for a dense model."""
+    if not w.model.is_moe:
         return 0.0 * np.asarray(b, dtype=float)
-    hit = spec.experts_read(np.asarray(b, dtype=float), w.routing)
-    return (spec.moe_layers * hit * spec.expert_params * w.bytes_per_param
+    return (w.model.routed_params_read(b, w.routing) * w.bytes_per_param
             / np.asarray(w.cards, dtype=float))
 
 
@@ -235,9 +234,7 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
                     routing=routing, math=math)
-    if np.any(np.asarray(w.cards) != 1):
-        raise ValueError(f"cards must be 1 for model_decode_step, got {w.cards}; "
-                         "use tensor_parallel_step for more cards")
+    check_one_card(w, "model_decode_step", "use tensor_parallel_step for more cards")
     t = step_parts(w, weights)                       # one card: no communication
     c, acc = t.counts, w.hw
     bound = np.asarray(t.floor_bound)

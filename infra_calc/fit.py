@@ -28,7 +28,9 @@ logit η_flop, ln(c_layer/1 µs), ln(c_ar/1 µs))`` by Levenberg-Marquardt, mini
 (relative error; a prior keeps unidentified knobs in place): the pooled fit with
 :data:`POOLED_PRIOR` toward :data:`U_START`, each engine family with :data:`FAMILY_PRIOR`
 toward the pooled fit (shrinkage: a family with few rows stays near it).  Both weights are
-fixed here, before any cross-validation, and are not tuned on it.
+fixed here, before any cross-validation, and are not tuned on it.  The Levenberg-Marquardt
+is this module's own (``_lm``: forward differences, bounds by clipping) because scipy is
+deliberately not a dependency of the package; ``scipy.optimize.least_squares`` would do it.
 
 Rows left out, and why (:func:`prepare`): held-out rows (``sets`` holds ``holdout``),
 rows that are not evidence (:func:`~infra_calc.measurements.independent`), rows whose card
@@ -49,7 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .display import shown
-from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time
+from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time, rate_per_card
 
 __all__ = ["Row", "Data", "prepare", "lengths", "fit_knobs", "predict", "pooled_efficiency", "unpack",
            "FAMILY_PRIOR", "POOLED_PRIOR", "U_START", "SAMPLES", "KINDS", "HEAVY_LOAD"]
@@ -186,7 +188,8 @@ def prepare(m) -> Row:
     else:
         a, weights = 1.0, np.full(idx.size, per)
         fl = floor.floor_total
-        y = m.value_si if kind == "total" else w.batch * o / (m.output_rate_per_card * w.cards)
+        y = m.value_si if kind == "total" else rate_per_card(w.batch, o, m.output_rate_per_card,
+                                                               w.cards)
     row = Row(m=m, family=m.engine, kind=kind, y=float(y), floor=float(fl),
               layers=w.model.layers, cards=int(w.cards), pre=t.prefill, a=a,
               steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,

@@ -43,7 +43,7 @@ import csv
 import functools
 import math as _math
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Band", "Knobs", "Forecast", "forecast", "forecast_engines", "pass_time", "knobs",
            "POOLED", "KNOB_COLUMNS", "CONTINUOUS_SCENARIOS", "prefill_share", "Terms",
-           "forecast_terms"]
+           "forecast_terms", "rate_per_card"]
 
 #: Scenarios of ``measurements.csv`` in which requests arrive while others decode (continuous
 #: batching under a load: a concurrency sweep, MLPerf's Server and Interactive runs).
@@ -91,6 +91,19 @@ def pass_time(read, compute, comm, layers, cards, k):
     return (np.maximum(np.asarray(read, dtype=float) / eta_mem,
                        np.asarray(compute, dtype=float) / eta_flop)
             + np.asarray(comm, dtype=float) + fixed)
+
+
+def rate_per_card(batch, output_tokens, t, cards):
+    """Output tokens/s per card of ``B`` requests making ``O`` tokens each in ``T`` seconds on
+    ``n`` cards, :math:`B O / (T n)`; arrays broadcast.
+
+    The relation is its own inverse: given a rate per card as ``t``, it returns the time
+    ``T`` of the ``B O`` tokens that rate implies (the fit's reading of a measured rate).
+
+    >>> rate_per_card(8, 100, 2.0, 4)
+    100.0
+    """
+    return batch * output_tokens / (t * cards)
 
 
 def prefill_share(batch, output_tokens) -> float:
@@ -182,6 +195,7 @@ class Forecast:
     knobs: Knobs
     #: The math precision whose peak the compute term uses.
     math: str
+    _: KW_ONLY
     #: Whether the TPOT counts prefills sharing the steps (continuous batching, a model).
     continuous: bool = False
 

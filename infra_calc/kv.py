@@ -52,15 +52,18 @@ def _workload(model, hw, **sizes) -> Workload:
 
 
 def _linear_terms(w: Workload, drafts=0):
-    """``(R0, r, m, c, c_a)`` per card, read off :func:`~infra_calc.decode.decode_coefficients`:
-    a pass of ``k`` drafts per request reads ``R0 + B(r + S m)`` (routed experts apart) and
-    computes ``B(c + S c_a)``."""
+    """``(R0, r, m, c, c_a)`` per card: a pass of ``k`` drafts per request reads ``R0 + B(r + S m)``
+    (routed experts apart) and computes ``B(c + S c_a)``.  ``R0`` is the ledger's shared weights
+    and ``r`` its gathered rows (:attr:`~infra_calc.ledger.ParameterLedger.gathered_row_params`,
+    split over the cards like the table), each card's share as
+    :func:`~infra_calc.decode.decode_coefficients` counts it; ``m``, ``c`` and ``c_a`` are one
+    request's terms there."""
     q = np.asarray(drafts, dtype=float) + 1.0       # tokens per request through the weights
-    f = w.with_(routing="floor")                      # the dense part does not depend on routing
-    one, two = (decode_coefficients(f.with_(batch=b)) for b in (1, 2))
-    row = two["weight_bytes"] - one["weight_bytes"]   # one token's gathered row (0 when tied)
-    r0 = one["weight_bytes"] - row - routed_expert_bytes(f, 1.0)
-    c = q * one["flops_linear"] + w.model.causal_attention_flops(q) / np.asarray(w.cards, dtype=float)
+    spec, n = w.model, np.asarray(w.cards, dtype=float)
+    one = decode_coefficients(w.with_(batch=1))
+    r0 = np.asarray(w.share.of(spec, spec.shared_params)) * w.bytes_per_param
+    row = spec.gathered_row_params * w.bytes_per_param / n
+    c = q * one["flops_linear"] + spec.causal_attention_flops(q) / n
     return r0, q * row, one["kv_bytes_per_token"], c, q * one["attention_flops_per_token"]
 
 
@@ -104,7 +107,8 @@ def _with_experts(w: Workload, batch_at):
 
 
 def _solve(f, lo, hi, iterations=200):
-    """Root of an increasing ``f`` on ``[lo, hi]`` (elementwise bisection in log space)."""
+    """Root of an increasing ``f`` on ``[lo, hi]`` (elementwise bisection in log space), at most
+    ``iterations`` halvings, fewer once every bracket is within a rounding (1e-15) of its root."""
     lo, hi = np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
     lo, hi = lo.copy(), hi.copy()
     for _ in range(iterations):
@@ -112,6 +116,8 @@ def _solve(f, lo, hi, iterations=200):
         up = f(mid) > 0
         hi = np.where(up, mid, hi)
         lo = np.where(up, lo, mid)
+        if np.all(hi <= lo * (1.0 + 1e-15)):     # a NaN bracket never passes: all halvings
+            break
     return np.sqrt(lo * hi)
 
 

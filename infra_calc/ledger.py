@@ -72,6 +72,12 @@ class ParameterLedger:
         return 0 if self.tie_word_embeddings else self.embedding_params
 
     @property
+    def gathered_row_params(self) -> int:
+        """What one token's gather adds to a step's read: a row of ``d`` when the table is
+        untied, 0 when tied (the whole table is read as the LM head anyway)."""
+        return 0 if self.tie_word_embeddings else self.hidden
+
+    @property
     def matmul_params(self) -> int:
         """Weights one decoded token multiplies, 2 FLOPs each.
 
@@ -171,6 +177,15 @@ class ParameterLedger:
             return np.full(np.shape(b), float(k))
         return e * (1.0 - (1.0 - k / e) ** b)
 
+    def routed_params_read(self, batch, routing):
+        """Routed-expert parameters one step of ``B`` tokens reads, :math:`L_{moe} E_{hit}(B) P_{expert}`
+        (unchecked like :meth:`experts_read`: real ``batch``, ``inf`` for every expert; 0 if dense).
+
+        The one place this count is written: :meth:`decode_weight_bytes` adds it to the
+        shared weights, :func:`infra_calc.decode.routed_expert_bytes` takes its share per card.
+        """
+        return self.moe_layers * self.experts_read(batch, routing) * self.expert_params
+
     def decode_weight_bytes(self, bytes_per_param=2, batch=1, routing="floor"):
         """Weight bytes one decode step of ``B`` tokens reads, in bytes.
 
@@ -218,10 +233,8 @@ class ParameterLedger:
         bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
         b = check_int(batch, "batch", "tokens", minimum=1)
         routing = check_routing(routing)
-        count = float(self.shared_params) + 0.0 * np.asarray(b, dtype=float)
-        if not self.tie_word_embeddings:
-            count = count + np.minimum(b, self.vocab).astype(float) * self.hidden
-        if self.is_moe:
-            count = count + self.moe_layers * self.experts_read(b, routing) * self.expert_params
+        count = (float(self.shared_params)
+                 + np.minimum(b, self.vocab).astype(float) * self.gathered_row_params
+                 + self.routed_params_read(b, routing))
         out = bw * count
         return float(out) if np.ndim(out) == 0 else out

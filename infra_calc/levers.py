@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_number, unwrap
+from ._validate import check_int, check_number, check_one_card, unwrap
 from .bound import bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .decode import decode_coefficients, model_decode_step
@@ -224,8 +224,7 @@ def speculative_step(model, hw=None, *, batch=None, context=None, drafts, accept
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
                     routing=routing, math=math)
-    if np.any(np.asarray(w.cards) != 1):
-        raise ValueError(f"cards must be 1 for speculative_step, got {w.cards}")
+    check_one_card(w, "speculative_step")
     tokens, wb, kv, f_lin, f_att = _verify_counts(w, k)
     acc = w.hw
     t = bounds(f_lin + f_att, wb + kv, acc, math=w.math)

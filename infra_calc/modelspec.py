@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 
@@ -130,6 +130,7 @@ class ModelSpec(ParameterLedger):
     head_dim: int
     intermediate: int
     vocab: int
+    _: KW_ONLY                         # the optional fields by name only
     num_experts: int = 0
     experts_per_token: int = 0
     tie_word_embeddings: bool = False
@@ -283,10 +284,10 @@ class ModelSpec(ParameterLedger):
         import dataclasses
 
         n = check_int(kv_heads, "kv_heads", "heads", minimum=1, scalar=True)
-        extra = 2 * self.layers * self.hidden * self.head_dim * (n - self.kv_heads)
-        return dataclasses.replace(
-            self, name=f"{self.name} ({n} KV heads)", kv_heads=n, params=self.params + extra,
-            active_params=self.active_params + extra)
+        resized = dataclasses.replace(self, name=f"{self.name} ({n} KV heads)", kv_heads=n)
+        extra = resized.kv_projection_params - self.kv_projection_params
+        return dataclasses.replace(resized, params=self.params + extra,
+                                   active_params=self.active_params + extra)
 
     def check_context(self, tokens, name="context"):
         """Refuse a context longer than ``max_position_embeddings``.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_number, check_single_sizes, unwrap
+from ._validate import check_int, check_number, check_one_card, check_single_sizes, unwrap
 from .bound import bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .decode import decode_coefficients
@@ -89,8 +89,7 @@ def shared_prefix_step(model, hw=None, *, batch=None, context=None, prefix,
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
                     routing=routing, math=math)
-    if np.any(np.asarray(w.cards) != 1):
-        raise ValueError(f"cards must be 1 for shared_prefix_step, got {w.cards}")
+    check_one_card(w, "shared_prefix_step")
     sp = np.asarray(_prefix(prefix, w.context), dtype=float)
     c = decode_coefficients(w)
     b = np.asarray(w.batch, dtype=float)

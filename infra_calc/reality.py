@@ -40,6 +40,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from .forecasting import rate_per_card
 from .generation import generation_time
 from .hardware import Accelerator, accelerator
 from .measurements import PRECISION_BYTES, Measurement, load
@@ -169,7 +170,8 @@ def _bound(m: Measurement, routing: str):
     share = g.prefill.t_floor / g.floor_total
     if m.metric == "e2e_latency":
         return g.floor_total, g.total, st, share
-    return (m.batch * o / g.floor_total / m.cards, m.batch * o / g.total / m.cards, st, share)
+    return (rate_per_card(m.batch, o, g.floor_total, m.cards),
+            rate_per_card(m.batch, o, g.total, m.cards), st, share)
 
 
 def _reached(m: Measurement, bound: float) -> float:

@@ -79,14 +79,12 @@ class CardShare:
         .. math:: \\frac{c - N_{kv} - N_{vec}}{n} + N_{kv}\\,\\frac{h_{kv}}{n_{kv}} + N_{vec}
 
         (``N_kv`` the K/V projection weights, ``h_kv`` the KV heads per card,
-        ``N_vec`` the vector weights, kept whole on every card).  Used for
-        resident weights and the weights a step reads.
+        ``N_vec`` the vector weights, kept whole on every card): :meth:`of_matmul` of the
+        count without the vector weights, plus those.  Used for resident weights and the
+        weights a step reads.
         """
-        n = np.asarray(self.cards, dtype=float)
-        kvp, vec = spec.kv_projection_params, spec.vector_params
-        per = ((np.asarray(count, dtype=float) - kvp - vec) / n
-               + kvp * np.asarray(self.kv_heads) / spec.kv_heads + vec)
-        return unwrap(per)
+        vec = spec.vector_params
+        return unwrap(np.asarray(self.of_matmul(spec, np.asarray(count, dtype=float) - vec)) + vec)
 
     def of_matmul(self, spec: ModelSpec, count):
         """Per-card share of a matrix-weight ``count`` that includes every K/V projection (no vectors).

@@ -22,6 +22,7 @@ stored knobs), so its answer follows the stored fit.  Answers are SI (a fraction
 """
 from __future__ import annotations
 
+from ..forecasting import pass_time
 from ..generation import generation_time
 from ..models import model
 from ..parallel import tensor_parallel_step
@@ -39,10 +40,16 @@ ETA_M, C_LAYER, C_AR = 0.8, 20e-6, 15e-6
 N5_MODEL, N5_ENGINE, N5_PROMPT, N5_OUTPUT, N5_CLAIM = "Llama-3.1-8B", "vLLM", 1000, 200, 5e-3
 
 
-def _forecast_step(st, layers, n_ar):
-    """The chapter's model on one step ``st`` with the assumed knobs (the math at full peak),
-    with the ring all-reduce model's ``st.t_comm`` (zero on one card)."""
-    return max(st.t_read / ETA_M, st.t_compute) + st.t_comm + C_LAYER * layers + C_AR * n_ar
+#: the assumed knobs as :func:`~infra_calc.forecasting.pass_time` takes them (the math at full peak)
+KNOBS = (ETA_M, 1.0, C_LAYER, C_AR)
+
+
+def _forecast_step(st):
+    """The chapter's model (:func:`~infra_calc.forecasting.pass_time`) of one
+    :func:`_n3_step` ``st`` with :data:`KNOBS` and the ring all-reduce model's ``st.t_comm``
+    (zero on one card), s."""
+    return float(pass_time(st.t_read, st.t_compute, st.t_comm, model(N3_MODEL).layers,
+                           st.cards, KNOBS))
 
 
 # --- 4.1 -------------------------------------------------------------------------
@@ -88,7 +95,7 @@ def _n3_step(cards):
 
 def n3():
     """The model's step, s: N3_MODEL, BF16, batch 1, empty cache, one card."""
-    return _forecast_step(_n3_step(1), model(N3_MODEL).layers, 0)
+    return _forecast_step(_n3_step(1))
 
 
 register(Exercise(
@@ -103,8 +110,7 @@ def n4():
     """The model's share of the floor on N4_CARDS cards, a fraction (same knobs, plus T_comm
     and C_AR)."""
     st = _n3_step(N4_CARDS)
-    layers = model(N3_MODEL).layers
-    return st.t_floor / _forecast_step(st, layers, 2 * layers)
+    return st.t_floor / _forecast_step(st)
 
 
 register(Exercise(

@@ -1,10 +1,15 @@
-"""One API convention: ``f(subject, hw, *, sizes...)`` for every public function taking a card.
+"""One API convention: ``f(subject, hw, *, sizes...)`` for every public function taking a card,
+and for every callable of ``infra_calc.__all__`` (functions and classes): options by keyword.
 
 The subject (a model, a parameter count, FLOPs and bytes, a GEMM shape ``m, k, n``) comes
 first, then the card ``hw``, then only keyword-only parameters: a size can never land in
-the wrong slot by position.
+the wrong slot by position.  Without a card the rule reads: a positional parameter is
+required (the subject's inputs) or is ``hw``; every parameter with a default, and any
+``*args``, is keyword-only.  :data:`POSITIONAL_OPTIONS` lists the exceptions, each with
+its reason, and an exception that is no longer needed fails too.
 """
 import inspect
+from types import ModuleType
 
 import pytest
 
@@ -12,6 +17,18 @@ import infra_calc as ic
 
 #: A GEMM's shape is one subject of three numbers: ``hw`` may follow all three.
 GEMM_SHAPES = (("m", "k", "n"), ("rows", "k", "n"))
+
+#: Callables of ``infra_calc.__all__`` whose options may be passed by position, and why.
+POSITIONAL_OPTIONS = {
+    "shown": "shown(value, unit, digits): the unit and the digits say how the one value is "
+             "read, and every page and printout writes them by position (shown(t, 'ms', 3))",
+    # fields with defaults of result records and the card, in files another change of
+    # this round edits: give each `_: KW_ONLY` before its first defaulted field, then
+    # drop it here (the stale-exception check below says when)
+    "Accelerator": "to fix: vendor= ... peaks= may be passed by position",
+    "Estimate": "to fix: request= may be passed by position",
+    "GenerationTime": "to fix: steps= and math= may be passed by position",
+}
 
 
 def _functions_with_a_card():
@@ -24,6 +41,17 @@ def _functions_with_a_card():
 
 
 CARD_FUNCTIONS = _functions_with_a_card()
+CALLABLES = [n for n in ic.__all__
+             if callable(getattr(ic, n)) and not isinstance(getattr(ic, n), ModuleType)]
+
+
+def _positional_options(obj):
+    """Parameters of ``obj`` other than ``hw`` that have a default yet can be passed by
+    position, and any ``*args``."""
+    return [p.name for p in inspect.signature(obj).parameters.values()
+            if p.kind == p.VAR_POSITIONAL
+            or (p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                and p.default is not p.empty and p.name != "hw")]
 
 
 def test_the_convention_covers_the_chapter_functions():
@@ -44,6 +72,25 @@ def test_every_parameter_after_hw_is_keyword_only(name):
     assert not late, f"{name}: {late} after hw can be passed by position"
 
 
+def test_the_convention_covers_every_callable():
+    # functions without a card and the classes a reader builds are scanned too
+    assert {"capacity_check", "max_batch", "kv_cache_bytes", "arithmetic_intensity",
+            "gemm_flops", "amdahl_speedup", "padded_rows", "ModelSpec", "Workload",
+            "Accelerator"} <= set(CALLABLES)
+    assert set(CARD_FUNCTIONS) <= set(CALLABLES)
+    assert set(POSITIONAL_OPTIONS) <= set(CALLABLES)
+
+
+@pytest.mark.parametrize("name", CALLABLES)
+def test_every_option_is_keyword_only(name):
+    loose = _positional_options(getattr(ic, name))
+    if name in POSITIONAL_OPTIONS:
+        assert loose, f"{name} has no positional option left: drop it from POSITIONAL_OPTIONS"
+    else:
+        assert not loose, (f"{name}: {loose} have defaults but can be passed by position "
+                           f"(make them keyword-only)")
+
+
 @pytest.mark.parametrize("call", [
     lambda: ic.model_decode_step("llama-2-70b", "H100 SXM", 8),
     lambda: ic.decode_step(70e9, 1, "H100 SXM"),                 # the old order
@@ -52,6 +99,8 @@ def test_every_parameter_after_hw_is_keyword_only(name):
     lambda: ic.ring_allreduce_time(1e6, 8, "H100 SXM"),           # the old order
     lambda: ic.critical_rows(4096, 4096, "H100 SXM", 2),
     lambda: ic.arithmetic_intensity(64, 4096, 4096, 2),
+    lambda: ic.capacity_check(80e9, 16e9, 4e9, 2e9),              # workspace is keyword-only
+    lambda: ic.ModelSpec("m", 10, 10, 1, 8, 2, 2, 4, 16, 32, 4),  # num_experts too
     lambda: ic.Workload("llama-2-70b", "H100 SXM", 1),
 ])
 def test_a_size_by_position_is_refused(call):

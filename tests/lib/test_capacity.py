@@ -1,4 +1,4 @@
-"""infra_calc.capacity: the capacity inequality, max batch, two readings."""
+"""infra_calc.capacity: the capacity inequality and max batch (readings, planner: their own files)."""
 
 import pytest
 
@@ -50,10 +50,3 @@ def test_capacity_errors():
     assert ic.kv_cache_bytes(context=10, kv_bytes_per_token=3, batch=2) == 60
 
 
-def test_decimal_reading_is_the_label_in_1e9_bytes():
-    for name, label in (("H100 SXM", 80), ("A100 80GB", 80), ("RTX 4090", 24), ("MI300X", 192)):
-        acc = ic.decimal_reading(name)
-        assert acc.mem_capacity == label * 1e9 == ic.capacity_reading(name, reading="decimal GB")
-        assert acc.peak_flops == ic.accelerator(name).peak_flops and "10^9" in acc.note
-    assert S.j07_h100() == ic.decimal_reading("H100 SXM")
-    assert S.j13_rtx4090().mem_capacity == 24e9

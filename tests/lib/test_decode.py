@@ -5,7 +5,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from model_reference import attention_flops_by_pairs, reference_count, reference_matmul, shipped_config
+from model_reference import (
+    TINY,
+    attention_flops_by_pairs,
+    reference_count,
+    reference_matmul,
+    shipped_config,
+)
 
 import infra_calc as ic
 from infra_calc.units import GiB
@@ -111,3 +117,22 @@ def test_bad_input_names_the_parameter():
         ic.model_decode_step("Llama-3.1-8B", "H100", batch=10**30)
     with pytest.raises(ValueError, match=r"kv_bytes_per_element \(bytes/element\) must not be NaN"):
         ic.model_decode_step("Llama-3.1-8B", "H100", kv_bytes_per_element=float("nan"))
+
+
+@pytest.mark.parametrize("name, cards", [("Llama-3.1-8B", 1), ("Llama-3.1-8B", 4),
+                                         ("Mixtral-8x7B", 2), ("tied", 1)])
+@pytest.mark.parametrize("routing", ["floor", "uniform"])
+def test_the_weight_read_is_the_turning_points_linear_terms_plus_the_experts(name, cards,
+                                                                            routing):
+    """A step's weight read is R0 + B r (kv.per_request_terms at an empty cache) plus the
+    routed experts the batch hits, for every batch: the turning points solve the same step."""
+    from infra_calc.decode import decode_coefficients, routed_expert_bytes
+    from infra_calc.kv import per_request_terms
+
+    spec = (ic.ModelSpec.from_hf_config(dict(TINY["llama"], tie_word_embeddings=True))
+            if name == "tied" else name)
+    w = ic.Workload(spec, "H100 SXM", cards=cards, routing=routing, context=0)
+    r0, r1, _ = per_request_terms(w)
+    for b in (1, 2, 37, 4096):
+        read = decode_coefficients(w.with_(batch=b))["weight_bytes"]
+        assert read == pytest.approx(r0 + b * r1 + routed_expert_bytes(w, float(b)), rel=1e-12)

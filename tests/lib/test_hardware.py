@@ -1,4 +1,4 @@
-"""infra_calc.hardware: the accelerator catalog, forgiving lookup, with_ copies."""
+"""infra_calc.hardware: the accelerator catalog, forgiving lookup, with_ copies, the capacity readings."""
 import pytest
 
 import infra_calc as ic
@@ -99,3 +99,23 @@ def test_peaks_entries_are_checked():
         ic.Accelerator("x", 1e12, 1e12, 1e9, peaks=(("int3", 1e12, "s"),))
     with pytest.raises(TypeError, match="triples"):
         ic.Accelerator("x", 1e12, 1e12, 1e9, peaks=(("fp8", 1e12),))
+
+
+# --------------------------------------------------------------------- capacity readings
+def test_capacity_reading_physical_or_the_decimal_label():
+    assert ic.capacity_reading("H200 SXM", reading="decimal GB") == 141e9
+    assert ic.capacity_reading("RTX 4090", reading="physical GiB") == 24 * GiB
+    with pytest.raises(ValueError, match="reading"):
+        ic.capacity_reading("RTX 4090", reading="kilobytes")
+    src = S.j13_rtx4090()                       # a card read the source's way keeps its label
+    assert src.capacity_reading == "decimal GB"
+    assert ic.capacity_reading(src, reading="physical GiB") == 24 * GiB
+
+
+def test_decimal_reading_is_the_label_in_1e9_bytes():
+    for name, label in (("H100 SXM", 80), ("A100 80GB", 80), ("RTX 4090", 24), ("MI300X", 192)):
+        acc = ic.decimal_reading(name)
+        assert acc.mem_capacity == label * 1e9 == ic.capacity_reading(name, reading="decimal GB")
+        assert acc.peak_flops == ic.accelerator(name).peak_flops and "10^9" in acc.note
+    assert S.j07_h100() == ic.decimal_reading("H100 SXM")
+    assert S.j13_rtx4090().mem_capacity == 24e9

@@ -171,3 +171,21 @@ def test_turning_points_use_the_workloads_math_precision(math_):
     above = ic.model_decode_step(w.with_(batch=math.ceil(b) + 1, context=100))
     assert (below.bound, above.bound) == ("memory", "compute")
     assert levers.speculative_critical_context(w, drafts=0) == pytest.approx(ic.critical_context(w))
+
+
+def test_the_bisection_stops_once_every_bracket_is_a_rounding_wide():
+    from infra_calc.kv import _solve
+
+    calls = []
+
+    def f(b):
+        calls.append(1)
+        return b - np.array([3.0, 1234.5, 7e5])
+
+    root = _solve(f, np.full(3, 1e-9), np.full(3, 1e6))
+    assert np.allclose(root, [3.0, 1234.5, 7e5], rtol=1e-14, atol=0)
+    assert len(calls) < 100                                    # not the 200 halvings
+    calls.clear()                                    # a NaN bracket: every halving, as before
+    nan = _solve(lambda b: f(np.resize(b, 3))[:2], np.full(2, 1e-9), np.array([1e6, np.nan]),
+                 iterations=80)
+    assert nan[0] == pytest.approx(3.0, rel=1e-14) and np.isnan(nan[1]) and len(calls) == 80

@@ -93,6 +93,24 @@ def test_decode_weight_bytes_moe_from_the_tensor_listing():
     assert np.all(np.diff(m.decode_weight_bytes(2, b, routing="uniform")) > 0)
 
 
+def test_routed_params_and_the_gathered_row_against_the_tensor_listing():
+    """The routed experts one step reads: k per layer at the floor, every one as the
+    uniform model's batch grows without bound; one token's row of an untied table, none
+    of a tied one (counted from the listing, not the ledger's formulas)."""
+    m = model("Mixtral-8x7B")
+    every = reference_count(MIXTRAL_8X7B) - reference_count(MIXTRAL_8X7B, experts_used=0)
+    two = reference_count(MIXTRAL_8X7B, experts_used=2) - reference_count(MIXTRAL_8X7B,
+                                                                          experts_used=0)
+    assert m.routed_params_read(1, "uniform") == m.routed_params_read(1e6, "floor") == two
+    assert m.routed_params_read(np.inf, "uniform") == every
+    assert np.all(model("Llama-3.1-8B").routed_params_read(np.array([1, 64]), "uniform") == 0)
+    untied = ModelSpec.from_hf_config(dict(TINY["llama"], tie_word_embeddings=False))
+    tied = ModelSpec.from_hf_config(dict(TINY["llama"], tie_word_embeddings=True))
+    for spec, row in ((untied, TINY["llama"]["hidden_size"]), (tied, 0)):
+        assert spec.gathered_row_params == row
+        assert spec.decode_weight_bytes(1, 2) - spec.decode_weight_bytes(1, 1) == row
+
+
 def test_experts_hit_by_enumeration():
     """The uniform model E(1 - (1 - k/E)^B) is the mean over every routing of B tokens
     (E = 4, k = 2); the floor is the fewest any routing reads."""

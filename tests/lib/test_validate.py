@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from infra_calc._names import NameIndex, name_key
-from infra_calc._validate import check_int, check_number, unwrap
+from infra_calc._validate import check_int, check_number, check_one_card, unwrap
 
 
 def test_unwrap_gives_plain_scalars_and_leaves_arrays():
@@ -24,6 +24,15 @@ def test_check_number_and_int_name_parameter_and_unit():
         check_number(True, "x", "bytes")
     with pytest.raises(ValueError, match=r"n \(rows\) must be a whole number"):
         check_int(2.5, "n", "rows")
+
+
+def test_check_one_card_names_the_function_and_the_alternative():
+    check_one_card(SimpleNamespace(cards=1), "f")                          # one card passes
+    check_one_card(SimpleNamespace(cards=np.array([1, 1])), "f")
+    with pytest.raises(ValueError, match=r"^cards must be 1 for f, got 2$"):
+        check_one_card(SimpleNamespace(cards=2), "f")
+    with pytest.raises(ValueError, match=r"cards must be 1 for f, got \[1 4\]; use g"):
+        check_one_card(SimpleNamespace(cards=np.array([1, 4])), "f", "use g")
 
 
 def test_name_index_forgives_case_separators_aliases_and_repo_ids():
