@@ -19,7 +19,7 @@ says whether it does (the command line prints a line when it does not).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import KW_ONLY, asdict, dataclass, fields
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -97,6 +97,7 @@ class Estimate:
     memory: CapacityCheck
     #: Largest batch of ``context``-token requests that fits on each card.
     max_batch: int
+    _: KW_ONLY                         # the optional fields by name only
     #: The whole request (None without a prompt).
     request: GenerationTime | None = None
 

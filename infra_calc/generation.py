@@ -1,7 +1,7 @@
 """The whole request: prefill, then one decode step per further output token."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 
@@ -86,6 +86,7 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: ``j = 1 … O-1``, context ``P + j``; empty when ``O = 1``), what a model built on the
     #: floor reads.
     steps: Bounds
+    _: KW_ONLY                         # the optional fields by name only
     #: Math precision whose dense peak bounds the math.
     math: str = "bf16"
 

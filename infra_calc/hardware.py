@@ -11,7 +11,7 @@ in binary sizes, so a card sold as "80 GB" holds 80 GiB = 85.9e9 bytes.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from types import MappingProxyType
 
 import numpy as np
@@ -121,6 +121,7 @@ class Accelerator:
     peak_flops: float
     mem_bandwidth: float
     mem_capacity: float
+    _: KW_ONLY                         # the optional fields by name only
     vendor: str = ""
     memory: str = ""
     source: str = ""

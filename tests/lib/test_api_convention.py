@@ -25,9 +25,6 @@ POSITIONAL_OPTIONS = {
     # fields with defaults of result records and the card, in files another change of
     # this round edits: give each `_: KW_ONLY` before its first defaulted field, then
     # drop it here (the stale-exception check below says when)
-    "Accelerator": "to fix: vendor= ... peaks= may be passed by position",
-    "Estimate": "to fix: request= may be passed by position",
-    "GenerationTime": "to fix: steps= and math= may be passed by position",
 }
 
 
