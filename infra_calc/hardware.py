@@ -267,8 +267,13 @@ _ENTRIES = (
     Accelerator(
         "RTX 4090", 165.2e12, 1.008e12, 24 * GiB, vendor="NVIDIA", memory="GDDR6X",
         source=("NVIDIA Ada GPU Architecture whitepaper, Table 2: peak BF16 tensor TFLOPS with FP32 "
-                "accumulate 165.2 (330.4 sparse)"),
-        note="dense BF16 with FP32 accumulate; sold as 24 GB, built as 24 GiB = 25.77e9 bytes",
+                "accumulate 165.2 (330.4 sparse); peak FP16 tensor TFLOPS with FP32 accumulate "
+                "165.2 (330.4 sparse), with FP16 accumulate 330.3 (660.6 sparse)"),
+        note=("dense BF16 with FP32 accumulate, and the FP16 peak is the FP16 figure with FP32 "
+              "accumulate too (the accumulation LLM kernels use): GeForce Ada runs FP16 with FP16 "
+              "accumulate at twice that, 330.3 TFLOP/s dense, so a compute floor for a kernel that "
+              "accumulates in FP16 is half the one this peak gives; "
+              "sold as 24 GB, built as 24 GiB = 25.77e9 bytes"),
         aliases=("4090", "GeForce RTX 4090"),
         link_bandwidth=32e9, link_latency=ASSUMED_LINK_LATENCY,
         link_source=("No NVLink: PCIe Gen4 x16, 64 GB/s bidirectional (PCI-SIG)"

@@ -68,6 +68,12 @@ def measurements() -> tuple[Measurement, ...]:
     return tuple(m for m in load() if "reality" in m.sets.split())
 
 
+#: A whole-request bound whose prefill pass is at least this share of it is "mixed": its
+#: fraction is neither an implied MBU nor an implied MFU (the figure of section 3.5 draws
+#: such rows apart at the same share).
+MIXED_PREFILL_SHARE = 0.05
+
+
 @dataclass(frozen=True)
 class RealityRow:
     """A measurement next to the book's bound (SI units)."""
@@ -96,6 +102,15 @@ class RealityRow:
     #: ``fraction`` against the uniform-routing model's expert read (a model; MoE rows
     #: differ, a dense row equals ``fraction``).
     uniform_fraction: float = 0.0
+
+    @property
+    def regime(self) -> str:
+        """What ``fraction`` is: ``"memory-bound"`` (an implied MBU), ``"compute-bound"``
+        (an implied MFU), or ``"mixed"`` where the bound is a whole request whose prefill
+        is at least :data:`MIXED_PREFILL_SHARE` of it (neither)."""
+        if self.prefill_share >= MIXED_PREFILL_SHARE:
+            return "mixed"
+        return f"{self.bound_kind}-bound"
 
     @property
     def gap(self) -> float:

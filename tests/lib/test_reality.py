@@ -123,3 +123,13 @@ def test_prefill_share_is_the_prefill_part_of_a_whole_request_bound():
     # the static-batch throughput rows are far from decode-only; the latency rows close to it
     assert rows["trtllm-70b-throughput"].prefill_share > 0.1
     assert rows["vllm-8b-latency-h100"].prefill_share < 0.05
+
+
+def test_regime_labels_a_whole_request_with_a_large_prefill_mixed():
+    from infra_calc.figures import ch3
+    assert reality.MIXED_PREFILL_SHARE == ch3.MIXED_PREFILL_SHARE   # the figure draws the same rows apart
+    rows = {r.measurement.id: r for r in reality.reality_check()}
+    for rid in ("trtllm-7b-throughput", "trtllm-70b-throughput"):
+        assert rows[rid].bound_kind == "memory" and rows[rid].regime == "mixed"
+    assert rows["trtllm-7b-ttft"].regime == "compute-bound"
+    assert rows["inferencebench-8b-tpot-c1"].regime == "memory-bound"
