@@ -27,8 +27,9 @@ The other forms a number takes, all here: :func:`shown_up` (a time in a larger u
 once it reaches 10,000 of its own), :func:`shown_prefixed` (the largest of a few
 units that keeps the number at least 1), :func:`sig` (fixed significant digits, for
 labels and readouts), :func:`round_sig` (a chosen input, no trailing zeros),
-:func:`shown_e` (a count as the source writes it, "80e9 B") and
-:func:`plain_number` (a number a reader typed, echoed back).  One rule for infinity:
+:func:`shown_e` (a count as the source writes it, "80e9 B"), :func:`tokens_k` (a
+context length in K tokens, "8K") and :func:`plain_number` (a number a reader typed,
+echoed back).  One rule for infinity:
 every one of them writes ``∞`` (``−∞``).
 """
 from __future__ import annotations
@@ -36,10 +37,10 @@ from __future__ import annotations
 import math
 import numbers
 
-from .units import UNIT_SCALES
+from .units import K_TOKENS, UNIT_SCALES
 
 __all__ = ["Shown", "shown", "shown_up", "shown_prefixed", "sig", "round_sig", "plain_number",
-           "shown_e", "with_unit", "TIME_UNITS", "PageValues"]
+           "shown_e", "tokens_k", "with_unit", "TIME_UNITS", "PageValues"]
 
 
 # no space between the number and these units
@@ -219,6 +220,17 @@ def shown_e(value, exponent: int = 9, digits: int | None = None, unit: str | Non
     x = float(value) / 10.0 ** exponent
     num = f"{x:g}" if digits is None else f"{x:.{digits}f}"
     return with_unit(f"{num}e{exponent}", unit)
+
+
+def tokens_k(tokens) -> str:
+    """A token count in K (:data:`~infra_calc.units.K_TOKENS` = 2¹⁰ tokens), as the source
+    writes a context length: as few digits as it needs, no space before the K.
+
+    >>> tokens_k(8192), tokens_k(131072), tokens_k(1448)
+    ('8K', '128K', '1.41406K')
+    """
+    k = tokens / K_TOKENS
+    return f"{k:g}K"
 
 
 def plain_number(x: float) -> str:
