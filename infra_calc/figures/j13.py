@@ -200,7 +200,7 @@ def update_moe_axes(art, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE
     # the explorer keeps its own, steadier range in art["ylim"]
     ax.set_ylim(*(art.get("ylim") or (0, max(pr.executed, 1) * 1.18)))
     art["title"].set_text(f"skew {skew:.2f}: {pr.active_experts} of {experts} experts active, "
-                          f"η = {pr.efficiency:.1%}")
+                          f"η = {shown(pr.efficiency, '%', 1)}")
     return pr
 
 
@@ -390,7 +390,7 @@ def moe_explorer_snapshot(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MO
         ax.bar(x + (j - 0.5) * w, vals, w, label=label, color=colour, hatch=hatch,
                edgecolor=PALETTE["black"], linewidth=0.8)
     for xi, pr in zip(x, prs, strict=True):
-        ax.text(xi + w / 2, pr.executed, f"{pr.executed:,}\n(η {pr.efficiency:.0%})",
+        ax.text(xi + w / 2, pr.executed, f"{pr.executed:,}\n(η {shown(pr.efficiency, '%', 0)})",
                 ha="center", va="bottom", fontsize=8.5)
     ax.set_xticks(x, [f"skew {s:g}\n{pr.active_experts} experts" for s, pr in zip(skews, prs, strict=True)])
     ax.set_xlabel("routing skew (0 = uniform, 1 = concentrated) and experts that receive tokens")
