@@ -3,10 +3,14 @@
 A page computes a quantity in SI units and turns it into text once, with
 :func:`shown`; the prose then refers to it with MyST's ``{eval}`` role, e.g.
 ``{eval}`v.t_read```.  The unit string picks the scale, so no f-string in the
-package scales by hand (no ``f"{t * 1e3:.2f} ms"``): text is made from the SI value
-and its unit.  ``tests/lib/test_display.py`` reads every f-string of the package
-to hold this (and lists the few lines still being converted).  A figure's axis data
-are numbers, not text: they are plotted in the axis's unit.
+package scales by hand (no ``f"{t * 1e3:.2f} ms"``, ``f"{n // 1024}K"``,
+``f"{x:.1%}"``): text is made from the SI value and its unit.
+``tests/lib/test_display.py`` reads every f-string field of the package and fails on
+the hand scalings it can see (``hand_scalings`` there says which: a power of ten, a
+literal of 1,000 or more, a power of two from 1,024 or a unit constant multiplied or
+divided by, a floor division by a number, a ``%`` spec), and lists the few lines still
+being converted.  A figure's axis data are numbers, not text: they are plotted in the
+axis's unit.
 
 ``shown(value, unit, digits)`` renders ``f"{value / scale(unit):,.{digits}f} {unit}"``
 (thousands separated by commas; ``bare=True`` drops the unit).
