@@ -33,7 +33,8 @@ BYTE_UNITS = {"B": 1, "KB": KB, "MB": MB, "GB": GB, "TB": TB,
               "KiB": KiB, "MiB": MiB, "GiB": GiB, "TiB": TiB}
 
 #: unit -> the SI value of one of it (seconds, bytes, FLOPs, FLOP/s, bytes/s ...): the one
-#: table of scales, used by :func:`infra_calc.display.shown` and the answer checker.
+#: table of scales, used by :func:`infra_calc.display.shown`, the answer checker and
+#: :data:`infra_calc.measurements.UNITS` (which names a key here for each printed unit).
 UNIT_SCALES: dict[str, float] = {
     # time
     "years": 365.25 * 86400.0, "h": 3600.0, "s": 1.0, "ms": MS, "µs": US, "μs": US, "us": US, "ns": 1e-9,
