@@ -110,8 +110,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
     Shown
         ``text = f"{value / UNIT_SCALES[unit]:,.{digits}f} {unit}"``.
     """
-    if unit is not None and unit not in UNIT_SCALES:
-        raise ValueError(f"unit must be one of {sorted(UNIT_SCALES)}, got {unit!r}")
+    scale = _scale(unit)
     if not isinstance(digits, numbers.Integral) or isinstance(digits, bool) or digits < 0:
         raise ValueError(f"digits must be a whole number >= 0, got {digits!r}")
     if isinstance(value, bool):
@@ -123,7 +122,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
                         f"got {value!r}") from None
     if math.isnan(x):
         raise ValueError(f"value must be a number (in SI units for {unit or 'a plain number'}), got NaN")
-    scaled = x / UNIT_SCALES[unit] if unit is not None else x
+    scaled = x / scale
     if math.isinf(scaled):
         num = _infinity(scaled)
     else:
@@ -131,6 +130,16 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
         if num.startswith("-"):
             num = "−" + num[1:]
     return Shown(x, with_unit(num, None if bare else unit), unit)
+
+
+def _scale(unit: str | None) -> float:
+    """The SI value of one ``unit`` (1 for a plain number): the one check of a unit's name."""
+    if unit is None:
+        return 1.0
+    try:
+        return UNIT_SCALES[unit]
+    except KeyError:
+        raise ValueError(f"unit must be one of {sorted(UNIT_SCALES)}, got {unit!r}") from None
 
 
 def _infinity(x: float) -> str:
@@ -161,15 +170,14 @@ def shown_prefixed(value, units, digits: int = 2) -> Shown:
     """
     pick = units[0]
     for u in units:
-        if abs(value) >= UNIT_SCALES[u]:
+        if abs(value) >= _scale(u):
             pick = u
     return shown(value, pick, digits)
 
 
 def _scaled(value, unit: str | None) -> float:
-    if unit is not None and unit not in UNIT_SCALES:
-        raise ValueError(f"unit must be one of {sorted(UNIT_SCALES)}, got {unit!r}")
-    return float(value) / UNIT_SCALES[unit] if unit is not None else float(value)
+    """``value`` in ``unit`` (:func:`_scale` checks the unit)."""
+    return float(value) / _scale(unit)
 
 
 def with_unit(num: str, unit: str | None) -> str:

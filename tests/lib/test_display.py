@@ -42,6 +42,16 @@ def test_bad_input_names_the_parameter(kwargs, match):
         ic.shown(**kwargs)
 
 
+def test_every_form_checks_the_unit_the_same_way():
+    """One check of a unit's name (display._scale) behind every form that takes a unit."""
+    from infra_calc.display import round_sig, shown_prefixed, shown_up, sig
+
+    for form in (lambda u: ic.shown(1.0, u), lambda u: shown_up(1.0, u), lambda u: sig(1.0, u),
+                 lambda u: round_sig(1.0, u), lambda u: shown_prefixed(1.0, ("GB", u))):
+        with pytest.raises(ValueError, match=r"unit must be one of \[.*\], got 'furlongs'"):
+            form("furlongs")
+
+
 def test_not_a_number():
     with pytest.raises(TypeError, match="value must be a number"):
         ic.shown("twenty", "ms")
