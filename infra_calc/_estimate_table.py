@@ -1,13 +1,26 @@
 """The command line's table of an :class:`~infra_calc.estimate.Estimate` (formatting only).
 
-Every number is rendered by :func:`infra_calc.display.shown_up` (``shown``, with a long
-time in a larger unit), the one place that turns an SI value into text with its unit.
+Every number is rendered by :mod:`infra_calc.display`: a quantity or a count by
+:func:`~infra_calc.display.shown_up` (``shown``, with a long time in a larger unit; a count
+with thousands separated), a byte width the reader chose (``2``, ``0.5``) by
+:func:`~infra_calc.display.round_sig`.  Nothing here scales, rounds or separates thousands
+itself.
 """
 from __future__ import annotations
 
-from .display import shown_up
+from .display import round_sig, shown_up
 
 __all__ = ["table"]
+
+
+def _count(n) -> str:
+    """A whole count with thousands separated ("4,096")."""
+    return str(shown_up(n, None, 0))
+
+
+def _width(b) -> str:
+    """A byte width as the reader gave it: "2", "0.5" (up to six significant digits)."""
+    return round_sig(b, digits=6)
 
 
 def table(e) -> str:
@@ -17,16 +30,17 @@ def table(e) -> str:
                 "the request's last step": " (the request's last decode step)"}[e.context_from]
     # what the read leaves out of the stored weights, so that it adds up with the capacity lines
     skipped = ([] if e.model.tie_word_embeddings else ["the embedding table gathered, not read"]) \
-        + ([f"{e.model.experts_per_token} of {e.model.num_experts} experts per MoE layer"]
+        + ([f"{_count(e.model.experts_per_token)} of {_count(e.model.num_experts)} experts per MoE layer"]
            if e.model.is_moe else [])
     touched = "weights a step touches" + (": " + ", ".join(skipped) + ";" if skipped else "")
     rows = [
         ("model", f"{e.model.name} ({shown_up(e.params, 'billion', 2)} parameters"
                   + (f", {shown_up(e.active_params, 'billion', 2)} active" if e.model.is_moe else "")
                   + ")"),
-        ("accelerator", f"{e.hw.name}" + (f" x {e.cards} (tensor parallel)" if e.cards > 1 else "")),
-        ("bytes per parameter / per KV element", f"{e.bytes_per_param:g} / {e.kv_bytes_per_element:g}"),
-        ("batch x context", f"{e.batch:,} x {e.context:,} tokens{ctx_note}"),
+        ("accelerator", f"{e.hw.name}" + (f" x {_count(e.cards)} (tensor parallel)" if e.cards > 1 else "")),
+        ("bytes per parameter / per KV element",
+         f"{_width(e.bytes_per_param)} / {_width(e.kv_bytes_per_element)}"),
+        ("batch x context", f"{_count(e.batch)} x {_count(e.context)} tokens{ctx_note}"),
         ("", ""),
         (f"decode step{per}", ""),
         ("  bytes read", f"{shown_up(e.bytes_read, 'GB', 2)} ({touched} + KV cache)"),
@@ -42,8 +56,8 @@ def table(e) -> str:
         rows.append(("  T_step, max(T_read, T_compute)", f"{shown_up(e.t_step, 'ms', 3)}  [{e.bound}-bound]"))
     if e.model.is_moe:
         rows.append(("  T_step, uniform routing (a model)", f"{shown_up(e.t_step_uniform_routing, 'ms', 3)}"
-                     f"  (the bound reads {e.model.experts_per_token} of "
-                       f"{e.model.num_experts} experts per layer)"))
+                     f"  (the bound reads {_count(e.model.experts_per_token)} of "
+                       f"{_count(e.model.num_experts)} experts per layer)"))
     rows += [
         ("  T_step if nothing overlaps (sum)", shown_up(e.t_step_serial, "ms", 3)),
         ("  throughput (upper bound)", shown_up(e.tokens_per_s, "tokens/s", 1)),
@@ -63,28 +77,30 @@ def table(e) -> str:
                                f"({shown_up(e.capacity, 'GiB', 0)})"),
         ("  fits", "yes" if e.decode_fits
          else f"NO: short by {shown_up(-e.headroom, 'GB', 2)}; the times above assume it did"),
-        ("  max batch at this context", f"{e.max_batch:,}"),
+        ("  max batch at this context", _count(e.max_batch)),
     ]
     g = e.request
     if g is not None:
         rows += [
             ("", ""),
-            (f"request: {g.prompt_tokens:,} prompt + {g.output_tokens:,} output tokens", ""),
+            (f"request: {_count(g.prompt_tokens)} prompt + {_count(g.output_tokens)} output tokens", ""),
             ("  TTFT, time to first token (prefill)",
              f"{shown_up(g.ttft, 'ms', 2)}  [{g.prefill.bound}-bound]"),
             ("  TPOT, time per output token (mean)",
-             f"{shown_up(g.tpot_mean, 'ms', 3)} over contexts {g.prompt_tokens + 1:,}..{g.max_context:,}"
+             f"{shown_up(g.tpot_mean, 'ms', 3)} over contexts {_count(g.prompt_tokens + 1)}.."
+             f"{_count(g.max_context)}"
              if g.output_tokens > 1 else "none (one output token: no decode step)"),
             ("  total", shown_up(g.total, "s", 3)),
             ("  tokens/s per request / in total",
              f"{shown_up(g.tokens_per_s_request, None, 1)} / {shown_up(g.tokens_per_s_total, None, 1)}"),
-            (f"  memory{per} at {g.max_context:,} tokens", shown_up(g.memory_per_card, "GB", 2)),
+            (f"  memory{per} at {_count(g.max_context)} tokens", shown_up(g.memory_per_card, "GB", 2)),
             ("  fits", "yes" if g.fits else "NO: the times above assume it did"),
         ]
     if not e.fits:
         ctx = max(s for s, ok in ((e.context, e.decode_fits),
                                   (g and g.max_context, g is None or g.fits)) if not ok)
-        rows += [("", ""), ("DOES NOT FIT", f"{e.model.name}, {e.batch:,} requests x {ctx:,} tokens of "
-                                             f"context, needs more than {e.cards} x {e.hw.name} hold")]
+        rows += [("", ""), ("DOES NOT FIT", f"{e.model.name}, {_count(e.batch)} requests x {_count(ctx)} "
+                                             f"tokens of context, needs more than {_count(e.cards)} x "
+                                             f"{e.hw.name} hold")]
     width = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)

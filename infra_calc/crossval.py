@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .display import shown
 from .fit import (
     FAMILY_PRIOR,
     HEAVY_LOAD,
@@ -289,13 +290,15 @@ def summary(report: Report | None = None) -> str:
         goal = GOALS.get(metric)
         head = f"  {metric} ({table['model'][metric].rows} rows)"
         if goal:
-            head += f", goal median <= {goal[0]:.0%}" + (f", p90 <= {goal[1]:.0%}" if goal[1] else "")
+            head += (f", goal median <= {shown(goal[0], '%', 0)}"
+                     + (f", p90 <= {shown(goal[1], '%', 0)}" if goal[1] else ""))
         lines.append(head)
         for w, label in names:
             s = table[w][metric]
-            lines.append(f"    {label:<34}{s.median:7.1%} / {s.p90:7.1%}")
+            lines.append(f"    {label:<34}{shown(s.median, '%', 1):>7} / {shown(s.p90, '%', 1):>7}")
         s = lopo[metric]
-        lines.append(f"    {'leave one publisher out':<34}{s.median:7.1%} / {s.p90:7.1%}")
+        lines.append(f"    {'leave one publisher out':<34}{shown(s.median, '%', 1):>7} / "
+                     f"{shown(s.p90, '%', 1):>7}")
     load = under_load(rep)
     if load:
         q = np.percentile([u.ratio for u in load], [0, 50, 100])
@@ -304,7 +307,9 @@ def summary(report: Report | None = None) -> str:
     inside = sum(rep.inside(p) for p in rep.holdout)
     lines.append(f"held-out rows: {len(rep.holdout)}, inside their family's band: {inside}")
     for p in rep.holdout:
-        lines.append(f"  {p.row.m.id}: {METRIC_OF[p.row.kind]} error {p.error():+.1%}")
+        e = p.error()       # signed, with the ASCII sign the stored printout has (+22.9%, -4.5%)
+        lines.append(f"  {p.row.m.id}: {METRIC_OF[p.row.kind]} error "
+                     f"{'-' if e < 0 else '+'}{shown(abs(e), '%', 1)}")
     return "\n".join(lines)
 
 

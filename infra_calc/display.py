@@ -3,10 +3,14 @@
 A page computes a quantity in SI units and turns it into text once, with
 :func:`shown`; the prose then refers to it with MyST's ``{eval}`` role, e.g.
 ``{eval}`v.t_read```.  The unit string picks the scale, so no f-string in the
-package scales by hand (no ``f"{t * 1e3:.2f} ms"``): text is made from the SI value
-and its unit.  ``tests/lib/test_display.py`` reads every f-string of the package
-to hold this (and lists the few lines still being converted).  A figure's axis data
-are numbers, not text: they are plotted in the axis's unit.
+package scales by hand (no ``f"{t * 1e3:.2f} ms"``, ``f"{n // 1024}K"``,
+``f"{x:.1%}"``): text is made from the SI value and its unit.
+``tests/lib/test_display.py`` reads every f-string field of the package and fails on
+the hand scalings it can see (``hand_scalings`` there says which: a power of ten, a
+literal of 1,000 or more, a power of two from 1,024 or a unit constant multiplied or
+divided by, a floor division by a number, a ``%`` spec), and lists the few lines still
+being converted.  A figure's axis data are numbers, not text: they are plotted in the
+axis's unit.
 
 ``shown(value, unit, digits)`` renders ``f"{value / scale(unit):,.{digits}f} {unit}"``
 (thousands separated by commas; ``bare=True`` drops the unit).
@@ -27,8 +31,9 @@ The other forms a number takes, all here: :func:`shown_up` (a time in a larger u
 once it reaches 10,000 of its own), :func:`shown_prefixed` (the largest of a few
 units that keeps the number at least 1), :func:`sig` (fixed significant digits, for
 labels and readouts), :func:`round_sig` (a chosen input, no trailing zeros),
-:func:`shown_e` (a count as the source writes it, "80e9 B") and
-:func:`plain_number` (a number a reader typed, echoed back).  One rule for infinity:
+:func:`shown_e` (a count as the source writes it, "80e9 B"), :func:`tokens_k` (a
+context length in K tokens, "8K") and :func:`plain_number` (a number a reader typed,
+echoed back).  One rule for infinity:
 every one of them writes ``∞`` (``−∞``).
 """
 from __future__ import annotations
@@ -36,10 +41,10 @@ from __future__ import annotations
 import math
 import numbers
 
-from .units import UNIT_SCALES
+from .units import K_TOKENS, UNIT_SCALES
 
 __all__ = ["Shown", "shown", "shown_up", "shown_prefixed", "sig", "round_sig", "plain_number",
-           "shown_e", "with_unit", "TIME_UNITS", "PageValues"]
+           "shown_e", "tokens_k", "with_unit", "TIME_UNITS", "PageValues"]
 
 
 # no space between the number and these units
@@ -105,8 +110,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
     Shown
         ``text = f"{value / UNIT_SCALES[unit]:,.{digits}f} {unit}"``.
     """
-    if unit is not None and unit not in UNIT_SCALES:
-        raise ValueError(f"unit must be one of {sorted(UNIT_SCALES)}, got {unit!r}")
+    scale = _scale(unit)
     if not isinstance(digits, numbers.Integral) or isinstance(digits, bool) or digits < 0:
         raise ValueError(f"digits must be a whole number >= 0, got {digits!r}")
     if isinstance(value, bool):
@@ -118,7 +122,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
                         f"got {value!r}") from None
     if math.isnan(x):
         raise ValueError(f"value must be a number (in SI units for {unit or 'a plain number'}), got NaN")
-    scaled = x / UNIT_SCALES[unit] if unit is not None else x
+    scaled = x / scale
     if math.isinf(scaled):
         num = _infinity(scaled)
     else:
@@ -126,6 +130,16 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
         if num.startswith("-"):
             num = "−" + num[1:]
     return Shown(x, with_unit(num, None if bare else unit), unit)
+
+
+def _scale(unit: str | None) -> float:
+    """The SI value of one ``unit`` (1 for a plain number): the one check of a unit's name."""
+    if unit is None:
+        return 1.0
+    try:
+        return UNIT_SCALES[unit]
+    except KeyError:
+        raise ValueError(f"unit must be one of {sorted(UNIT_SCALES)}, got {unit!r}") from None
 
 
 def _infinity(x: float) -> str:
@@ -156,15 +170,14 @@ def shown_prefixed(value, units, digits: int = 2) -> Shown:
     """
     pick = units[0]
     for u in units:
-        if abs(value) >= UNIT_SCALES[u]:
+        if abs(value) >= _scale(u):
             pick = u
     return shown(value, pick, digits)
 
 
 def _scaled(value, unit: str | None) -> float:
-    if unit is not None and unit not in UNIT_SCALES:
-        raise ValueError(f"unit must be one of {sorted(UNIT_SCALES)}, got {unit!r}")
-    return float(value) / UNIT_SCALES[unit] if unit is not None else float(value)
+    """``value`` in ``unit`` (:func:`_scale` checks the unit)."""
+    return float(value) / _scale(unit)
 
 
 def with_unit(num: str, unit: str | None) -> str:
@@ -219,6 +232,18 @@ def shown_e(value, exponent: int = 9, digits: int | None = None, unit: str | Non
     x = float(value) / 10.0 ** exponent
     num = f"{x:g}" if digits is None else f"{x:.{digits}f}"
     return with_unit(f"{num}e{exponent}", unit)
+
+
+def tokens_k(tokens, suffix: str = "K") -> str:
+    """A token count in K (:data:`~infra_calc.units.K_TOKENS` = 2¹⁰ tokens), as the source
+    writes a context length: as few digits as it needs, no space before the K (``suffix``:
+    J07's printout writes ``"k"``).
+
+    >>> tokens_k(8192), tokens_k(131072), tokens_k(1448), tokens_k(8192, "k")
+    ('8K', '128K', '1.41406K', '8k')
+    """
+    k = tokens / K_TOKENS
+    return f"{k:g}{suffix}"
 
 
 def plain_number(x: float) -> str:

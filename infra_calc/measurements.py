@@ -40,6 +40,8 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
+from .units import UNIT_SCALES
+
 __all__ = ["Measurement", "MeasurementError", "load", "parse", "independent", "METRICS",
            "UNITS", "COLUMNS", "PRECISION_BYTES"]
 
@@ -47,12 +49,13 @@ __all__ = ["Measurement", "MeasurementError", "load", "parse", "independent", "M
 METRICS = {"ttft": "time", "itl": "time", "tpot": "time", "e2e_latency": "time",
            "output_throughput_per_gpu": "rate", "output_throughput": "rate",
            "mem_bandwidth": "bandwidth"}
-#: unit as printed -> (kind, factor to SI, what a rate is per: "card", "tp_group", "system")
-UNITS = {"ns": ("time", 1e-9, ""), "ms": ("time", 1e-3, ""), "s": ("time", 1.0, ""),
-         "out tok/s/GPU": ("rate", 1.0, "card"),
-         "out tok/s/TP group": ("rate", 1.0, "tp_group"),
-         "Tokens/s": ("rate", 1.0, "system"), "tok/s": ("rate", 1.0, "system"),
-         "GB/s": ("bandwidth", 1e9, "")}
+#: unit as printed -> (kind, its scale: a key of :data:`infra_calc.units.UNIT_SCALES`, what a
+#: rate is per: "card", "tp_group", "system"); the factors live in that one table
+UNITS = {"ns": ("time", "ns", ""), "ms": ("time", "ms", ""), "s": ("time", "s", ""),
+         "out tok/s/GPU": ("rate", "tok/s", "card"),
+         "out tok/s/TP group": ("rate", "tok/s", "tp_group"),
+         "Tokens/s": ("rate", "tokens/s", "system"), "tok/s": ("rate", "tok/s", "system"),
+         "GB/s": ("bandwidth", "GB/s", "")}
 #: bytes per element of a precision, as the loader writes it (lower case)
 PRECISION_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0,
                    "fp4": 0.5, "int4": 0.5, "uint4": 0.5}
@@ -159,7 +162,7 @@ class Measurement:
     @property
     def value_si(self) -> float:
         """The figure in SI units: seconds, tokens/s, or bytes/s."""
-        return self.value * UNITS[self.unit][1]
+        return self.value * UNIT_SCALES[UNITS[self.unit][1]]
 
     @property
     def bytes_per_param(self) -> float:

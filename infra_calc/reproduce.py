@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import source as S
 from .capacity import capacity_check, kv_cache_bytes, max_batch
-from .display import shown  # sep=False: the source printed no thousands separators
+from .display import shown, tokens_k  # sep=False: the source printed no thousands separators
 from .roofline import arithmetic_intensity, critical_rows, gemm_bytes, gemm_flops
 from .shape import padded_rows, route_tokens
 from .step import batch_turning_point, compute_time, decode_step, read_time
@@ -52,7 +52,7 @@ def j07_lines() -> list[str]:
     chk = capacity_check(h100.mem_capacity, S.J07_WEIGHTS_8BIT, kv_one, workspace=S.J07_WORKSPACE)
     rel = "<=" if chk.fits else ">"
     lines.append(
-        f"capacity (8-bit, {S.J07_CONTEXT // 1024}k context): "
+        f"capacity (8-bit, {tokens_k(S.J07_CONTEXT, 'k')} context): "
         f"{shown(chk.weights, 'GB', 2, bare=True, sep=False)} + "
         f"{shown(chk.kv, 'GB', 2, bare=True, sep=False)} + "
         f"{shown(chk.workspace, 'GB', 2, bare=True, sep=False)}"
@@ -63,7 +63,7 @@ def j07_lines() -> list[str]:
     lines.append(
         f"left after weights {shown(left, 'GB', 2, sep=False)}; one {S.J07_CONTEXT}"
         f"-token KV {shown(kv_one, 'GB', 2, sep=False)} "
-        f"-> at most {b_max} {S.J07_CONTEXT // 1024}k requests (workspace not counted)")
+        f"-> at most {b_max} {tokens_k(S.J07_CONTEXT, 'k')} requests (workspace not counted)")
     lines.append(
         f"A100 same conditions T_read = {shown(read_time(r, a100), 'ms', 1, sep=False)}; "
         f"T_compute = {shown(compute_time(f, a100), 'ms', 3, sep=False)}")
@@ -108,18 +108,18 @@ def j13_lines() -> list[str]:
     lines.append(
         f"RTX 4090 {shown(gpu.mem_capacity, 'GB', 0, sep=False)}"
         f": weights {shown(weights, 'GB', 2, sep=False)}, remaining "
-        f"{shown(left, 'GB', 2, sep=False)}; {s8 // 1024}K single request {shown(one8, 'GB', 2, sep=False)}")
+        f"{shown(left, 'GB', 2, sep=False)}; {tokens_k(s8)} single request {shown(one8, 'GB', 2, sep=False)}")
     b_max8 = max_batch(gpu.mem_capacity, weights=weights, context=s8, kv_bytes_per_token=m_kv,
                        workspace=S.J13_WORKSPACE)
     for batch in (b_max8, b_max8 + 1):
         kv = kv_cache_bytes(s8, m_kv, batch=batch)
         ok = capacity_check(gpu.mem_capacity, weights, kv, workspace=S.J13_WORKSPACE).fits
-        lines.append(f"{batch} × {s8 // 1024}K = {shown(kv, 'GB', 2, sep=False)}"
+        lines.append(f"{batch} × {tokens_k(s8)} = {shown(kv, 'GB', 2, sep=False)}"
                      f" {'fits' if ok else 'exceeds'}")
     one16 = kv_cache_bytes(s16, m_kv)
     b_max16 = max_batch(gpu.mem_capacity, weights=weights, context=s16, kv_bytes_per_token=m_kv,
                         workspace=S.J13_WORKSPACE)
-    lines.append(f"{s16 // 1024}K: each {shown(one16, 'GB', 2, sep=False)} → fits {b_max16}")
+    lines.append(f"{tokens_k(s16)}: each {shown(one16, 'GB', 2, sep=False)} → fits {b_max16}")
     return lines
 
 

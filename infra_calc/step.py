@@ -196,8 +196,8 @@ def fix_scenarios(params=None, hw=None, *, bytes_per_param=None, batch=None,
                                        bytes_per_param=bytes_per_param),
         "bandwidth doubled": decode_step(params, h.with_(mem_bandwidth=2 * h.mem_bandwidth),
                                          bytes_per_param=bytes_per_param),
-        f"half the parameters ({params / 2e9:.0f}B)": decode_step(params / 2, h,
-                                                                  bytes_per_param=bytes_per_param),
+        f"half the parameters ({shown(params / 2, 'billion', 0, bare=True)}B)": decode_step(
+            params / 2, h, bytes_per_param=bytes_per_param),
     }
     if four_bit:
         label = f"{4 * bytes_per_param:g}-bit weights ({shown(params, 'billion', 0, bare=True)}B)"

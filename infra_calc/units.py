@@ -16,7 +16,7 @@ from __future__ import annotations
 __all__ = [
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
     "MEGA", "GIGA", "TERA",
-    "MS", "US", "BYTE_UNITS", "UNIT_SCALES",
+    "MS", "US", "K_TOKENS", "BYTE_UNITS", "UNIT_SCALES",
 ]
 
 # decimal (SI) prefixes
@@ -26,12 +26,15 @@ KB, MB, GB, TB = 1e3, 1e6, 1e9, 1e12
 KiB, MiB, GiB, TiB = 2**10, 2**20, 2**30, 2**40
 # time
 MS, US = 1e-3, 1e-6
+#: the K of a context length ("8K tokens" = 8,192): 2**10 tokens, as the source writes them
+K_TOKENS = 2**10
 
 BYTE_UNITS = {"B": 1, "KB": KB, "MB": MB, "GB": GB, "TB": TB,
               "KiB": KiB, "MiB": MiB, "GiB": GiB, "TiB": TiB}
 
 #: unit -> the SI value of one of it (seconds, bytes, FLOPs, FLOP/s, bytes/s ...): the one
-#: table of scales, used by :func:`infra_calc.display.shown` and the answer checker.
+#: table of scales, used by :func:`infra_calc.display.shown`, the answer checker and
+#: :data:`infra_calc.measurements.UNITS` (which names a key here for each printed unit).
 UNIT_SCALES: dict[str, float] = {
     # time
     "years": 365.25 * 86400.0, "h": 3600.0, "s": 1.0, "ms": MS, "µs": US, "μs": US, "us": US, "ns": 1e-9,

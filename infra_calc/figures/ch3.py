@@ -299,7 +299,7 @@ def reality_figure():
     kinds = {"memory": (PALETTE["blue"], HATCHES[0]), "compute": (PALETTE["vermillion"], HATCHES[1]),
              "mixed": (PALETTE["green"], HATCHES[3 % len(HATCHES)])}
     labels = {"memory": "memory-bound (implied MBU)", "compute": "compute-bound (implied MFU)",
-              "mixed": f"whole request, prefill ≥ {MIXED_PREFILL_SHARE:.0%} of the bound"}
+              "mixed": f"whole request, prefill ≥ {shown(MIXED_PREFILL_SHARE, '%', 0)} of the bound"}
     seen = set()
     for yi, r in zip(y, rows, strict=False):
         kind = "mixed" if r.prefill_share >= MIXED_PREFILL_SHARE else r.bound_kind

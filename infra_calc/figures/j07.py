@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes, max_batch
-from ..display import round_sig, shown, shown_e, sig
+from ..display import round_sig, shown, shown_e, sig, tokens_k
 from ..hardware import accelerator
 from ..models import model
 from ..step import batch_turning_point, decode_step, fix_scenarios
@@ -101,7 +101,7 @@ def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BY
     for ax in (ax1, ax2):
         ax.axvline(b_star, color=PALETTE["green"], linewidth=1.2, label=f"B* = {b_star:.1f}")
         ax.axvline(b_fit, color=PALETTE["orange"], linestyle=":", linewidth=1.4,
-                   label=f"{b_fit} x {context // 1024}K requests fit")
+                   label=f"{b_fit} x {tokens_k(context)} requests fit")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("batch size B (requests)")
@@ -156,7 +156,7 @@ def capacity_figure(context=S.J07_CONTEXT):
         gb = [shown(x, "GB", 2, bare=True) for x in (c.weights, c.kv, c.workspace)]
         ax.text(1.5, yi, (f"{gb[0]} + {gb[1]} + {gb[2]} "
                           f"= {shown(c.total, 'GB', 2)}; {shown(c.headroom, 'GB', 2)} free\n"
-                          f"room after weights: {fit} requests of {context // 1024}K"),
+                          f"room after weights: {fit} requests of {tokens_k(context)}"),
                 color="white", va="center", fontsize=8.5)
     ax.set_yticks(y, labels)
     ax.invert_yaxis()

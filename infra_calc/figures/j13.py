@@ -43,12 +43,10 @@ def _source_hw(hw):
     return S.j13_h100() if hw is None else accelerator(hw)
 
 
-def _shape_rows(m):
-    return f"{m:.0f}" if float(m).is_integer() else f"{m:.1f}"
-
-
-def _fmt_rows(m):
-    return f"{m:,.0f}" if float(m).is_integer() else f"{m:,.1f}"
+def _rows(m, *, sep: bool = True) -> str:
+    """A row count M: a whole one without decimals, else one decimal; ``sep=False`` for a
+    matrix shape (``[4096 × 4096]``, written like its K and N)."""
+    return str(shown(m, None, 0 if float(m).is_integer() else 1, sep=sep))
 
 
 # --------------------------------------------------------------------------
@@ -105,10 +103,10 @@ def update_roofline_axes(art, hw, *, m, k=S.J13_K, n=S.J13_N, bytes_per_element=
     art["ridge_text"].set_position((ridge * 1.12, FLOPS_RANGE[0] * 2.2))
     art["ridge_text"].set_text(f"I* = {ridge:,.1f}")
     art["ridge_text"].set_visible(True)
-    art["point_text"].set_text(f"M = {_fmt_rows(m)}: I = {pt.intensity:,.1f}\n{pt.bound}-bound")
+    art["point_text"].set_text(f"M = {_rows(m)}: I = {pt.intensity:,.1f}\n{pt.bound}-bound")
     place_point_label(art["point_text"], pt, art["roof"])
     # a matrix shape is written without thousands separators: [1 × 4096] @ [4096 × 4096]
-    art["title"].set_text(f"{acc.name}: [{_shape_rows(m)} × {k}] @ [{k} × {n}]")
+    art["title"].set_text(f"{acc.name}: [{_rows(m, sep=False)} × {k}] @ [{k} × {n}]")
     return pt, m_star
 
 
@@ -200,7 +198,7 @@ def update_moe_axes(art, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE
     # the explorer keeps its own, steadier range in art["ylim"]
     ax.set_ylim(*(art.get("ylim") or (0, max(pr.executed, 1) * 1.18)))
     art["title"].set_text(f"skew {skew:.2f}: {pr.active_experts} of {experts} experts active, "
-                          f"η = {pr.efficiency:.1%}")
+                          f"η = {shown(pr.efficiency, '%', 1)}")
     return pr
 
 
@@ -390,7 +388,7 @@ def moe_explorer_snapshot(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MO
         ax.bar(x + (j - 0.5) * w, vals, w, label=label, color=colour, hatch=hatch,
                edgecolor=PALETTE["black"], linewidth=0.8)
     for xi, pr in zip(x, prs, strict=True):
-        ax.text(xi + w / 2, pr.executed, f"{pr.executed:,}\n(η {pr.efficiency:.0%})",
+        ax.text(xi + w / 2, pr.executed, f"{pr.executed:,}\n(η {shown(pr.efficiency, '%', 0)})",
                 ha="center", va="bottom", fontsize=8.5)
     ax.set_xticks(x, [f"skew {s:g}\n{pr.active_experts} experts" for s, pr in zip(skews, prs, strict=True)])
     ax.set_xlabel("routing skew (0 = uniform, 1 = concentrated) and experts that receive tokens")

@@ -3,7 +3,7 @@
 Every function takes its inputs as keyword arguments whose defaults are the
 source's case and returns a :class:`matplotlib.figure.Figure`.  The model
 logic comes from :mod:`infra_calc` (``planner_state``, ``capacity_reading``,
-``amdahl_speedup``); :func:`infra_calc.capacity.planner_state` is the one place that
+``amdahl_speedup``); :func:`infra_calc.planner.planner_state` is the one place that
 turns planner settings into the numbers the capacity planner widget
 (:mod:`infra_calc.widgets.capacity`) and its static snapshot draw.
 """
@@ -15,7 +15,7 @@ from matplotlib.patches import Patch
 
 from .. import source as S
 from ..amdahl import amdahl_limit, amdahl_speedup
-from ..display import shown
+from ..display import shown, tokens_k
 from ..hardware import capacity_reading
 from ..planner import planner_state
 from ..units import GB, GiB
@@ -83,7 +83,7 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
         line = ax.axhline(cap / GB, linestyle=ls, color=col, linewidth=1.6,
                           label=f"capacity, {lab} = {shown(cap, 'GB', 2)}")
         handles.append(line)
-    ctx = f"{context // 1024}K"
+    ctx = tokens_k(context)
     ax.set_xticks(x, [f"{st.batch} × {ctx} requests" for st in states])
     ax.set_xlim(-0.6, len(states) - 0.2)
     ax.set_ylabel("memory (GB = 10⁹ bytes)")
@@ -231,7 +231,7 @@ def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.
                 f"{verdict}; B_max = {st.max_batch}", va="center", fontsize=8.5)
     ax.set_yticks(range(len(states)), [
         f"{st.hw.name}, {st.model.name.replace('DeepSeek-R1-Distill-', 'R1-Distill-')}\n"
-        f"{st.bytes_per_param:g} B/param, {st.batch} × {st.context // 1024}K, {st.reading}"
+        f"{st.bytes_per_param:g} B/param, {st.batch} × {tokens_k(st.context)}, {st.reading}"
         for st in states], fontsize=8.5)
     ax.invert_yaxis()
     ax.set_xlim(0, 150)

@@ -5,6 +5,7 @@ import pathlib
 
 import numpy as np
 
+from ..display import shown
 from ._registry import MARKERS, PALETTE, figure
 
 __all__ = ["EXAMPLE_RUN", "lab_example_run"]
@@ -51,7 +52,7 @@ def lab_example_run(path=None, run=None):
     ax.plot(m, np.array(s.flops_per_second) / g, color=PALETTE["blue"], linestyle="-",
             marker=MARKERS[0], label="measured (median)")
     ax.axhline(s.fraction * s.plateau / g, color=PALETTE["green"], linestyle="-.", linewidth=1.0,
-               label=f"{s.fraction:.0%} of the measured plateau")
+               label=f"{shown(s.fraction, '%', 0)} of the measured plateau")
     ax.axvline(s.predicted_critical_rows, color=PALETTE["black"], linestyle="--", linewidth=1.0)
     ax.axvline(s.measured_critical_rows, color=PALETTE["green"], linestyle="-.", linewidth=1.0)
     ymin = 0.5 * min(min(s.flops_per_second), float(roof[0])) / g

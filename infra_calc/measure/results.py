@@ -265,10 +265,11 @@ class LabRun(_JsonFile):
             "",
             f"Predicted M* = critical_rows({s.k}, {s.n}, this machine, {s.bytes_per_element:g}) "
             f"= {s.predicted_critical_rows:,.1f} rows",
-            f"Measured M* (first M reaching {s.fraction:.0%} of the plateau "
+            f"Measured M* (first M reaching {shown(s.fraction, '%', 0)} of the plateau "
             f"{shown(s.plateau, 'GFLOP/s', 1)}, log-log interpolated) = {s.measured_critical_rows:,.1f} rows",
-            f"Prediction error: measured / predicted - 1 = {s.prediction_error:+.0%}",
-            f"Rows where a model reaches {s.fraction:.0%} of the peak: roofline (overlap) "
+            f"Prediction error: measured / predicted - 1 = "
+            f"{'+' if s.prediction_error >= 0 else '-'}{shown(abs(s.prediction_error), '%', 0)}",
+            f"Rows where a model reaches {shown(s.fraction, '%', 0)} of the peak: roofline (overlap) "
             f"{s.model_rows(True):,.1f}, no overlap (t = F/peak + V/bandwidth) {s.model_rows(False):,.1f}",
         ]
         return lines

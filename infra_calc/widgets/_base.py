@@ -32,12 +32,17 @@ from matplotlib.figure import Figure
 
 from ..figures._registry import style
 
-__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "table_html", "object_options", "warning_html"]
+__all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "BYTE_WIDTHS", "table_html", "object_options",
+           "card_menu", "model_and_card_menus", "warning_html"]
 
 #: rendering scale over CSS pixels (2 = sharp on a HiDPI / Retina screen)
 PIXEL_RATIO = 2
 #: CSS pixels per inch of figure size (the browser's nominal 96 would do too; 100 keeps sums round)
 CSS_DPI = 100
+
+#: the byte widths a menu offers, for weights and KV cache alike: option label -> bytes per
+#: parameter (or per KV element); every explorer's width menu is built from this one table
+BYTE_WIDTHS = (("2 (16-bit)", 2.0), ("1 (8-bit)", 1.0), ("0.5 (4-bit)", 0.5))
 
 
 def object_options(given, catalog) -> list:
@@ -52,6 +57,21 @@ def object_options(given, catalog) -> list:
     return opts
 
 
+def card_menu(hw) -> w.Dropdown:
+    """The ``"hw"`` menu of an explorer, holding the accelerators themselves.
+
+    ``hw`` is resolved here (a name or the object) and takes its catalog namesake's
+    place, so a changed card (``accelerator("RTX 4090").with_(mem_capacity=...)``)
+    keeps its figures; its name is only the label.
+    """
+    from ..hardware import CATALOG, accelerator
+
+    acc = accelerator(hw)
+    return w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
+                      description="accelerator", style={"description_width": "initial"},
+                      layout=w.Layout(width="17em"))
+
+
 def model_and_card_menus(model, hw) -> dict:
     """The ``"model"`` and ``"hw"`` menus of an explorer, holding the objects themselves.
 
@@ -59,17 +79,14 @@ def model_and_card_menus(model, hw) -> dict:
     card keeps its figures.  The model menu is wide enough for the catalog's longest
     name ("DeepSeek-R1-Distill-Llama-70B", tests/e2e/test_lab_explorers.py).
     """
-    from ..hardware import CATALOG, accelerator
     from ..models import MODELS, resolve_model
 
-    spec, acc = resolve_model(model), accelerator(hw)
+    spec = resolve_model(model)
     return {
         "model": w.Dropdown(options=object_options(spec, MODELS.values()), value=spec,
                             description="model", style={"description_width": "initial"},
                             layout=w.Layout(width="max-content", min_width="25em")),
-        "hw": w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
-                         description="accelerator", style={"description_width": "initial"},
-                         layout=w.Layout(width="17em")),
+        "hw": card_menu(hw),
     }
 
 

@@ -1,13 +1,14 @@
 """Capacity planner (J13 §5): will this batch fit on this card?
 
 Sliders for context length, batch and workspace, dropdowns for the
-accelerator, the model and the bytes per weight, and a toggle between the two
+accelerator, the model and the bytes per weight (the menus hold the objects
+themselves, so a changed card or model keeps its figures), and a toggle between the two
 readings of a card's capacity (physical GiB, or the box's number read as
 decimal GB).  One horizontal stacked bar (weights, workspace, KV cache) is
 drawn once and updated in place (:class:`~infra_calc.widgets._base.Explorer`);
 a readout gives the total, the headroom, whether it fits and the largest batch
 ``B_max``.  The numbers come from
-:func:`infra_calc.capacity.planner_state`, which calls
+:func:`infra_calc.planner.planner_state`, which calls
 :func:`~infra_calc.capacity.capacity_check`, :func:`~infra_calc.capacity.max_batch`
 and :func:`~infra_calc.capacity.kv_cache_bytes`.
 
@@ -21,24 +22,15 @@ import html
 
 import ipywidgets as w
 
-from ..display import round_sig, shown
+from ..display import round_sig, shown, tokens_k
 from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles
-from ..hardware import READINGS, accelerator_names
-from ..models import model_names
+from ..hardware import READINGS
 from ..planner import planner_state
 from ..units import GB, GiB
-from ._base import Explorer, warning_html
+from ._base import BYTE_WIDTHS, Explorer, model_and_card_menus, warning_html
 from .moe import nice_ceiling
 
-__all__ = ["CapacityPlanner", "capacity_planner", "BYTES_PER_PARAM_OPTIONS"]
-
-#: Weight formats offered by the planner: label -> bytes per parameter.
-BYTES_PER_PARAM_OPTIONS = (("BF16 / FP16 (2 bytes)", 2.0), ("FP8 / INT8 (1 byte)", 1.0),
-                           ("INT4 (0.5 byte)", 0.5))
-
-
-def _fmt_ctx(tokens: float) -> str:
-    return f"{tokens / 1024:g}K"
+__all__ = ["CapacityPlanner", "capacity_planner"]
 
 
 class CapacityPlanner(Explorer):
@@ -66,15 +58,10 @@ class CapacityPlanner(Explorer):
             "workspace_gib": w.FloatSlider(value=st.workspace / GiB, min=0.0, max=16.0, step=0.25,
                                            description="workspace (GiB)", continuous_update=False,
                                            style=wide),
-            "accelerator": w.Dropdown(options=accelerator_names(), value=st.hw.name,
-                                      description="accelerator", style=wide,
-                                      layout=w.Layout(width="17em")),
-            # wide enough for "DeepSeek-R1-Distill-Llama-70B"
-            "model": w.Dropdown(options=model_names(), value=st.model.name, description="model",
-                                style=wide, layout=w.Layout(width="max-content", min_width="22em")),
-            "bytes_per_param": w.Dropdown(options=BYTES_PER_PARAM_OPTIONS,
-                                          value=st.bytes_per_param, description="weights",
-                                          style=wide),
+            # the menus hold the objects themselves (a changed model or card keeps its figures)
+            **model_and_card_menus(st.model, st.hw),
+            "bytes_per_param": w.Dropdown(options=list(BYTE_WIDTHS), value=st.bytes_per_param,
+                                          description="bytes per parameter", style=wide),
             "reading": w.ToggleButtons(options=list(READINGS), value=st.reading,
                                        description="capacity reading", style=wide),
         }
@@ -97,13 +84,13 @@ class CapacityPlanner(Explorer):
         self.fig.subplots_adjust(bottom=0.42, left=0.03, right=0.97, top=0.95)
         self._animated = [*self.bars.values(), self.cap_line, self.cap_text, self.title]
         c = self.controls
-        self._finish([(c["accelerator"], c["model"], c["bytes_per_param"]),
+        self._finish([(c["hw"], c["model"], c["bytes_per_param"]),
                       (c["context"], c["batch"], c["workspace_gib"]), (c["reading"],)])
 
     def state(self):
-        """The current :class:`~infra_calc.capacity.PlannerState`."""
+        """The current :class:`~infra_calc.planner.PlannerState`."""
         c = self.controls
-        return planner_state(c["model"].value, c["accelerator"].value,
+        return planner_state(c["model"].value, c["hw"].value,
                              context=int(round(c["context"].value)), batch=int(c["batch"].value),
                              workspace=c["workspace_gib"].value * GiB,
                              bytes_per_param=float(c["bytes_per_param"].value),
@@ -128,13 +115,13 @@ class CapacityPlanner(Explorer):
         self.cap_text.set_text((" " if right_side else "") + f"capacity {shown(st.capacity, 'GB')}"
                                + ("" if right_side else " "))
         self.title.set_text(f"{st.model.name} on {st.hw.name}: {st.batch} × "
-                            f"{_fmt_ctx(st.context)} tokens")
+                            f"{tokens_k(st.context)} tokens")
         verdict = ("<b style='color:#009E73'>fits</b>" if st.fits
                    else "<b style='color:#D55E00'>does not fit</b>")
         warn = "" if st.fits else warning_html(
             f"<b>Does not fit</b>: {shown(st.total, 'GB')} needed, {shown(st.capacity, 'GB')} on "
             "the card; "
-            f"at most {st.max_batch} requests of {_fmt_ctx(st.context)} tokens fit.")
+            f"at most {st.max_batch} requests of {tokens_k(st.context)} tokens fit.")
         self.readout.value = warn + (
             f"total {shown(st.total, 'GB')} = weights {shown(st.weights, 'GB', bare=True)} + "
             f"workspace {shown(st.workspace, 'GB', bare=True)} ({round_sig(st.workspace, 'GiB')}) + "
@@ -142,14 +129,14 @@ class CapacityPlanner(Explorer):
             f"({st.batch} × {shown(st.kv_per_request, 'GB', 3)})<br>"
             f"capacity {shown(st.capacity, 'GB')} ({html.escape(st.reading)}), headroom "
             f"{'+' if st.headroom >= 0 else '−'}{shown(abs(st.headroom), 'GB')}: {verdict}; "
-            f"B_max = <b>{st.max_batch}</b> requests of {_fmt_ctx(st.context)} tokens")
+            f"B_max = <b>{st.max_batch}</b> requests of {tokens_k(st.context)} tokens")
         return st
 
 
 def capacity_planner(model=None, hw=None, *, context=None, batch=None, workspace=None,
                      bytes_per_param=None, reading=None) -> CapacityPlanner:
     """Build the planner; inputs left at None start it on the source's RTX 4090 case
-    (:func:`~infra_calc.capacity.planner_state`'s defaults).  ``workspace`` is in bytes, as
+    (:func:`~infra_calc.planner.planner_state`'s defaults).  ``workspace`` is in bytes, as
     everywhere in the library; only the slider shows it in GiB.
 
     Returns
@@ -159,7 +146,7 @@ def capacity_planner(model=None, hw=None, *, context=None, batch=None, workspace
         ``.controls`` (dict of the input widgets), ``.readout`` (HTML widget),
         ``.fig``, ``.ax``, ``.bars`` (dict of the three bar patches),
         ``.cap_line``, ``.image`` and ``.state()`` (the current
-        :class:`~infra_calc.capacity.PlannerState`).
+        :class:`~infra_calc.planner.PlannerState`).
     """
     return CapacityPlanner(model, hw, context=context, batch=batch, workspace=workspace,
                            bytes_per_param=bytes_per_param, reading=reading)

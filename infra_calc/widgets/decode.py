@@ -1,7 +1,9 @@
 """Decode-step explorer (J07): read, compute and step time of one decode step.
 
 Pick an accelerator, a model from the catalog (or type any parameter count),
-the bytes stored per parameter and the batch size; the explorer shows the two
+the bytes stored per parameter and the batch size (the accelerator menu holds the
+cards themselves, so a changed card keeps its figures; the parameter count is held
+as a count and shown in billions only in the text box); the explorer shows the two
 lower bounds, the step time (their maximum), tokens per second and which bound decides.  All numbers come from
 :func:`infra_calc.step.decode_step`; the plot is drawn once and its artists
 are updated in place (:class:`~infra_calc.widgets._base.Explorer`).
@@ -17,45 +19,58 @@ from .. import source as S
 from ..capacity import capacity_check
 from ..display import round_sig, sig
 from ..figures.j07 import draw_decode_panel, update_decode_panel
-from ..hardware import accelerator, accelerator_names
 from ..models import MODELS
 from ..step import batch_turning_point, decode_step
 from ..units import UNIT_SCALES
-from ._base import Explorer, warning_html
+from ._base import BYTE_WIDTHS, Explorer, card_menu, warning_html
 
-__all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "BYTES_OPTIONS",
-           "model_options", "OTHER"]
+__all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "model_options",
+           "OTHER"]
 
 #: batch sizes offered by the slider: roughly even steps on a log scale, 1 … 512
 BATCH_OPTIONS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 148, 192, 256, 384, 512)
-#: bytes per parameter: 16-bit, 8-bit, 4-bit weights
-BYTES_OPTIONS = (("2 (16-bit)", 2.0), ("1 (8-bit)", 1.0), ("0.5 (4-bit)", 0.5))
-#: range of the parameter count, in billions (10**0 … 10**3)
+#: range of the parameter count, in billions (10**0 … 10**3): the text box's range
 PARAMS_LOG10_RANGE = (0, 3)
+#: the text box's unit: the one conversion between the count the explorer holds and the box
+BILLION = UNIT_SCALES["billion"]
+
+
+def _from_box(billions: float) -> float:
+    """The parameter count the text box's number (in billions) stands for."""
+    return billions * BILLION
+
+
+def _to_box(count: float) -> float:
+    """The text box's number (in billions) for a parameter count."""
+    return count / BILLION
+
+
+#: the box's range as counts
+_PARAMS_RANGE = tuple(_from_box(10 ** e) for e in PARAMS_LOG10_RANGE)
 #: the menu's entry for a typed parameter count that is no catalog model's
 OTHER = "other (type the count)"
 
 
 def model_options() -> list[tuple[str, float]]:
-    """The model menu: ``(label, parameters in billions)``, the chapter's 70B first.
+    """The model menu: ``(label, parameter count)``, the chapter's 70B first.
 
     Dense catalog models only: the explorer reads every weight each step, which
     for a mixture-of-experts model holds only when the batch reaches every expert.
     """
-    opts = [(f"the chapter's model ({round_sig(S.J07_PARAMS, 'billion')})", S.J07_PARAMS / 1e9)]
-    opts += [(f"{m.name} ({round_sig(m.params, 'billion')})", m.params / 1e9)
+    opts = [(f"the chapter's model ({round_sig(S.J07_PARAMS, 'billion')})", float(S.J07_PARAMS))]
+    opts += [(f"{m.name} ({round_sig(m.params, 'billion')})", float(m.params))
              for m in MODELS.values() if not m.num_experts]
     return opts
 
 
-def _fixed_xlim(names) -> tuple[float, float]:
-    """One x range (ms) that holds every bar any control setting can draw."""
+def _fixed_xlim(cards) -> tuple[float, float]:
+    """One x range (ms) that holds every bar any control setting can draw on ``cards``."""
     lo, hi = math.inf, S.J07_TARGET_STEP * 1e3
-    n_lo, n_hi = 10 ** PARAMS_LOG10_RANGE[0] * 1e9, 10 ** PARAMS_LOG10_RANGE[1] * 1e9
-    b_lo, b_hi = min(v for _, v in BYTES_OPTIONS), max(v for _, v in BYTES_OPTIONS)
-    for name in names:
-        small = decode_step(n_lo, name, bytes_per_param=b_lo, batch=BATCH_OPTIONS[0])
-        big = decode_step(n_hi, name, bytes_per_param=b_hi, batch=BATCH_OPTIONS[-1])
+    n_lo, n_hi = _PARAMS_RANGE
+    b_lo, b_hi = min(v for _, v in BYTE_WIDTHS), max(v for _, v in BYTE_WIDTHS)
+    for card in cards:
+        small = decode_step(n_lo, card, bytes_per_param=b_lo, batch=BATCH_OPTIONS[0])
+        big = decode_step(n_hi, card, bytes_per_param=b_hi, batch=BATCH_OPTIONS[-1])
         lo = min(lo, small.t_compute * 1e3, small.t_read * 1e3)
         hi = max(hi, big.t_compute * 1e3, big.t_read * 1e3)
     return 10 ** (math.floor(math.log10(lo)) - 0.2), 10 ** (math.ceil(math.log10(hi)) + 0.8)
@@ -71,22 +86,26 @@ class DecodeStepExplorer(Explorer):
                "bound decides.")
     width_px, height_px = 720, 320
 
-    def __init__(self, hw="H100 SXM", params_billion=S.J07_PARAMS / 1e9,
+    def __init__(self, params=S.J07_PARAMS, hw="H100 SXM", *,
                  bytes_per_param=S.J07_BYTES_PER_PARAM, batch=1):
         self._start()
-        names = accelerator_names()
         wide = {"description_width": "initial"}
         self._menu = dict(model_options())
         self._syncing = False
+        #: the parameter count (a count, not billions), within the text box's range; the
+        #: box shows it in billions
+        self.params = min(max(float(params), _PARAMS_RANGE[0]), _PARAMS_RANGE[1])
+        hw_menu = card_menu(hw)     # holds the cards themselves (a changed card keeps its figures)
         self.controls = {
-            "hw": w.Dropdown(options=names, value=hw, description="accelerator", style=wide),
-            "bytes_per_param": w.Dropdown(options=list(BYTES_OPTIONS), value=float(bytes_per_param),
+            "hw": hw_menu,
+            "bytes_per_param": w.Dropdown(options=list(BYTE_WIDTHS), value=float(bytes_per_param),
                                           description="bytes per parameter", style=wide),
             # a catalog model, or any count typed in the box next to it
             "model": w.Dropdown(options=[*self._menu, OTHER],
-                                value=self._model_for(params_billion), description="model",
+                                value=self._model_for(self.params), description="model",
                                 style=wide, layout=w.Layout(width="max-content", min_width="30em")),
-            "params": w.BoundedFloatText(value=params_billion, min=10 ** PARAMS_LOG10_RANGE[0],
+            "params": w.BoundedFloatText(value=_to_box(self.params),
+                                         min=10 ** PARAMS_LOG10_RANGE[0],
                                          max=10 ** PARAMS_LOG10_RANGE[1], step=1,
                                          description="parameters (billions)", style=wide,
                                          layout=w.Layout(width="16em")),
@@ -97,7 +116,7 @@ class DecodeStepExplorer(Explorer):
         ax = self.fig.add_subplot()
         self.ax = ax
         self.artists = draw_decode_panel(ax, self.state())
-        self.artists["xlim"] = _fixed_xlim(names)
+        self.artists["xlim"] = _fixed_xlim([card for _, card in hw_menu.options])
         ax.set_xlim(*self.artists["xlim"])
         self._use_heading(self.artists["title"])
         self.fig.tight_layout()
@@ -106,33 +125,39 @@ class DecodeStepExplorer(Explorer):
         c = self.controls
         self._finish([(c["hw"], c["bytes_per_param"]), (c["model"], c["params"]), (c["batch"],)])
 
-    def _model_for(self, params_billion) -> str:
-        """The menu entry whose parameter count is ``params_billion``, else :data:`OTHER`."""
-        return next((k for k, v in self._menu.items() if math.isclose(v, params_billion,
-                                                                       rel_tol=1e-9)), OTHER)
+    def _model_for(self, params) -> str:
+        """The menu entry whose parameter count is ``params``, else :data:`OTHER`."""
+        return next((k for k, v in self._menu.items() if math.isclose(v, params, rel_tol=1e-9)),
+                    OTHER)
 
     def refresh(self, change=None):
-        """Keep the menu and the typed count in step, then recompute (once per change)."""
+        """Keep the menu, the typed count and :attr:`params` in step, then recompute (once
+        per change)."""
         if self._syncing:
             return None
         c = self.controls
         owner = change["owner"] if change else None
         if owner is c["model"] and change["new"] in self._menu:
-            if not math.isclose(c["params"].value, self._menu[change["new"]], rel_tol=1e-9):
-                c["params"].value = self._menu[change["new"]]   # its own refresh follows
-                return None
+            self.params = self._menu[change["new"]]
+            if not math.isclose(c["params"].value, _to_box(self.params), rel_tol=1e-9):
+                self._syncing = True
+                try:
+                    c["params"].value = _to_box(self.params)   # the box shows the menu's count
+                finally:
+                    self._syncing = False
         elif owner is c["params"]:
+            self.params = _from_box(change["new"])
             self._syncing = True
             try:
-                c["model"].value = self._model_for(change["new"])
+                c["model"].value = self._model_for(self.params)
             finally:
                 self._syncing = False
         return super().refresh(change)
 
     def state(self):
-        """The current :class:`~infra_calc.step.DecodeStep`."""
+        """The current :class:`~infra_calc.step.DecodeStep` (on the card the menu holds)."""
         c = self.controls
-        return decode_step(c["params"].value * 1e9, accelerator(c["hw"].value),
+        return decode_step(self.params, c["hw"].value,
                            bytes_per_param=c["bytes_per_param"].value, batch=c["batch"].value)
 
     def _update(self):
@@ -166,4 +191,4 @@ def decode_step_explorer(params=S.J07_PARAMS, hw="H100 SXM", *,
     ``.image``, ``.state()`` (the current :class:`~infra_calc.step.DecodeStep`)
     and ``.update()``.
     """
-    return DecodeStepExplorer(hw, params / UNIT_SCALES["billion"], bytes_per_param, batch)
+    return DecodeStepExplorer(params, hw, bytes_per_param=bytes_per_param, batch=batch)

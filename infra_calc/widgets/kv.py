@@ -16,14 +16,13 @@ from ..decode import model_decode_step
 from ..display import sig
 from ..figures.ch3 import KV_EXPLORER_SETTINGS, draw_kv_panel, update_kv_panel
 from ..kv import critical_context, turning_batch
-from ._base import Explorer, model_and_card_menus, warning_html
+from ._base import BYTE_WIDTHS, Explorer, model_and_card_menus, warning_html
 from .moe import nice_ceiling
 
-__all__ = ["KvExplorer", "kv_explorer", "BATCH_OPTIONS", "CONTEXT_OPTIONS", "KV_BYTES_OPTIONS"]
+__all__ = ["KvExplorer", "kv_explorer", "BATCH_OPTIONS", "CONTEXT_OPTIONS"]
 
 BATCH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 CONTEXT_OPTIONS = (0, 128, 256, 512, 1024, 1458, 2048, 4096, 8192, 16384, 32768)
-KV_BYTES_OPTIONS = (("2 (BF16)", 2.0), ("1 (FP8)", 1.0), ("0.5 (4-bit)", 0.5))
 
 
 def _readout(st, bytes_per_param, kv_bytes, capped=None) -> str:
@@ -63,7 +62,7 @@ class KvExplorer(Explorer):
         # the menus hold the objects themselves (a changed model or card keeps its figures)
         self.controls = {
             **model_and_card_menus(model, hw),
-            "kv_bytes": w.Dropdown(options=list(KV_BYTES_OPTIONS), value=float(kv_bytes_per_element),
+            "kv_bytes": w.Dropdown(options=list(BYTE_WIDTHS), value=float(kv_bytes_per_element),
                                    description="KV bytes per element",
                                    style={"description_width": "initial"},
                                    layout=w.Layout(width="22em")),

@@ -12,6 +12,7 @@ import math
 import ipywidgets as w
 
 from .. import source as S
+from ..display import shown
 from ..figures.j13 import moe_axes, update_moe_axes
 from ..shape import padded_rows, route_tokens
 from ._base import Explorer, table_html
@@ -90,7 +91,7 @@ class MoePaddingExplorer(Explorer):
             ("dispatches (useful rows)", f"{pr.useful:,}"),
             ("experts that receive tokens", f"{pr.active_experts:,}"),
             ("rows executed after padding", f"{pr.executed:,}"),
-            ("efficiency useful / executed", f"{pr.efficiency:.1%}"),
+            ("efficiency useful / executed", str(shown(pr.efficiency, "%", 1))),
             ("waste ratio executed / useful", f"{pr.waste_ratio:.2f}×"),
         ])
         return pr

@@ -8,6 +8,8 @@ from :func:`infra_calc.gemm_roofline` and :func:`infra_calc.critical_rows`.
 """
 from __future__ import annotations
 
+import math
+
 import ipywidgets as w
 
 from .. import source as S
@@ -76,13 +78,14 @@ class RooflineExplorer(Explorer):
                                                        bytes_per_element=self.bytes_per_element)
         pt = self.point
         m_star = ("never (ridge above the M → ∞ limit)" if self.m_star == float("inf")
-                  else f"{self.m_star:,.1f} rows (smallest whole batch {int(-(-self.m_star // 1)):,})")
+                  else f"{self.m_star:,.1f} rows (smallest whole batch {math.ceil(self.m_star):,})")
         self.readout.value = table_html([
             ("F = 2MKN", str(shown_prefixed(pt.flops, ("MFLOP", "GFLOP", "TFLOP")))),
             ("V = b(MK + KN + MN)", str(shown_prefixed(pt.bytes_read, ("MB", "GB")))),
             ("I = F/V", f"{pt.intensity:,.1f} FLOP/byte"),
             ("I* = Π/β", f"{pt.ridge:,.1f} FLOP/byte"),
-            ("attainable", f"{shown(pt.attainable, 'TFLOP/s', 1)} ({pt.fraction_of_peak:.1%} of peak)"),
+            ("attainable", f"{shown(pt.attainable, 'TFLOP/s', 1)} "
+                           f"({shown(pt.fraction_of_peak, '%', 1)} of peak)"),
             ("bound", f"{pt.bound}"),
             ("M* (I reaches I*)", m_star),
         ], columns=2)

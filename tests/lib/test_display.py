@@ -3,6 +3,7 @@ scales by hand."""
 import ast
 import math
 import pathlib
+import re
 
 import pytest
 
@@ -39,6 +40,16 @@ def test_bare_drops_the_unit():
 def test_bad_input_names_the_parameter(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ic.shown(**kwargs)
+
+
+def test_every_form_checks_the_unit_the_same_way():
+    """One check of a unit's name (display._scale) behind every form that takes a unit."""
+    from infra_calc.display import round_sig, shown_prefixed, shown_up, sig
+
+    for form in (lambda u: ic.shown(1.0, u), lambda u: shown_up(1.0, u), lambda u: sig(1.0, u),
+                 lambda u: round_sig(1.0, u), lambda u: shown_prefixed(1.0, ("GB", u))):
+        with pytest.raises(ValueError, match=r"unit must be one of \[.*\], got 'furlongs'"):
+            form("furlongs")
 
 
 def test_not_a_number():
@@ -79,51 +90,116 @@ def test_long_times_move_up_a_unit_and_the_unit_is_written_once():
 
 
 # ------------------------------------------------------------- no f-string scales by hand
-# CONTRIBUTING.md and this module's docstring say so: text takes the SI value and a unit
-# (shown, sig, round_sig, shown_e, ...).  Scaling that is physics (a catalog's GB to bytes)
-# is not text and is not looked at.
+# CONTRIBUTING.md and display.py's docstring say so: text takes the SI value and a unit
+# (shown, sig, round_sig, shown_e, tokens_k, ...).  Scaling that is physics (a catalog's GB
+# to bytes) is not text and is not looked at.  What is looked at, inside an f-string field
+# (or a format() call's spec, or a str.format template):
+#   * a product or quotient with a scale: a power of ten (100, 1e-3, 10**9), any other
+#     number of 1,000 or more (2e9, 1024), a power of two from 1,024 (2**10), or a unit
+#     constant (GB, units.TERA, K_TOKENS);
+#   * a floor division by a number or a unit constant (``n // 1024``);
+#   * a format spec that scales to a percentage (``:.1%``): shown(x, "%", 1) does that.
 PACKAGE = pathlib.Path(ic.__file__).parent
 UNIT_CONSTANTS = {"KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "MEGA", "GIGA", "TERA",
-                  "MS", "US"}
+                  "MS", "US", "K_TOKENS", "BILLION"}
 
-#: "path:line" -> why an f-string there still scales by hand (none left; an entry goes when
-#: its line does: the last assert says which are gone).
+#: "path:line" -> why an f-string there still scales by hand (an entry goes when its line
+#: does: the last assert says which are gone).
 HAND_SCALED: dict[str, str] = {}
 
 
-def _is_scale(node) -> bool:
-    """A power-of-ten literal (100, 1e3, 1e-6, 10**9) or a unit constant (GB, units.TERA)."""
+def _number(node):
+    """The value of a numeric literal (``-1e3`` included), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _number(node.operand)
+        return None if inner is None else (-inner if isinstance(node.op, ast.USub) else inner)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
-            and not isinstance(node.value, bool) and abs(node.value) not in (0, 1):
-        exponent = math.log10(abs(node.value))
-        return abs(exponent - round(exponent)) < 1e-9
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-        return isinstance(node.left, ast.Constant) and node.left.value == 10
-    if isinstance(node, ast.UnaryOp):
-        return _is_scale(node.operand)
+            and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _is_unit_constant(node) -> bool:
     name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
     return name in UNIT_CONSTANTS
 
 
+def _is_scale(node) -> bool:
+    """A power-of-ten literal (100, 1e3, 1e-6, 10**9), any literal of 1,000 or more (2e9,
+    1024), a power of two from 2**10, or a unit constant (GB, units.TERA)."""
+    x = _number(node)
+    if x is not None:
+        x = abs(x)
+        if x in (0, 1):
+            return False
+        exponent = math.log10(x)
+        return x >= 1000 or abs(exponent - round(exponent)) < 1e-9
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        base, power = _number(node.left), _number(node.right)
+        return base == 10 or (base == 2 and (power is None or power >= 10))
+    return _is_unit_constant(node)
+
+
+def _scales(expr) -> bool:
+    """Whether ``expr`` multiplies or divides by a scale, or floor-divides by a number or a
+    unit constant, anywhere inside it."""
+    for sub in ast.walk(expr):
+        if not isinstance(sub, ast.BinOp):
+            continue
+        if isinstance(sub.op, (ast.Mult, ast.Div)) and (_is_scale(sub.right) or _is_scale(sub.left)):
+            return True
+        if isinstance(sub.op, ast.FloorDiv) and (_number(sub.right) is not None
+                                                 or _is_scale(sub.right)):
+            return True
+    return False
+
+
+def _spec_text(spec) -> str:
+    """The literal part of a format spec (a JoinedStr, a str constant, or None)."""
+    if spec is None:
+        return ""
+    if isinstance(spec, ast.Constant):
+        return spec.value if isinstance(spec.value, str) else ""
+    return "".join(v.value for v in getattr(spec, "values", ()) if isinstance(v, ast.Constant))
+
+
+#: a str.format template field whose spec ends in "%"
+_TEMPLATE_PERCENT = re.compile(r"(?<!\{)\{[^{}]*:[^{}]*%\}")
+
+
 def hand_scalings(source: str) -> list[tuple[int, str]]:
-    """(line, expression) of every f-string field whose expression multiplies or divides
-    by a scale (:func:`_is_scale`), anywhere inside it."""
+    """(line, expression) of every f-string field that scales by hand (:func:`_scales`) or
+    whose format spec ends in ``%``, and of every ``format(x, "..%")`` and
+    ``"{:..%}".format(...)``."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.FormattedValue):
-            for sub in ast.walk(node.value):
-                if isinstance(sub, ast.BinOp) and isinstance(sub.op, (ast.Mult, ast.Div)) \
-                        and (_is_scale(sub.right) or _is_scale(sub.left)):
-                    found.append((node.value.lineno, ast.unparse(node.value)))
-                    break
-    return found
+            spec = _spec_text(node.format_spec)
+            if _scales(node.value) or spec.endswith("%"):
+                found.append((node.value.lineno, ast.unparse(node.value) + (f":{spec}" if spec else "")))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "format" and len(node.args) >= 2 \
+                    and (_spec_text(node.args[1]).endswith("%") or _scales(node.args[0])):
+                found.append((node.lineno, ast.unparse(node)))
+            elif isinstance(func, ast.Attribute) and func.attr == "format" \
+                    and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str) \
+                    and _TEMPLATE_PERCENT.search(func.value.value):
+                found.append((node.lineno, ast.unparse(node)))
+    return sorted(found)
 
 
 def test_the_scan_sees_a_hand_scaling_and_nothing_else():
-    flagged = hand_scalings('a = f"{t * 1e3:.2f} ms"\nb = f"{x / GB:.1f}"\nc = f"{s * 100:.0f}%"\n'
-                            'd = f"{round(n / 10**9)}"\ne = f"{y / units.TERA}"\n'
-                            'f = f"{t:.2f} {shown(t, \'ms\')}"\ng = 2 * GiB\nh = f"{a * b} {n // 1024}"\n')
-    assert [line for line, _ in flagged] == [1, 2, 3, 4, 5]
+    flagged = hand_scalings(
+        'a = f"{t * 1e3:.2f} ms"\nb = f"{x / GB:.1f}"\nc = f"{s * 100:.0f}%"\n'
+        'd = f"{round(n / 10**9)}"\ne = f"{y / units.TERA}"\n'
+        'f = f"{t:.2f} {shown(t, \'ms\')}"\ng = 2 * GiB\nh = f"{a * b} {n / 2} {u // v}"\n'
+        'i = f"{params / 2e9:.0f}B"\nj = f"{tokens / 1024:g}K"\nk = f"{context // 1024}K"\n'
+        'l = f"{eff:.1%}"\nm = f"{x:{w}.1%}"\nn = f"{n // 8} bytes"\no = f"{b / 2**30:.1f}"\n'
+        'p = f"{x / -1e-3}"\nq = format(x, ".0%")\nr = "{:.1%}".format(x)\ns = f"{x:,.1f}"\n'
+        't = "{{literal}}: {:.1f}".format(x)\nu = f"{a * 2**4}"\nv = f"{c / K_TOKENS:g}K"\n')
+    assert [line for line, _ in flagged] == [1, 2, 3, 4, 5, 9, 10, 11, 12, 13, 14, 15, 16,
+                                             17, 18, 22]
 
 
 def test_no_f_string_in_the_package_scales_by_hand():

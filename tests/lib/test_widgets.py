@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
+import infra_calc as ic  # noqa: E402
 from infra_calc.widgets import (  # noqa: E402
     EXPLORERS,
     capacity_planner,
@@ -50,7 +51,7 @@ def _limits(ex):
 def test_decode_axes_fixed_and_one_precision():
     ex = decode_step_explorer()
     lims = _limits(ex)
-    for key, value in (("batch", 64), ("hw", "A100 80GB"), ("bytes_per_param", 0.5),
+    for key, value in (("batch", 64), ("hw", ic.accelerator("A100 80GB")), ("bytes_per_param", 0.5),
                        ("params", 400.0), ("batch", 512), ("params", 1.0)):
         ex.controls[key].value = value
         assert _limits(ex) == lims
@@ -67,7 +68,7 @@ def test_decode_warns_when_the_weights_outgrow_the_card():
     ex.controls["bytes_per_param"].value = 2.0   # BF16: 140 GB of weights
     assert "ic-warning" in ex.readout.value and "Does not fit" in ex.readout.value
     assert ex.state().params * 2.0 > ex.state().hw.mem_capacity
-    ex.controls["hw"].value = "H200 SXM"         # 141 GiB: the weights alone fit
+    ex.controls["hw"].value = ic.accelerator("H200 SXM")     # 141 GiB: the weights alone fit
     assert "ic-warning" not in ex.readout.value
 
 

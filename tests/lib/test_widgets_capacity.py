@@ -50,8 +50,8 @@ def test_capacity_planner_updates_in_place():
     p.controls["workspace_gib"].value = 4.0
     assert math.isclose(p.bars["workspace"].get_width(), 4 * GiB / GB)
 
-    p.controls["accelerator"].value = "H100 SXM"
-    p.controls["model"].value = "DeepSeek-R1-Distill-Llama-70B"
+    p.controls["hw"].value = ic.accelerator("H100 SXM")        # the menus hold the objects
+    p.controls["model"].value = ic.model("DeepSeek-R1-Distill-Llama-70B")
     st = p.state()
     expected = ic.max_batch(80 * GiB,
                             weights=ic.model("DeepSeek-R1-Distill-Llama-70B").weight_bytes(1),
@@ -73,3 +73,27 @@ def test_capacity_planner_starts_where_planner_state_does_and_takes_bytes():
     p = capacity_planner(workspace=4 * GiB, reading="physical GiB")
     assert p.controls["workspace_gib"].value == 4.0 and p.state().workspace == 4 * GiB
     assert p.state() == planner_state(workspace=4 * GiB, reading="physical GiB")
+
+
+def test_capacity_planner_keeps_a_changed_card():
+    """The menus hold the objects: a 48 GiB RTX 4090 is not looked up again by its name."""
+    from infra_calc.widgets import capacity_planner
+
+    big = ic.accelerator("RTX 4090").with_(mem_capacity=48 * GiB)
+    p = capacity_planner(hw=big, reading="physical GiB")
+    assert p.state().capacity == 48 * GiB and p.state().hw is big
+    assert p.controls["hw"].label == "RTX 4090" and p.controls["hw"].value is big
+    assert p.state() == planner_state(hw=big, reading="physical GiB")
+    assert math.isclose(p.cap_line.get_xdata()[0], 48 * GiB / GB)
+    p.controls["batch"].value = 20                    # the menu still holds the changed card
+    assert p.state().hw is big and p.state().capacity == 48 * GiB
+    p.controls["model"].value = ic.model("Llama-3.1-8B")
+    assert p.state().hw is big
+
+
+def test_capacity_planner_width_menu_is_the_shared_table():
+    from infra_calc.widgets import capacity_planner
+    from infra_calc.widgets._base import BYTE_WIDTHS
+
+    p = capacity_planner()
+    assert tuple(p.controls["bytes_per_param"].options) == BYTE_WIDTHS
