@@ -7,7 +7,10 @@ the checks every page gets (tests/e2e/test_lab_*.py).
   headless Chromium (Playwright, a 1280 × 900 window); ``tests/conftest.py`` makes it
   a session fixture, so each pytest-xdist worker starts one.  :meth:`Session.page` opens
   a page once, checks it, runs it (*Run All*) and saves it once, and keeps the result
-  for every test that asks (``LAB_E2E_NOTEBOOKS=glob`` narrows the set of pages).
+  for every test that asks (``LAB_E2E_NOTEBOOKS=glob`` narrows the set of pages).  The
+  pages kept open for their widgets (``KEEP_OPEN``) each get a browser page of their
+  own; the other pages share one, where JupyterLab's front end starts once and each
+  page is opened (``docmanager:open``), checked and closed before the next one.
 * :class:`PageChecks`: the checks of a page, run on the result of that one run:
   **pages read** before and after *Run All* (no raw MyST markup in the rendered prose,
   code spans excepted; every solution collapsed; every ``{eval}`` showing its stored
@@ -34,7 +37,9 @@ import urllib.request
 
 import pytest
 from lab_server import (
+    CELL_TIMEOUT_MS,
     CHROMIUM,
+    KERNEL_IDLE_JS,
     POLL_MS,
     ROOT,
     is_dirty_after_opening,
@@ -153,6 +158,23 @@ VERDICT_LOG_JS = """() => {
 
 SHUTDOWN_JS = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
 
+# The plain pages share one browser page (one JupyterLab front end, started once): each
+# is opened there with the command a click in the file browser runs, checked, and closed
+# before the next one opens, so the page holds one notebook at a time, as a fresh one.
+OPEN_IN_TAB_JS = """async (path) => {
+  const app = window.jupyterapp;
+  const w = await app.commands.execute('docmanager:open', {path});
+  app.shell.activateById(w.id);
+  return true;
+}"""
+OPENED_JS = """(path) => { const w = window.jupyterapp.shell.currentWidget;
+  return !!w && !!w.context && w.context.path === path && (""" + KERNEL_IDLE_JS + """)(); }"""
+CLOSE_JS = """() => {
+  window.jupyterapp.shell.currentWidget.dispose();
+  return document.querySelectorAll('.jp-Notebook').length === 0;
+}"""
+NO_NOTEBOOK_JS = "() => document.querySelectorAll('.jp-Notebook').length === 0"
+
 
 class PageRun:
     """One page as the session saw it: opened, run once, saved once.  ``page`` stays open
@@ -172,10 +194,33 @@ class Session:
         self.browser = b
         self.root = root
         self.runs: dict[str, PageRun | Exception] = {}
+        #: the browser page the plain pages open in, one after the other (None: none yet)
+        self.tab = None
 
     def new_page(self, relpath):
         ctx = self.browser.new_context(viewport=VIEWPORT)
         return open_notebook(ctx, self.base, self.token, relpath)
+
+    def _open_in_tab(self, relpath):
+        """``relpath`` opened in the shared page (the first one opens it, by its URL),
+        its kernel idle; the page shows no other notebook."""
+        if self.tab is None:
+            self.tab = self.new_page(relpath)
+            return self.tab
+        self.tab.wait_for_function(NO_NOTEBOOK_JS, timeout=WAIT_MS, polling=POLL_MS)
+        self.tab.evaluate(OPEN_IN_TAB_JS, relpath)
+        self.tab.wait_for_function(OPENED_JS, arg=relpath, timeout=CELL_TIMEOUT_MS,
+                                   polling=POLL_MS)
+        return self.tab
+
+    def _drop_tab(self) -> None:
+        """After a failure in the shared page: close it; the next plain page gets a new one."""
+        if self.tab is not None:
+            tab, self.tab = self.tab, None
+            try:
+                tab.context.close()
+            except Exception:       # already gone with what failed: nothing left to close
+                pass
 
     def _api(self, path, method="GET"):
         req = urllib.request.Request(f"{self.base}/api/{path}", method=method,
@@ -212,7 +257,15 @@ class Session:
         return run
 
     def _run(self, relpath) -> PageRun:
-        page = self.new_page(relpath)
+        if relpath in KEEP_OPEN:
+            return self._check(self.new_page(relpath), relpath)
+        try:
+            return self._check(self._open_in_tab(relpath), relpath)
+        except Exception:
+            self._drop_tab()
+            raise
+
+    def _check(self, page, relpath) -> PageRun:
         # jupyterlab-myst renders markdown cells asynchronously: wait for the last one
         page.wait_for_function(RENDERED_JS, timeout=WAIT_MS, polling=POLL_MS)
         dirty = is_dirty_after_opening(page)
@@ -225,8 +278,8 @@ class Session:
         saved = (self.root / relpath).read_bytes()
         links = page.evaluate(LINKS_JS)
         if relpath not in KEEP_OPEN:
-            page.evaluate(SHUTDOWN_JS)      # one kernel and one browser page less
-            page.context.close()
+            page.evaluate(SHUTDOWN_JS)      # one kernel and one notebook less
+            page.evaluate(CLOSE_JS)
             page = None
         return PageRun(page, dirty, before, after, errors, saved, links)
 

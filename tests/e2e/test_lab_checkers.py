@@ -27,7 +27,7 @@ class TestCheckerPages(PageChecks):
 
 #: checkers the pages show (one per answer_checker( call in their code)
 N_CHECKERS = sum(page_code(n).count("answer_checker(") for n in PAGES)
-MIN_CHECKER_TRIES, BURST, SINGLES = 100, 10, 5
+MIN_CHECKER_TRIES, BURST, SINGLES = 100, 10, 2
 #: bursts per checker, so that all the checker pages together make MIN_CHECKER_TRIES
 BURSTS = max(1, math.ceil((math.ceil(MIN_CHECKER_TRIES / max(N_CHECKERS, 1)) - SINGLES) / BURST))
 TRIES = collections.Counter()

@@ -1,9 +1,14 @@
-"""The explorers in a real JupyterLab at a 1280 × 800 window (issue 18 §5).
+"""The explorer pages in a real JupyterLab: the checks of every page
+(``tests/lab_pages.py``), what a reader sees of each explorer at a 1280 × 800 window
+(issue 18 §5), and **explorers move**: moving a control changes the readout and the image.
 
-A JupyterLab server (``tests/lab_server.py``) serves a temporary copy of ``book/``;
-Playwright drives the system Chromium.  Each page with an explorer is opened
-once, and only its explorer cells are run (the rest of the page is the business
-of ``tests/lab_pages.py``).  For every explorer, what a reader at 1280 px sees:
+Every test here uses the page the worker's session ``lab`` fixture opened, ran (*Run
+All*) and keeps open with its kernel (``lab_pages.KEEP_OPEN``): one JupyterLab server
+and one opening per page for all of them (``--dist loadfile`` keeps this file on one
+worker, and a kept page is only seen by its own worker's session).  The tests run in
+the order of this file: the page checks, then the layout (the explorer as the page
+leaves it), then the warnings, then the moves.  For every explorer, what a reader at
+1280 px sees:
 
 * **title not clipped**: the explorer's title (an HTML line above the figure,
   ``.ic-title``) shows all its text (``scrollWidth <= clientWidth`` for it and
@@ -14,7 +19,8 @@ of ``tests/lab_pages.py``).  For every explorer, what a reader at 1280 px sees:
   (its text width, measured with the menu's own font, against the menu's
   content box), and every control's label shows all its text;
 * **controls and plot on screen together**: scrolled to its top, the whole
-  explorer (controls, readout, figure) fits in the notebook's visible area;
+  explorer (controls, readout, figure) fits in the notebook's visible area (the
+  kept page's window is set to 1280 × 800 first, and the notebook laid out again);
 * **a setting that does not fit warns**: where the explorer knows about memory
   (KV explorer, capacity planner), a setting that fits shows no ``.ic-warning``
   and one that does not fit shows it.
@@ -32,15 +38,11 @@ import os
 import pathlib
 
 import pytest
-from lab_server import CHROMIUM, ROOT, book_copy, browser, lab_server, open_notebook
+from lab_pages import EXPLORER_NOTEBOOKS, NEEDS_CHROMIUM, PageChecks, source_file
+from lab_server import KERNEL_IDLE_JS, ROOT
 
-pytestmark = [
-    pytest.mark.skipif(not pathlib.Path(CHROMIUM).exists(),
-                       reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium, or set "
-                              "CHROMIUM=/path/to/chromium)"),
-]
+pytestmark = [NEEDS_CHROMIUM]
 
-BOOK = ROOT / "book"
 #: the window of the issue: 1280 wide, a laptop's 800 high
 VIEWPORT = {"width": 1280, "height": 800}
 WAIT_MS = 240_000
@@ -56,8 +58,16 @@ def _explorer_cells(path: pathlib.Path) -> list[int]:
             and "import" in "".join(c["source"])]
 
 
-PAGES = sorted("book/" + p.relative_to(BOOK).as_posix() for p in BOOK.rglob("*.ipynb")
-               if ".ipynb_checkpoints" not in p.parts and _explorer_cells(p))
+#: the pages kept open for their explorers (``lab_pages.EXPLORER_NOTEBOOKS``)
+PAGES = EXPLORER_NOTEBOOKS
+#: those whose explorer the layout tests measure (every one of them, by the CALLS above)
+LAYOUT_PAGES = [p for p in PAGES if _explorer_cells(source_file(p))]
+
+
+class TestExplorerPages(PageChecks):
+    PAGES = PAGES
+
+
 #: explorers whose settings can exceed a card's memory: (page part, how to reach a
 #: setting that fits, how to reach one that does not), each a list of actions
 MEMORY = {
@@ -68,15 +78,6 @@ MEMORY = {
     "05_memory_capacity": {"fits": [("key", 1, "Home")],
                            "does not fit": [("key", 1, "End")]},
 }
-
-RUN_CELLS_JS = """async (cells) => {
-  const app = window.jupyterapp;
-  const nb = app.shell.currentWidget.content;
-  for (const i of cells) {
-    nb.activeCellIndex = i;
-    await app.commands.execute('notebook:run-cell');
-  }
-}"""
 
 READY_JS = """(n) => {
   const e = document.querySelectorAll('.jp-Notebook .ic-explorer');
@@ -130,35 +131,31 @@ MEASURE_JS = """(el) => {
 MEASURED: dict[str, dict] = {}
 
 
-class Lab:
-    """One JupyterLab on a copy of the book, one browser; each page opened once."""
+#: the kept pages already set to the 1280 × 800 window
+RESIZED: set[str] = set()
 
-    def __init__(self, server, b):
-        self.base, self.token = server
-        self.browser = b
-        self.pages: dict[str, object] = {}
-
-    def page(self, relpath):
-        if relpath not in self.pages:
-            try:
-                ctx = self.browser.new_context(viewport=VIEWPORT)
-                page = open_notebook(ctx, self.base, self.token, relpath)
-                cells = _explorer_cells(ROOT / relpath)
-                page.evaluate(RUN_CELLS_JS, cells)
-                page.wait_for_function(READY_JS, arg=len(cells), timeout=WAIT_MS, polling=250)
-                self.pages[relpath] = page
-            except Exception as exc:    # every test of the page fails with this error
-                self.pages[relpath] = exc
-        page = self.pages[relpath]
-        if isinstance(page, Exception):
-            raise AssertionError(f"{relpath}: the explorer did not run: {page}") from page
-        return page
+#: the explorer's notebook laid out for the window: its scrolling box ends inside it
+LAID_OUT_JS = """([el, h]) => { const s = (""" + SCROLLER_JS + """)(el);
+  return window.innerHeight === h && s.getBoundingClientRect().bottom <= h + 0.5; }"""
 
 
-@pytest.fixture(scope="module")
-def lab():
-    with book_copy("lab-explorers-", BOOK) as root, lab_server(root) as server, browser() as b:
-        yield Lab(server, b)
+def explorer_page(lab, relpath):
+    """The session's kept page of ``relpath`` (opened and run once), at 1280 × 800, its
+    explorer drawn."""
+    page = lab.page(relpath).page
+    if relpath not in RESIZED:
+        RESIZED.add(relpath)
+        page.set_viewport_size(VIEWPORT)
+    page.wait_for_function(READY_JS, arg=len(_explorer_cells(source_file(relpath))),
+                           timeout=WAIT_MS, polling=100)
+    page.wait_for_function(LAID_OUT_JS, arg=[_explorer(page).element_handle(), VIEWPORT["height"]],
+                           timeout=WAIT_MS, polling=100)
+    return page
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _record_layout():
+    yield
     if MEASURED:        # what each explorer measured, for the record (not asserted here)
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / "explorer_layout.json").write_text(json.dumps(MEASURED, indent=1))
@@ -186,9 +183,9 @@ def _shot(page, relpath, suffix="") -> pathlib.Path:
     return path
 
 
-@pytest.mark.parametrize("relpath", PAGES)
+@pytest.mark.parametrize("relpath", LAYOUT_PAGES)
 def test_title_and_figure_not_clipped(lab, relpath):
-    page = lab.page(relpath)
+    page = explorer_page(lab, relpath)
     ex = _explorer(page)
     _scroll_to(ex)
     _shot(page, relpath)
@@ -204,9 +201,9 @@ def test_title_and_figure_not_clipped(lab, relpath):
     assert img["box"]["right"] <= m["area"]["right"] + 0.5, (relpath, img, m["area"])
 
 
-@pytest.mark.parametrize("relpath", PAGES)
+@pytest.mark.parametrize("relpath", LAYOUT_PAGES)
 def test_menus_and_labels_not_truncated(lab, relpath):
-    m = _explorer(lab.page(relpath)).evaluate(MEASURE_JS)
+    m = _explorer(explorer_page(lab, relpath)).evaluate(MEASURE_JS)
     cut = [f"menu {s['label']!r}: {text!r} is {w:.0f} px in {s['room']:.0f} px"
            for s in m["menus"] for text, w in s["options"] if w > s["room"]]
     cut += [f"label {lab_['text']!r}: {lab_['overflow']} px of text cut off"
@@ -214,9 +211,9 @@ def test_menus_and_labels_not_truncated(lab, relpath):
     assert not cut, f"{relpath}:\n  " + "\n  ".join(cut)
 
 
-@pytest.mark.parametrize("relpath", PAGES)
+@pytest.mark.parametrize("relpath", LAYOUT_PAGES)
 def test_controls_and_plot_visible_together(lab, relpath):
-    page = lab.page(relpath)
+    page = explorer_page(lab, relpath)
     ex = _explorer(page)
     _scroll_to(ex)
     m = ex.evaluate(MEASURE_JS)
@@ -256,9 +253,9 @@ def _settle(page, ex, before: str, src: str) -> dict:
     return ex.evaluate(MEASURE_JS)
 
 
-@pytest.mark.parametrize("relpath", [p for p in PAGES if pathlib.Path(p).stem in MEMORY])
+@pytest.mark.parametrize("relpath", [p for p in LAYOUT_PAGES if pathlib.Path(p).stem in MEMORY])
 def test_a_setting_that_does_not_fit_warns(lab, relpath):
-    page = lab.page(relpath)
+    page = explorer_page(lab, relpath)
     ex = _explorer(page)
     _scroll_to(ex)
     plan = MEMORY[pathlib.Path(relpath).stem]
@@ -275,3 +272,56 @@ def test_a_setting_that_does_not_fit_warns(lab, relpath):
     assert seen["does not fit"]["warnings"], \
         f"{relpath}: no .ic-warning for a setting that does not fit: {seen['does not fit']['readout']!r}"
     assert "not fit" in seen["does not fit"]["warnings"][0], seen["does not fit"]["warnings"]
+
+
+# readout HTML and image src of every explorer on the page
+EXPLORER_STATE_JS = """() => Array.from(document.querySelectorAll('.ic-explorer')).map(e => ({
+  readout: (e.querySelector('.ic-readout') || {}).innerHTML || '',
+  src: (e.querySelector('img.ic-figure, .ic-figure img, img') || {}).src || '',
+  complete: !!(e.querySelector('img') || {}).complete}))"""
+
+
+#: what the page's notebook and kernel report, for a failure message
+KERNEL_STATE_JS = """() => { const w = window.jupyterapp.shell.currentWidget;
+  const s = w && w.sessionContext, k = s && s.session && s.session.kernel;
+  return {path: w && w.context ? w.context.path : null, session: s ? s.session && s.session.id : null,
+          kernel: k ? {id: k.id, status: k.status, connection: k.connectionStatus} : null}; }"""
+
+#: a guard against a hang only: with both cores busy an update can take minutes
+EXPLORER_WAIT_MS = 300_000
+
+
+@pytest.mark.parametrize("relpath", PAGES)
+def test_explorer_moves(lab, relpath):
+    page = lab.page(relpath).page
+    # settled: the kernel idle (no update still on its way) and every explorer's image
+    # loaded with a readout beside it, so "before" is the state the key press changes
+    try:
+        page.wait_for_function(KERNEL_IDLE_JS, timeout=EXPLORER_WAIT_MS, polling=250)
+    except Exception as exc:
+        raise AssertionError(f"{relpath}: the kernel never became idle: "
+                             f"{page.evaluate(KERNEL_STATE_JS)}") from exc
+    page.wait_for_function("() => document.querySelectorAll('.ic-explorer img').length > 0 && "
+                           "Array.from(document.querySelectorAll('.ic-explorer')).every(e => {"
+                           " const i = e.querySelector('img'), r = e.querySelector('.ic-readout');"
+                           " return i && i.src && i.complete && r && r.innerHTML; })",
+                           timeout=EXPLORER_WAIT_MS, polling=250)
+    n = page.evaluate("() => document.querySelectorAll('.ic-explorer').length")
+    assert n >= 1
+    for i in range(n):
+        before = page.evaluate(EXPLORER_STATE_JS)[i]
+        handle = page.locator(".ic-explorer").nth(i).locator(".noUi-handle").first
+        handle.scroll_into_view_if_needed()
+        handle.focus()
+        page.wait_for_function("h => document.activeElement === h", arg=handle.element_handle(),
+                               timeout=EXPLORER_WAIT_MS, polling=100)
+        # the slider's far end, away from where it is: a change every explorer shows (the
+        # warning test before this one may have left a slider at its End)
+        at_end = handle.evaluate("h => parseFloat(h.getAttribute('aria-valuenow')) >= "
+                                 "parseFloat(h.getAttribute('aria-valuemax'))")
+        handle.press("Home" if at_end else "End")
+        page.wait_for_function(
+            """([i, r, s]) => { const e = document.querySelectorAll('.ic-explorer')[i];
+               const img = e.querySelector('img');
+               return e.querySelector('.ic-readout').innerHTML !== r && img.src !== s; }""",
+            arg=[i, before["readout"], before["src"]], timeout=EXPLORER_WAIT_MS, polling=100)

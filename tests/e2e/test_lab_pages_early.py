@@ -1,7 +1,7 @@
 """The pages without widgets of chapters 0 to 2, in a real JupyterLab: the checks of
 every page (``tests/lab_pages.py``).  The pages are split over two files so that
 ``--dist loadfile`` runs them on two workers; the widget pages are checked with their
-widgets (``test_lab_checkers.py``, ``test_lab_explorer_moves.py``).
+widgets (``test_lab_checkers.py``, ``test_lab_explorers.py``).
 """
 from lab_pages import EARLY, NEEDS_CHROMIUM, PLAIN_NOTEBOOKS, PageChecks
 
