@@ -36,6 +36,8 @@ ZH_WORDS: dict[str, str] = {
     "4-bit weights": "4 比特权重", "twice the bandwidth": "带宽翻倍",
     # where a measured bend lies against the two models (the lab page)
     "beyond both": "比两者都晚", "between the two": "介于两者之间", "before both": "比两者都早",
+    # a card whose Chinese name the prose uses (a stored list of cards: "…、昇腾 910B")
+    "Ascend 910B": "昇腾 910B",
     # a goal's verdict (chapter 4's goals table), the longer phrase first
     "not met": "未达到", "met": "达到",
     "yes": "是", "no": "否", "and": "和", "Exercise": "练习",
@@ -89,6 +91,8 @@ def zh_text(text: str) -> str:
     ('20.90 ms', '1,024 和 2,048', '是')
     >>> zh_text("RTX 4090, L40S, TPU v5e"), zh_text("Exercise 1.1, Exercise 1.3")
     ('RTX 4090、L40S、TPU v5e', '练习 1.1、练习 1.3')
+    >>> zh_text("TPU v5e, Ascend 910B")
+    'TPU v5e、昇腾 910B'
     >>> zh_text("147.7×"), zh_text("4.30×"), zh_text("4 × 4096")
     ('147.7 倍', '4.30 倍', '4 × 4096')
     """

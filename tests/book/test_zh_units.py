@@ -49,7 +49,7 @@ def test_every_unit_word_has_a_chinese_form():
     # a ratio reads N 倍 (ZH_TIMES)
     ("147.7×", "147.7 倍"),
     # a stored list reads with the Chinese list separator
-    ("A100 80GB, RTX 4090, Ascend 910B", "A100 80GB、RTX 4090、Ascend 910B"),
+    ("A100 80GB, RTX 4090, Ascend 910B", "A100 80GB、RTX 4090、昇腾 910B"),
     ("AMD EPYC, 2 CPUs, numpy 2.4.6", "AMD EPYC、2 个 CPU、numpy 2.4.6"),
     ("1,024, 2,048 and 4,096", "1,024、2,048 和 4,096"),
     ("8192 token context", "8192 个 token context"),
