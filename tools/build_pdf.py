@@ -27,6 +27,7 @@ import argparse
 import importlib.util
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -55,6 +56,9 @@ CHROMIUM_FLAGS = [
 # ``prepare_print_page``) stays whole together with its frame; a long one breaks,
 # and its frame and background continue on the next page (box-decoration-break).
 KEEP_WHOLE_LINES = 25
+#: a stored value that is one number and its unit ("899 µs") is kept on one line in print
+#: (PRINT_CSS); longer ones ("19% / 52%", lists) wrap as usual
+NUMBER_AND_UNIT = re.compile(r"[−-]?[\d.,]+ [^\s\d]{1,12}")
 PRINT_CSS = """
 @media print {
   pre, div.highlight pre, .cell_output pre { white-space: pre-wrap !important;
@@ -66,6 +70,10 @@ PRINT_CSS = """
   div.literal-block-wrapper, pre { -webkit-box-decoration-break: clone;
                                    box-decoration-break: clone; }
   pre { orphans: 3; widows: 3; }
+  /* a number and its unit ("899 µs") are one word: the number never ends a line or a
+     page without its unit (NUMBER_AND_UNIT; a long value may wrap, or the page would be
+     shrunk to fit it) */
+  span.print-nowrap { white-space: nowrap; }
   div.print-keep, div.print-keep div, div.print-keep pre { break-inside: avoid !important; }
   /* a heading that wraps stays on one page, and on the page of what follows it */
   h1, h2, h3, h4 { break-inside: avoid; break-after: avoid; }
@@ -161,6 +169,9 @@ def prepare_print_page(folder: pathlib.Path, page: str) -> str:
         if block.find("pre") is not None and _printed_lines(block) < KEEP_WHOLE_LINES:
             block["class"] = block.get("class", []) + ["print-keep"]
             kept += 1
+    for value in soup.select("span.stored-eval"):
+        if NUMBER_AND_UNIT.fullmatch(value.get_text()):
+            value["class"] = value.get("class", []) + ["print-nowrap"]
     style = soup.new_tag("style", id="print-css")
     style.string = PRINT_CSS
     (soup.head or soup).append(style)
