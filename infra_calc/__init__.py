@@ -71,6 +71,7 @@ from .step import (
     batch_turning_point,
     compute_time,
     decode_step,
+    mbu,
     read_time,
     step_time,
 )

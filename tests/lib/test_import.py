@@ -27,7 +27,7 @@ def test_public_api_names():
     import infra_calc as ic
     for name in ["Accelerator", "accelerator", "ModelSpec", "gemm_flops", "gemm_bytes",
                  "arithmetic_intensity", "critical_rows", "attainable_flops", "read_time",
-                 "compute_time", "step_time", "decode_step", "batch_turning_point",
+                 "compute_time", "step_time", "mbu", "decode_step", "batch_turning_point",
                  "capacity_check", "max_batch", "capacity_reading", "decimal_reading",
                  "shape_efficiency", "padded_rows", "amdahl_speedup", "estimate", "model", "shown"]:
         assert callable(getattr(ic, name)), name
