@@ -1,7 +1,15 @@
 """infra_calc: the calculator behind the book *Estimating LLM Inference*.
 
 Small pure functions, SI units throughout (seconds, bytes, FLOPs, FLOP/s,
-bytes/s), numpy arrays accepted wherever a scalar is.  Importing the package
+bytes/s).  Numpy arrays broadcast in the step and bound functions
+(``read_time``, ``compute_time``, ``step_time``, ``bounds``, ``decode_step``,
+``batch_turning_point``), the roofline, GEMM and capacity functions, the
+``kv`` functions (``critical_context``, ``turning_batch``, ``kv_weight_batch``,
+``decode_region``) and the one-pass chapter-3 functions (``model_decode_step``,
+``prefill_step``, ``tensor_parallel_step``, the levers), through a Workload's
+sizes.  Scalars only: a Workload's ``workspace``, ``generation_time``'s sizes
+(batch, cards, prompt and output tokens), and ``estimate`` and ``forecast``.
+Importing the package
 has no side effects and does not import sympy, matplotlib or ipywidgets; the
 model catalog (:mod:`infra_calc.models`), chapter 3's modules (one checked
 :class:`~infra_calc.workload.Workload` in, results with ``fits`` and
@@ -71,13 +79,15 @@ from .step import (
     batch_turning_point,
     compute_time,
     decode_step,
+    mbu,
     read_time,
     step_time,
 )
 
 __version__ = "1.0.0"
 
-#: Public names defined in modules imported on first use: name -> module.
+#: Public names fetched from their module on first use: name -> module.  Most of these
+#: modules are imported then; ``display`` is already loaded, by ``step``'s import above.
 _LAZY = {
     "MODELS": "models", "model": "models", "model_names": "models",
     "ModelSpec": "modelspec",
@@ -107,7 +117,8 @@ _LAZY = {
     # the capacity planner's state (its function stays in infra_calc.planner)
     "PlannerState": "planner",
 }
-#: Submodules imported on first use.
+#: Submodules reachable as attributes, imported on first use (``display`` is imported
+#: eagerly, by ``step``).
 _SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
                "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
                "prefill", "parallel", "generation", "display",

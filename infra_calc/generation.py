@@ -6,7 +6,7 @@ from dataclasses import KW_ONLY, dataclass
 import numpy as np
 
 from ._validate import check_int, check_single_sizes
-from .bound import Bounds
+from .bound import Bounds, bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .decode import step_parts
 from .prefill import PrefillStep, prefill_step
@@ -74,10 +74,13 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: The request's floor: prefill's ``t_floor`` plus every step's floor, seconds
     #: (``total`` without the all-reduce model; equal to it on one card).
     floor_total: float
-    #: Floor of the whole batch under any schedule, ``max(ΣT_compute, ΣT_read)`` over the
-    #: prefill and every decode step (``max(ΣF/Π, ΣR/β)`` per card), seconds: a schedule
-    #: that overlaps compute-bound prefills with memory-bound decode reads (other requests'
-    #: or chunked) needs no less.  ``floor_total`` is the floor of the static batch only.
+    #: Floor of the whole batch under any schedule, :func:`~infra_calc.bound.bounds` of
+    #: the FLOPs and bytes of the prefill and every decode step together (``max(ΣF/Π, ΣR/β)``
+    #: per card), seconds: a schedule that overlaps compute-bound prefills with memory-bound
+    #: decode reads (other requests' or chunked) needs no less.  ``floor_total`` is the
+    #: floor of the static batch only.  The same concept as
+    #: :attr:`SpeculativeStep.t_round_floor <infra_calc.levers.SpeculativeStep.t_round_floor>`
+    #: (there over one round's verify pass and draft steps).
     floor_any_schedule: float
     #: The all-reduce model's time in ``total`` (prefill's and every step's), seconds;
     #: 0 on one card and with ``overlap_comm`` only what the overlap does not hide.
@@ -212,8 +215,9 @@ def generation_time(model, hw=None, *, prompt_tokens=None, output_tokens=None,
         tokens_per_s_request=o / total, tokens_per_s_total=w.batch * o / total,
         max_context=longest, memory=w.memory(longest),
         floor_total=float(pre.t_floor + floors.sum()),
-        floor_any_schedule=float(max(pre.t_read + np.sum(steps.t_read),
-                                     pre.t_compute + np.sum(steps.t_compute))),
+        floor_any_schedule=float(bounds(pre.flops + np.sum(steps.counts["flops"]),
+                                        pre.bytes_read + np.sum(steps.counts["bytes_read"]),
+                                        w.hw, math=w.math).t_floor),
         comm_time=float(total - pre.t_floor - floors.sum()),
         steps=steps, math=w.math,
     )

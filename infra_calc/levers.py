@@ -133,6 +133,9 @@ class SpeculativeStep(HoldsMemory, ModelOnCard):
     #: Floor of one round under any schedule, ``max(ΣF/Π, ΣR/β)`` over the verify pass and
     #: the ``k`` draft steps together, seconds (:func:`~infra_calc.bound.bounds`): a schedule
     #: may overlap one sub-batch's memory-bound drafting with another's compute-bound verify.
+    #: The same concept as :attr:`GenerationTime.floor_any_schedule
+    #: <infra_calc.generation.GenerationTime.floor_any_schedule>` (there over a request's
+    #: prefill and decode steps).
     t_round_floor: float | np.ndarray
     #: ``t_round_floor / (k + 1)``: no round can emit more than ``k + 1`` tokens per request,
     #: seconds (a floor of any schedule).

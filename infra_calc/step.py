@@ -16,7 +16,7 @@ from .bound import bounds, crossover
 from .display import shown
 from .hardware import Accelerator, accelerator
 
-__all__ = ["read_time", "compute_time", "step_time", "DecodeStep", "decode_step",
+__all__ = ["read_time", "compute_time", "step_time", "mbu", "DecodeStep", "decode_step",
            "batch_turning_point", "fix_scenarios"]
 
 
@@ -57,6 +57,37 @@ def step_time(flops, nbytes, hw, *, overlap=True):
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
     return bounds(flops, nbytes, accelerator(hw), overlap=overlap).t_floor
+
+
+def mbu(nbytes, measured_seconds, hw):
+    """Memory-bandwidth utilisation of a measured step, a fraction.
+
+    .. math:: \\mathrm{MBU} = \\frac{R / t}{\\beta}
+
+    the bandwidth the step achieved (the bytes it had to read over its measured
+    time) divided by the card's bandwidth; equally the read floor
+    :func:`read_time` over the measured time, so 1 is a step at its read floor.
+
+    Parameters
+    ----------
+    nbytes : float or array_like
+        Bytes the step had to read, ``R`` (>= 0).
+    measured_seconds : float or array_like
+        The step's measured time ``t``, seconds (> 0).
+    hw : Accelerator or str
+        Supplies the bandwidth ``β`` in bytes/s.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``R / t / β`` (arrays broadcast).
+
+    >>> round(mbu(20e9, 10e-3, "H100 SXM"), 3)      # 2 TB/s of 3.35 TB/s
+    0.597
+    """
+    nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
+    t = check_number(measured_seconds, "measured_seconds", "seconds")
+    return unwrap(np.asarray(nbytes) / np.asarray(t) / accelerator(hw).mem_bandwidth)
 
 
 @dataclass(frozen=True)

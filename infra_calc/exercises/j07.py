@@ -27,7 +27,7 @@ from ..capacity import capacity_check, kv_cache_bytes
 from ..display import PageValues, Shown, shown
 from ..hardware import accelerator, accelerator_names
 from ..models import model
-from ..step import batch_turning_point, decode_step, read_time
+from ..step import batch_turning_point, compute_time, decode_step, mbu, read_time
 from .spec import Choice, Exercise, register, yes_no
 
 #: group quantisation in exercise 1.2: 4-bit weights, one 16-bit scale per group of 32
@@ -202,7 +202,7 @@ def n2_bandwidth():
 
 def n2_mbu():
     """Memory-bandwidth utilisation of the 1.6 measurement, a fraction."""
-    return n2_bandwidth() / _h100().mem_bandwidth
+    return mbu(n2_bytes(), N2_MEASURED, _h100())
 
 
 register(Exercise(
@@ -359,7 +359,7 @@ def selftest_values():
     v.n1 = shown(n1_saving(), "ms", 2)
     v.n1_pct = shown(n1_saving() / serial1.t_step, "%", 0)
     v.n1_att = shown(n1_attention_flops(), "GFLOP", 0)
-    v.n1_att_t = shown(n1_attention_flops() / h200.peak_flops, "ms", 3)
+    v.n1_att_t = shown(compute_time(n1_attention_flops(), h200), "ms", 3)
     v.serial1_pct = shown(base.t_compute / base.t_step, "%", 1)
     # 1.6
     v.n2_meas = shown(N2_MEASURED, "ms", 0)
@@ -368,7 +368,7 @@ def selftest_values():
     v.n2_read = shown(read_time(n2_bytes(), h100), "ms", 2, bare=True)
     v.n2_bw = shown(n2_bandwidth(), "TB/s", 2)
     v.n2 = shown(n2_mbu(), "%", 1)
-    v.n2_src = shown(base.bytes_read / N2_MEASURED / h100.mem_bandwidth, "%", 1)
+    v.n2_src = shown(mbu(base.bytes_read, N2_MEASURED, h100), "%", 1)
     # 1.7
     s3 = n3_steps()
     v.n3_b = shown(N3_BATCH, digits=0)

@@ -31,7 +31,7 @@ from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes, max_batch
 from ..roofline import arithmetic_intensity
 from ..shape import padded_gemm, padded_rows, route_tokens
-from ..step import read_time
+from ..step import mbu, read_time
 from .spec import Choice, Exercise, register
 
 #: inputs of the new exercises (the book's, not the source's)
@@ -196,8 +196,8 @@ def _n6_floor():
 
 
 def _mbu():
-    """The read floor of the 2.10 step over its measured time, a fraction."""
-    return _n6_floor() / N6_MEASURED
+    """MBU of the 2.10 step: its read floor over its measured time, a fraction."""
+    return mbu(_n6_bytes(), N6_MEASURED, S.j13_h100())
 
 
 register(Exercise(

@@ -15,10 +15,10 @@ from matplotlib.patches import Patch
 
 from .. import source as S
 from ..amdahl import amdahl_limit, amdahl_speedup
-from ..display import shown, tokens_k
+from ..display import shown, shown_e, tokens_k
 from ..hardware import capacity_reading
 from ..planner import planner_state
-from ..units import GB, GiB
+from ..units import GB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["SEGMENT_COLOURS", "SEGMENT_HATCHES", "legend_handles", "capacity_4090",
@@ -72,14 +72,14 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
             bottom += st.kv_per_request
         ax.annotate(str(shown(st.total, "GB", 2)), (xi + width / 2, st.total / GB), xytext=(4, 0),
                     textcoords="offset points", ha="left", va="center", fontsize=9)
-    caps = [(capacity_reading(hw, reading="decimal GB"), "source reading: 24e9 B", "--",
+    source_cap = capacity_reading(hw, reading="decimal GB")
+    physical_cap = capacity_reading(hw, reading="physical GiB")
+    caps = [(source_cap, f"source reading: {shown_e(source_cap, unit='B')}", "--",
              PALETTE["vermillion"]),
-            (capacity_reading(hw, reading="physical GiB"), "physical: 24 GiB", "-",
+            (physical_cap, f"physical: {shown(physical_cap, 'GiB', 0)}", "-",
              PALETTE["black"])]
     handles = legend_handles()
     for cap, lab, ls, col in caps:
-        n = round(cap / GiB) if lab.startswith("physical") else round(cap / GB)
-        lab = lab.replace("24", str(n), 1)
         line = ax.axhline(cap / GB, linestyle=ls, color=col, linewidth=1.6,
                           label=f"capacity, {lab} = {shown(cap, 'GB', 2)}")
         handles.append(line)

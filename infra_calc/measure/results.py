@@ -79,7 +79,8 @@ class MachineRoofline(_JsonFile):
     settings: dict = field(default_factory=dict, compare=False)
     #: ISO timestamp of the measurement (kept in the JSON, left out of ``repr``).
     date: str = field(default="", repr=False, compare=False)
-    #: Ridge point ``I* = Π/β``, FLOP/byte (derived).
+    #: Ridge point ``I* = Π/β``, FLOP/byte: :meth:`Accelerator.ridge` of :attr:`accelerator`,
+    #: kept as a field because the JSON file records it (and :meth:`from_dict` checks it).
     ridge_point: float = field(init=False)
 
     _json_key: ClassVar[str | None] = "roofline"
@@ -88,16 +89,18 @@ class MachineRoofline(_JsonFile):
         object.__setattr__(self, "peak_flops", check_number(self.peak_flops, "peak_flops", "FLOP/s"))
         object.__setattr__(self, "mem_bandwidth",
                            check_number(self.mem_bandwidth, "mem_bandwidth", "bytes/s"))
-        object.__setattr__(self, "ridge_point", self.peak_flops / self.mem_bandwidth)
+        object.__setattr__(self, "ridge_point", self.accelerator.ridge())
 
     @property
     def description(self) -> str:
         """One line naming the machine (no date)."""
         return short_description(self.machine)
 
-    def accelerator(self, name="this machine") -> Accelerator:
-        """An :class:`~infra_calc.Accelerator` with the measured Π and β (capacity = RAM)."""
-        return Accelerator(name, self.peak_flops, self.mem_bandwidth,
+    @property
+    def accelerator(self) -> Accelerator:
+        """The measured roofline as an :class:`~infra_calc.Accelerator` named "this machine"
+        (capacity = RAM; :attr:`GemmSweep.accelerator` is the same roofline, capacity unused)."""
+        return Accelerator("this machine", self.peak_flops, self.mem_bandwidth,
                            float(self.machine.get("memory_bytes", 1.0)),
                            source="measured with infra_calc.measure", note=self.description)
 
@@ -280,7 +283,7 @@ def sweep_from_seconds(roofline: MachineRoofline, m_values, seconds, k=4096, n=4
     """Build a :class:`GemmSweep` from timed seconds and the roofline's prediction."""
     m_values = check_m_values(m_values)
     seconds = np.atleast_1d(check_number(seconds, "seconds", "s"))
-    predicted, m_star = roofline_prediction(m_values, k, n, roofline.accelerator(),
+    predicted, m_star = roofline_prediction(m_values, k, n, roofline.accelerator,
                                             bytes_per_element=bytes_per_element)
     return GemmSweep(m_values, tuple(seconds), tuple(achieved_flops(m_values, seconds, k, n)),
                      tuple(predicted), m_star, roofline.peak_flops, roofline.mem_bandwidth, int(k),

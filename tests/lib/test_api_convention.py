@@ -22,9 +22,6 @@ GEMM_SHAPES = (("m", "k", "n"), ("rows", "k", "n"))
 POSITIONAL_OPTIONS = {
     "shown": "shown(value, unit, digits): the unit and the digits say how the one value is "
              "read, and every page and printout writes them by position (shown(t, 'ms', 3))",
-    # fields with defaults of result records and the card, in files another change of
-    # this round edits: give each `_: KW_ONLY` before its first defaulted field, then
-    # drop it here (the stale-exception check below says when)
 }
 
 

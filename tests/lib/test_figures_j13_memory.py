@@ -5,6 +5,7 @@ import json
 import math
 
 import numpy as np
+import pytest
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
@@ -58,6 +59,16 @@ def test_capacity_4090_bars_and_capacity_lines():
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert labels == ["4 × 8K requests", "5 × 8K requests"]
     assert {b.get_hatch() for b in bars} >= {"//", ".."}
+    _close(fig)
+
+
+@pytest.mark.parametrize("hw, n", [("RTX 4090", 24), ("L40S", 48), ("H100 SXM", 80)])
+def test_capacity_lines_name_the_cards_own_label(hw, n):
+    """The two capacity lines read the card's label "N GB" both ways, whatever N is."""
+    fig = figs.capacity_4090(hw=hw)
+    labels = [ln.get_label() for ln in fig.axes[0].get_lines()]
+    assert labels == [f"capacity, source reading: {n}e9 B = {n:.2f} GB",
+                      f"capacity, physical: {n} GiB = {n * GiB / GB:.2f} GB"]
     _close(fig)
 
 

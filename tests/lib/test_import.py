@@ -3,6 +3,8 @@ import importlib
 import subprocess
 import sys
 
+import pytest
+
 LIGHT = ("sympy", "matplotlib", "ipywidgets", "IPython", "tqdm", "infra_calc.models",
          "infra_calc.measure", "infra_calc.figures")
 
@@ -27,7 +29,7 @@ def test_public_api_names():
     import infra_calc as ic
     for name in ["Accelerator", "accelerator", "ModelSpec", "gemm_flops", "gemm_bytes",
                  "arithmetic_intensity", "critical_rows", "attainable_flops", "read_time",
-                 "compute_time", "step_time", "decode_step", "batch_turning_point",
+                 "compute_time", "step_time", "mbu", "decode_step", "batch_turning_point",
                  "capacity_check", "max_batch", "capacity_reading", "decimal_reading",
                  "shape_efficiency", "padded_rows", "amdahl_speedup", "estimate", "model", "shown"]:
         assert callable(getattr(ic, name)), name
@@ -160,3 +162,29 @@ def test_library_modules_import_no_matplotlib():
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_package_docstring_says_which_functions_broadcast():
+    """The step, bound and kv functions take arrays; a Workload's workspace, the request's
+    batch and estimate take scalars only (the sentence in infra_calc/__init__.py)."""
+    import numpy as np
+
+    import infra_calc as ic
+    b = np.array([1, 8])
+    assert "wherever a scalar is" not in ic.__doc__
+    for got in (ic.read_time(b * 1e9, "H100"), ic.compute_time(b * 1e12, "H100"),
+                ic.step_time(b * 1e12, b * 1e9, "H100"),
+                ic.bounds(b * 1e12, b * 1e9, ic.accelerator("H100")).t_floor,
+                ic.decode_step(70e9, "H100", bytes_per_param=1, batch=b).t_step,
+                ic.turning_batch("llama-70b", "H100", context=b * 100),
+                ic.critical_context("llama-70b", "H100", cards=b),
+                ic.model_decode_step("llama-70b", "H100", batch=b, context=b * 100).t_step):
+        assert np.shape(got) == (2,)
+    for call in (lambda: ic.Workload("llama-70b", "H100", workspace=b * 1e9),
+                 lambda: ic.estimate("llama-70b", "H100", batch=b),
+                 lambda: ic.forecast("llama-70b", "H100", prompt_tokens=100, output_tokens=10,
+                                     batch=b),
+                 lambda: ic.generation_time("llama-70b", "H100", prompt_tokens=100,
+                                            output_tokens=10, batch=b)):
+        with pytest.raises(TypeError, match="single"):
+            call()

@@ -68,7 +68,7 @@ def test_gemm_sweep_small():
     assert np.allclose(sw.predicted, np.minimum(50e9, i * 10e9))
     assert sw.bytes_per_element == 4.0
     assert sw.predicted_critical_rows == pytest.approx(
-        ic.critical_rows(128, 128, roof.accelerator(), bytes_per_element=4))
+        ic.critical_rows(128, 128, roof.accelerator, bytes_per_element=4))
 
 
 def test_measure_roofline_small_overrides():
@@ -265,7 +265,7 @@ def test_example_json_is_consistent():
     i = ic.arithmetic_intensity(np.array(s.m, float), s.k, s.n, bytes_per_element=4)
     assert np.allclose(s.predicted, np.minimum(r.peak_flops, i * r.mem_bandwidth))
     assert s.predicted_critical_rows == pytest.approx(
-        ic.critical_rows(4096, 4096, r.accelerator(), bytes_per_element=4))
+        ic.critical_rows(4096, 4096, r.accelerator, bytes_per_element=4))
     assert r.settings["quick"] is False and r.date
 
 
@@ -319,3 +319,14 @@ def test_lab_notebook_executed_without_errors(path):
 
 def test_notebooks_exist():
     assert NOTEBOOKS, "book/lab has no numbered notebook"
+
+
+def test_roofline_and_sweep_give_their_accelerator_the_same_way():
+    """Both records offer the measured roofline as a property, and the ridge point is the
+    Accelerator's own."""
+    assert isinstance(MachineRoofline.accelerator, property)
+    assert isinstance(GemmSweep.accelerator, property)
+    roof = MachineRoofline(peak_flops=2e12, mem_bandwidth=5e10, machine={"memory_bytes": 8e9})
+    acc = roof.accelerator
+    assert (acc.peak_flops, acc.mem_bandwidth, acc.mem_capacity) == (2e12, 5e10, 8e9)
+    assert roof.ridge_point == acc.ridge() == 40.0

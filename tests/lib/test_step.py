@@ -125,3 +125,18 @@ def test_fix_scenarios_take_the_card_given():
     assert cases["compute doubled"].hw.peak_flops == 2 * a100.peak_flops
     assert cases["bandwidth doubled"].hw.mem_bandwidth == 2 * a100.mem_bandwidth
     assert list(cases)[-1] == "batch 32 shares the read"
+
+
+def test_mbu_is_the_read_floor_over_the_measured_time():
+    """A step measured at its read floor uses the whole bandwidth; twice as slow, half of it;
+    the bytes and times broadcast; a time of zero is refused."""
+    hw = ic.accelerator("H100 SXM")
+    r = 20e9
+    floor = ic.read_time(r, hw)
+    assert np.isclose(ic.mbu(r, floor, hw), 1.0, rtol=1e-12)
+    assert np.isclose(ic.mbu(r, 2 * floor, hw), 0.5, rtol=1e-12)
+    assert np.isclose(ic.mbu(r, floor, hw.with_(mem_bandwidth=2 * hw.mem_bandwidth)), 0.5, rtol=1e-12)
+    got = ic.mbu(np.array([r, 2 * r]), np.array([floor, floor]), "H100 SXM")
+    assert np.allclose(got, [1.0, 2.0], rtol=1e-12)
+    with pytest.raises(ValueError, match="measured_seconds"):
+        ic.mbu(r, 0.0, hw)
