@@ -138,7 +138,9 @@ class Workload:
     def of(cls, model, hw=None, **fields) -> Workload:
         """Build a workload, or adjust one: ``model`` may already be a :class:`Workload`.
 
-        Fields given as None keep their value (the workload's, or the default).
+        The one rule for a Workload plus sizes, in every function that takes
+        one: a field given (not None) replaces the workload's; a field given as
+        None keeps its value (the workload's, or the default).
         """
         given = {k: v for k, v in fields.items() if v is not None}
         if isinstance(model, Workload):
