@@ -210,7 +210,7 @@ class Workload:
         w = self.resident_weight_bytes() if weights is None else weights
         k = self.kv_bytes_per_card(context) if kv is None else kv
         c = self.hw.mem_capacity if capacity is None else capacity
-        return capacity_check(c, np.asarray(w) + zero, np.asarray(k) + zero,
+        return capacity_check(c, weights=np.asarray(w) + zero, kv=np.asarray(k) + zero,
                               workspace=self.workspace)
 
     def memory_per_card(self, context=None):
