@@ -67,8 +67,11 @@ class HoldsMemory:
         return self.memory.fits
 
 
-def capacity_check(capacity, weights, kv, *, workspace=0.0) -> CapacityCheck:
+def capacity_check(capacity, *, weights, kv, workspace=0.0) -> CapacityCheck:
     """Check :math:`W + KV + M_{work} \\le C`.
+
+    Every byte count after ``capacity`` is keyword-only, as in :func:`max_batch`, so
+    no two of them can trade places (``capacity_check(C, kv, W)`` is refused).
 
     Parameters
     ----------

@@ -207,7 +207,8 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
     model : ModelSpec, str, path or Workload
         A catalog model name, a ``config.json`` path, a ``ModelSpec``, or a
         :class:`~infra_calc.workload.Workload` (its sizes are used; a size
-        given here as well replaces the workload's, except ``context``).
+        given here as well replaces the workload's, as in :meth:`Workload.of
+        <infra_calc.workload.Workload.of>`).
     hw : Accelerator or str
         Required with a model; with a Workload, None (its card) or the same card.
     bytes_per_param : float
@@ -215,10 +216,10 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
     batch : int
         Concurrent requests, each decoding one token per step.
     context : int, optional
-        Tokens of KV cache per request for the decode step.  Default: a
-        Workload's own context when it is not 0 (a different ``context`` given
-        with it is refused), else the request's last step ``P + O - 1`` with a
-        prompt, else :data:`DEFAULT_CONTEXT` capped by the model
+        Tokens of KV cache per request for the decode step (given with a
+        Workload, it replaces the workload's).  Default: a Workload's own
+        context when it is not 0, else the request's last step ``P + O - 1``
+        with a prompt, else :data:`DEFAULT_CONTEXT` capped by the model
         (:func:`default_context`).
     workspace : float
         Bytes per card for activations and buffers.
@@ -246,17 +247,11 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
     from .workload import Workload
 
     prompt = prompt_tokens
-    if isinstance(model, Workload) and model.context != 0:   # a workload's context is its own
-        own = check_int(model.context, "context", "tokens", minimum=1, scalar=True)
-        if context is not None and check_int(context, "context", "tokens", minimum=1,
-                                             scalar=True) != own:
-            raise ValueError(f"context ({context} tokens) must not be given with a Workload "
-                             f"whose context is another ({own} tokens); use "
-                             f"workload.with_(context=...)")
-        context = own
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
                     kv_bytes_per_element=kv_bytes_per_element, workspace=workspace, cards=cards,
                     math=math)
+    if context is None and w.context != 0:   # a workload's own context; a given one replaces it
+        context = w.context
     n = check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
     check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
     spec = w.model

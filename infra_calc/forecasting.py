@@ -339,7 +339,8 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
     ----------
     model : ModelSpec, str, path or Workload
         A catalog name, a spec, a Hugging Face ``config.json`` path, or a whole workload
-        (its batch, cards, byte widths and math are used; giving them here too is refused).
+        (its batch, cards, byte widths and math are used; a size given here as well replaces
+        the workload's, as in :meth:`Workload.of <infra_calc.workload.Workload.of>`).
     hw : Accelerator or str
     prompt_tokens, output_tokens : int
         ``P`` and ``O`` (>= 1), tokens per request.
@@ -377,10 +378,6 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
     kn = knobs(engine)
     sizes = dict(bytes_per_param=bytes_per_param, batch=batch,
                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)
-    given = [k for k, v in sizes.items() if v is not None]
-    if isinstance(model, Workload) and given:
-        raise ValueError(f"{', '.join(given)} must not be given with a Workload, which has "
-                         "its own (use workload.with_(...))")
     w = Workload.of(model, hw, **sizes)
     t = forecast_terms(w, prompt_tokens, output_tokens, continuous)
     floor, layers, n = t.floor, w.model.layers, w.cards

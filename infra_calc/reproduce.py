@@ -49,7 +49,7 @@ def j07_lines() -> list[str]:
 
     m70 = model(S.J07_MODEL)
     kv_one = kv_cache_bytes(S.J07_CONTEXT, m70.kv_bytes_per_token(2))
-    chk = capacity_check(h100.mem_capacity, S.J07_WEIGHTS_8BIT, kv_one, workspace=S.J07_WORKSPACE)
+    chk = capacity_check(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=kv_one, workspace=S.J07_WORKSPACE)
     rel = "<=" if chk.fits else ">"
     lines.append(
         f"capacity (8-bit, {tokens_k(S.J07_CONTEXT, 'k')} context): "
@@ -57,7 +57,7 @@ def j07_lines() -> list[str]:
         f"{shown(chk.kv, 'GB', 2, bare=True, sep=False)} + "
         f"{shown(chk.workspace, 'GB', 2, bare=True, sep=False)}"
         f" = {shown(chk.total, 'GB', 2, sep=False)} {rel} {shown(chk.capacity, 'GB', 1, sep=False)}")
-    left = capacity_check(h100.mem_capacity, S.J07_WEIGHTS_8BIT, 0.0).headroom
+    left = capacity_check(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=0.0).headroom
     b_max = max_batch(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=S.J07_CONTEXT,
                       kv_bytes_per_token=m70.kv_bytes_per_token(2), workspace=0)
     lines.append(
@@ -102,7 +102,7 @@ def j13_lines() -> list[str]:
     q = model(S.J13_MODEL)
     weights = q.weight_bytes(2)
     m_kv = q.kv_bytes_per_token(2)
-    left = capacity_check(gpu.mem_capacity, weights, 0.0, workspace=S.J13_WORKSPACE).headroom
+    left = capacity_check(gpu.mem_capacity, weights=weights, kv=0.0, workspace=S.J13_WORKSPACE).headroom
     s8, s16 = S.J13_CONTEXTS
     one8 = kv_cache_bytes(s8, m_kv)
     lines.append(
@@ -113,7 +113,7 @@ def j13_lines() -> list[str]:
                        workspace=S.J13_WORKSPACE)
     for batch in (b_max8, b_max8 + 1):
         kv = kv_cache_bytes(s8, m_kv, batch=batch)
-        ok = capacity_check(gpu.mem_capacity, weights, kv, workspace=S.J13_WORKSPACE).fits
+        ok = capacity_check(gpu.mem_capacity, weights=weights, kv=kv, workspace=S.J13_WORKSPACE).fits
         lines.append(f"{batch} × {tokens_k(s8)} = {shown(kv, 'GB', 2, sep=False)}"
                      f" {'fits' if ok else 'exceeds'}")
     one16 = kv_cache_bytes(s16, m_kv)

@@ -138,7 +138,9 @@ class Workload:
     def of(cls, model, hw=None, **fields) -> Workload:
         """Build a workload, or adjust one: ``model`` may already be a :class:`Workload`.
 
-        Fields given as None keep their value (the workload's, or the default).
+        The one rule for a Workload plus sizes, in every function that takes
+        one: a field given (not None) replaces the workload's; a field given as
+        None keeps its value (the workload's, or the default).
         """
         given = {k: v for k, v in fields.items() if v is not None}
         if isinstance(model, Workload):
@@ -208,7 +210,7 @@ class Workload:
         w = self.resident_weight_bytes() if weights is None else weights
         k = self.kv_bytes_per_card(context) if kv is None else kv
         c = self.hw.mem_capacity if capacity is None else capacity
-        return capacity_check(c, np.asarray(w) + zero, np.asarray(k) + zero,
+        return capacity_check(c, weights=np.asarray(w) + zero, kv=np.asarray(k) + zero,
                               workspace=self.workspace)
 
     def memory_per_card(self, context=None):

@@ -62,7 +62,7 @@ def _base():
 def e1():
     """The 70B model at 8 bits, one request of J07_CONTEXT tokens and the workspace, on the H100."""
     kv = kv_cache_bytes(S.J07_CONTEXT, _m_kv())
-    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE)
+    return capacity_check(_h100().mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=kv, workspace=S.J07_WORKSPACE)
 
 
 register(Exercise(
@@ -133,7 +133,7 @@ def bstar_requests() -> int:
 
 def left_after_weights():
     """The H100's bytes beside the 8-bit weights (the source's reading, no workspace)."""
-    return capacity_check(_h100().mem_capacity, S.J07_WEIGHTS_8BIT, 0.0).headroom
+    return capacity_check(_h100().mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=0.0).headroom
 
 
 def bstar_context() -> int:
@@ -349,7 +349,7 @@ def selftest_values():
     v.n1_b = shown(N1_BATCH, digits=0)
     v.n1_ctx = shown(N1_CONTEXT, digits=0)
     v.n1_kv = shown(n1_kv(), "GB", 2)
-    v.n1_total = shown(capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, n1_kv(),
+    v.n1_total = shown(capacity_check(h200.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=n1_kv(),
                                       workspace=S.J07_WORKSPACE).total, "GB", 2)
     v.n1_r = shown(st1.bytes_read, "GB", 2)
     v.n1_tr = shown(st1.t_read, "ms", 2)

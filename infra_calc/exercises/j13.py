@@ -140,7 +140,8 @@ def _capacity_phys():
 
 def _left_phys():
     """The RTX 4090's physical bytes beside the BF16 weights and the workspace."""
-    return capacity_check(_capacity_phys(), _qwen().weight_bytes(2), 0.0, workspace=S.J13_WORKSPACE).headroom
+    return capacity_check(_capacity_phys(), weights=_qwen().weight_bytes(2), kv=0.0,
+                          workspace=S.J13_WORKSPACE).headroom
 
 
 def _s_max():
@@ -261,7 +262,7 @@ def selftest_values():
     v.waste = shown(pr.waste_ratio, "×", 0)
     v.zero_share = shown(1 - pr.useful / pr.executed, "%", 1)
     # 2.4
-    left = capacity_check(S.j13_rtx4090().mem_capacity, w_bf16, 0.0, workspace=ws).headroom
+    left = capacity_check(S.j13_rtx4090().mem_capacity, weights=w_bf16, kv=0.0, workspace=ws).headroom
     v.w = shown(w_bf16, "GB", 2)
     v.left = shown(left, "GB", 2)
     v.one8 = shown(kv_cache_bytes(s8, m_kv), "GB", 2)

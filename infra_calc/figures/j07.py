@@ -127,7 +127,7 @@ def _capacity_rows(context=S.J07_CONTEXT):
     src, phys = S.j07_h100().mem_capacity, accelerator("H100 SXM").mem_capacity
     for label, cap in ((f"source reading\n{shown(src, 'GB', 0)} = {shown_e(src, digits=0, unit='B')}", src),
                        (f"physical\n{shown(phys, 'GiB', 0)} = {shown_e(phys, digits=1, unit='B')}", phys)):
-        rows[label] = capacity_check(cap, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE)
+        rows[label] = capacity_check(cap, weights=S.J07_WEIGHTS_8BIT, kv=kv, workspace=S.J07_WORKSPACE)
     return rows
 
 

@@ -94,6 +94,7 @@ def test_every_option_is_keyword_only(name):
     lambda: ic.critical_rows(4096, 4096, "H100 SXM", 2),
     lambda: ic.arithmetic_intensity(64, 4096, 4096, 2),
     lambda: ic.capacity_check(80e9, 16e9, 4e9, 2e9),              # workspace is keyword-only
+    lambda: ic.capacity_check(80e9, 16e9, 4e9),                   # so are weights and kv
     lambda: ic.ModelSpec("m", 10, 10, 1, 8, 2, 2, 4, 16, 32, 4),  # num_experts too
     lambda: ic.Workload("llama-2-70b", "H100 SXM", 1),
 ])

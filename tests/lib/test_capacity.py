@@ -10,7 +10,7 @@ from infra_calc.units import GB, GiB, KiB
 def test_j07_capacity():
     h = S.j07_h100()
     kv = ic.kv_cache_bytes(8192, ic.model(S.J07_MODEL).kv_bytes_per_token(2))
-    chk = ic.capacity_check(h.mem_capacity, S.J07_WEIGHTS_8BIT, kv, workspace=S.J07_WORKSPACE)
+    chk = ic.capacity_check(h.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=kv, workspace=S.J07_WORKSPACE)
     assert round(chk.total / GB, 2) == 78.56 and chk.fits
     assert round(kv / GB, 2) == 2.68 and round(S.J07_WORKSPACE / GB, 2) == 2.15
     m_kv = ic.model(S.J07_MODEL).kv_bytes_per_token(2)
@@ -44,7 +44,7 @@ def test_max_batch_exact_boundary():
 
 def test_capacity_errors():
     with pytest.raises(ValueError, match=r"capacity \(bytes\) must be > 0"):
-        ic.capacity_check(0, 1, 1)
+        ic.capacity_check(0, weights=1, kv=1)
     with pytest.raises(ValueError, match=r"context \(tokens\)"):
         ic.max_batch(1e9, weights=1, context=0, kv_bytes_per_token=1, workspace=0)
     assert ic.kv_cache_bytes(context=10, kv_bytes_per_token=3, batch=2) == 60

@@ -124,8 +124,9 @@ def test_a_workload_keeps_its_context_and_its_card():
     e = ic.estimate(w)                                   # hw defaults to the workload's
     assert (e.context, e.context_from, e.batch) == (1024, "given", 4)
     assert ic.estimate(w, "H100 SXM", context=1024).context == 1024
-    with pytest.raises(ValueError, match="context"):
-        ic.estimate(w, context=2048)
+    other = ic.estimate(w, context=2048)             # a size given with it replaces the workload's
+    assert (other.context, other.batch) == (2048, 4)
+    assert other.t_step == ic.estimate(w.with_(context=2048)).t_step
     assert ic.estimate(w.with_(context=0)).context_from == "default"
     with pytest.raises(TypeError, match="hw"):
         ic.estimate("llama-2-70b")

@@ -69,7 +69,8 @@ def test_exercise_logic():
     # 1.5: the requests fit the H200, the step is read-bound, and overlap saves the compute bound
     st = X.n1_step()
     assert st.bytes_read == S.J07_PARAMS * S.J07_BYTES_PER_PARAM + X.n1_kv()
-    assert ic.capacity_check(h200.mem_capacity, S.J07_WEIGHTS_8BIT, X.n1_kv(), workspace=S.J07_WORKSPACE).fits
+    assert ic.capacity_check(h200.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=X.n1_kv(),
+                             workspace=S.J07_WORKSPACE).fits
     assert st.bound == "memory" and E.get("j07-n1").answer() == pytest.approx(st.t_compute)
     # ... the math is 2BN only, as the question says; the attention left out is what the
     # physics review found (134 GFLOP), and would move the answer by more than 0.5%
@@ -85,7 +86,7 @@ def test_exercise_logic():
     assert round(on_70 * 100, 1) == 74.6 and not E.check("j07-n2", on_70 * 100).correct
     # 1.7: the baseline passes the capacity check; more bandwidth beats 4-bit weights
     steps = X.n3_steps()
-    assert ic.capacity_check(S.j07_h100().mem_capacity, S.J07_WEIGHTS_8BIT, X.n3_kv(),
+    assert ic.capacity_check(S.j07_h100().mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=X.n3_kv(),
                              workspace=S.J07_WORKSPACE).fits
     assert steps["twice the bandwidth"].t_step < steps["4-bit weights"].t_step
     assert E.check_choice("j07-n3", 0, "twice the bandwidth")[0]

@@ -125,8 +125,10 @@ def test_a_workload_brings_its_own_sizes():
     g = ic.forecast("llama-2-70b", "H100", prompt_tokens=64, output_tokens=16, batch=4, cards=2,
                     bytes_per_param=1, kv_bytes_per_element=1, math="fp8")
     assert f.tpot == g.tpot
-    with pytest.raises(ValueError, match="batch must not be given with a Workload"):
-        ic.forecast(w, prompt_tokens=64, output_tokens=16, batch=8)
+    h = ic.forecast(w, prompt_tokens=64, output_tokens=16, batch=8)   # a size given replaces
+    k = ic.forecast(w.with_(batch=8), prompt_tokens=64, output_tokens=16)
+    assert (h.floor.floor_total, h.tpot) == (k.floor.floor_total, k.tpot)
+    assert h.tpot != f.tpot
 
 
 def test_a_moe_forecast_reads_the_uniform_routing_experts_and_rests_on_the_k_expert_floor():
@@ -194,8 +196,12 @@ def test_the_terms_are_the_floor_s_and_the_uniform_routing_model_s():
 
 @pytest.mark.parametrize("name", ["bytes_per_param", "kv_bytes_per_element", "batch", "cards",
                                   "math"])
-def test_any_size_given_with_a_workload_is_refused_even_its_default(name):
+def test_any_size_given_with_a_workload_replaces_the_workloads_even_with_its_default(name):
     w = ic.Workload("llama-2-7b", "A100", bytes_per_param=1, kv_bytes_per_element=1, batch=2,
                     cards=2, math="fp16")
-    with pytest.raises(ValueError, match=f"^{name} must not be given with a Workload"):
-        ic.forecast(w, prompt_tokens=8, output_tokens=8, **{name: ic.Workload.default(name)})
+    size = {name: ic.Workload.default(name)}
+    f = ic.forecast(w, prompt_tokens=8, output_tokens=8, **size)
+    g = ic.forecast(w.with_(**size), prompt_tokens=8, output_tokens=8)
+    assert (f.floor.floor_total, f.tpot, f.math) == (g.floor.floor_total, g.tpot, g.math)
+    own = ic.forecast(w, prompt_tokens=8, output_tokens=8)     # fp16 and bf16 share A100's peak
+    assert (f.tpot, f.math) != (own.tpot, own.math)

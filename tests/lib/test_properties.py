@@ -28,8 +28,10 @@ def test_max_batch_fits_and_one_more_does_not(cap, weights, ws, seq, m_kv):
     b = ic.max_batch(cap, weights=weights, context=seq, kv_bytes_per_token=m_kv, workspace=ws)
     assert isinstance(b, int) and b >= 0
     if b > 0:
-        assert ic.capacity_check(cap, weights, ic.kv_cache_bytes(seq, m_kv, batch=b), workspace=ws).fits
-    assert not ic.capacity_check(cap, weights, ic.kv_cache_bytes(seq, m_kv, batch=b + 1), workspace=ws).fits
+        assert ic.capacity_check(cap, weights=weights, kv=ic.kv_cache_bytes(seq, m_kv, batch=b),
+                                 workspace=ws).fits
+    assert not ic.capacity_check(cap, weights=weights,
+                                 kv=ic.kv_cache_bytes(seq, m_kv, batch=b + 1), workspace=ws).fits
 
 
 @given(i=st.floats(1e-6, 1e9), peak=st.floats(1e9, 1e16), bandwidth=bw)
