@@ -5,8 +5,6 @@ here the step is rebuilt from its floor terms by hand, and 4.5 follows the store
 """
 from __future__ import annotations
 
-import math
-
 import pytest
 
 import infra_calc as ic
@@ -14,15 +12,6 @@ from infra_calc import exercises
 
 exercises.exercise_ids()                 # the registry first: book order for every test
 from infra_calc.exercises import ch4  # noqa: E402
-
-
-@pytest.mark.parametrize("ex_id", [f"ch4-n{i}" for i in range(1, 6)])
-def test_every_answer_passes_its_checker_and_a_wrong_one_does_not(ex_id):
-    ex = exercises.get(ex_id)
-    assert ex.chapter == "ch4" and math.isfinite(ex.answer()) and ex.answer() > 0
-    value = exercises.expected(ex_id)
-    assert exercises.check(ex_id, value).correct
-    assert not exercises.check(ex_id, value * 1.3).correct
 
 
 def test_n1_a_measurement_slower_than_its_floor_reaches_part_of_it():

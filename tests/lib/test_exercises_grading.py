@@ -1,4 +1,5 @@
 """infra_calc/exercises/grading.py: right within the tolerance, or a hint."""
+import math
 import re
 
 import pytest
@@ -9,6 +10,7 @@ from infra_calc import exercises
 @pytest.mark.parametrize("ex_id", exercises.exercise_ids())
 def test_checker_right_and_wrong(ex_id):
     exp = exercises.expected(ex_id)
+    assert math.isfinite(exp) and exp > 0, ex_id
     right = exercises.check(ex_id, exp)
     assert right.correct and right.message.startswith("Right")
     wrong = exercises.check(ex_id, exp * 1.5 + 1)
