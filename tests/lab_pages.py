@@ -2,29 +2,27 @@
 the checks every page gets (tests/e2e/test_lab_*.py).
 
 * :class:`Session`: one JupyterLab server (``tests/lab_server.py``: free port, token
-  auth, the book's server settings as ``make lab`` loads them, jupyterlab-myst) on a
-  temporary copy of ``book/`` (``LAB_E2E_BOOK=folder`` serves another one) and one
-  headless Chromium (Playwright, a 1280 × 900 window); ``tests/conftest.py`` makes it
-  a session fixture, so each pytest-xdist worker starts one.  :meth:`Session.page` opens
-  a page once, checks it, runs it (*Run All*) and saves it once, and keeps the result
-  for every test that asks (``LAB_E2E_NOTEBOOKS=glob`` narrows the set of pages).  The
-  pages kept open for their widgets (``KEEP_OPEN``) each get a browser page of their
-  own; the other pages share one, where JupyterLab's front end starts once and each
-  page is opened (``docmanager:open``), checked and closed before the next one.
-* :class:`PageChecks`: the checks of a page, run on the result of that one run:
-  **pages read** before and after *Run All* (no raw MyST markup in the rendered prose,
-  code spans excepted; every solution collapsed; every ``{eval}`` showing its stored
-  value; no error output after *Run All*); **pages stay clean** (issue 18 §4: opening a
-  page does not mark it modified, and *Run All* + *Save* writes back the file as it
-  was, :func:`allowed_change`); **links open** (every link between pages points at a
-  file of the book, with its suffix, and a click opens the page).  A test file
-  subclasses it with the pages it covers (``PAGES``): the pages are split over files
-  so that ``--dist loadfile`` spreads their runs over the workers, and a page whose
-  widgets are tested further is checked in the file that tests them (one run).
+  auth, ``make lab``'s server settings, jupyterlab-myst) on a temporary copy of
+  ``book/`` (``LAB_E2E_BOOK=folder`` serves another) and one headless Chromium
+  (Playwright, 1280 × 900), a session fixture per pytest-xdist worker
+  (``tests/conftest.py``).  :meth:`Session.page` opens, checks, runs (*Run All*) and
+  saves a page once and keeps the result for every test that asks
+  (``LAB_E2E_NOTEBOOKS=glob`` narrows the pages).  Pages kept open for their widgets
+  (``KEEP_OPEN``) get a browser page each; the others share one, where JupyterLab's
+  front end starts once and each page is opened (``docmanager:open``), checked and
+  closed before the next.
+* :class:`PageChecks`: the checks of that one run: **pages read** before and after
+  *Run All* (no raw MyST markup in the prose, code spans excepted; every solution
+  collapsed; every ``{eval}`` showing its stored value; no error output); **pages stay
+  clean** (issue 18 §4: opening does not mark a page modified, and *Run All* + *Save*
+  writes back the file as it was, :func:`allowed_change`); **links open** (every link
+  between pages names a file of the book, with its suffix, and a click opens it).  A
+  test file subclasses it with its pages (``PAGES``), split over files so that
+  ``--dist loadfile`` spreads them over the workers; a page whose widgets are tested
+  further is checked in the file that tests them (one run).
 * :func:`box_of` and :func:`screenshot` measure and record what a reader sees.
 
-Every wait is on a condition with a generous limit (a loaded 2-core machine), never a
-sleep, and nothing asserts a duration.
+Every wait is on a condition with a generous limit, never a sleep; nothing asserts a duration.
 """
 from __future__ import annotations
 
@@ -94,14 +92,12 @@ def _eval_values(relpath) -> list[list[tuple[str, str | None]]]:
     return out
 
 
-#: pages with explorers, and pages with answer checkers: their browser page and kernel
-#: stay up after their first run (their widgets are tested later)
+#: pages with explorers or answer checkers: browser page and kernel stay up (widgets tested later)
 EXPLORER_NOTEBOOKS = [n for n in NOTEBOOKS if any(
     f in page_code(n) for f in ("explorer(", "capacity_planner("))]
 CHECKER_NOTEBOOKS = [n for n in NOTEBOOKS if "answer_checker(" in page_code(n)]
 KEEP_OPEN = set(EXPLORER_NOTEBOOKS) | set(CHECKER_NOTEBOOKS)
-#: the other pages: the page checks only; those of the chapters named ``EARLY`` in one
-#: test file, the rest in another
+#: the other pages: the page checks only (``EARLY`` chapters in one test file, the rest in another)
 PLAIN_NOTEBOOKS = [n for n in NOTEBOOKS if n not in KEEP_OPEN]
 EARLY = ("0_", "1_", "2_")
 
@@ -158,9 +154,8 @@ VERDICT_LOG_JS = """() => {
 
 SHUTDOWN_JS = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
 
-# The plain pages share one browser page (one JupyterLab front end, started once): each
-# is opened there with the command a click in the file browser runs, checked, and closed
-# before the next one opens, so the page holds one notebook at a time, as a fresh one.
+# The plain pages share one browser page (one JupyterLab front end, started once): each is
+# opened there as a file-browser click would, checked, and closed before the next opens.
 OPEN_IN_TAB_JS = """async (path) => {
   const app = window.jupyterapp;
   const w = await app.commands.execute('docmanager:open', {path});
@@ -356,8 +351,7 @@ def json_diff(a, b, path="") -> list[str]:
 # ====================================================================== links open
 LINKS_JS = """() => Array.from(document.querySelectorAll('.jp-MarkdownCell .jp-InputArea a'))
   .map(a => ({text: a.textContent, href: a.href}))"""
-#: pages whose first link to another page is also clicked (each click opens a page and
-#: starts its kernel: a few suffice to show that a link opens its page)
+#: pages whose first link is also clicked (a click opens a page and starts a kernel: a few suffice)
 CLICKED = ("book/0_start/how_to_use.ipynb", "book/2_full_speed/01_intensity_and_ridge.ipynb",
            "book/appendix/accelerators.ipynb")
 
