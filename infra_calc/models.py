@@ -26,7 +26,6 @@ __all__ = [
     "model",
     "model_names",
     "model_listing",
-    "resolve_model",
 ]
 
 
@@ -148,15 +147,21 @@ def model_listing() -> list[str]:
 
 
 def model(name) -> ModelSpec:
-    """Look up a shipped model, forgiving case, spaces, dashes, underscores and dots.
+    """The one way a model is named: a spec, a catalog name or a Hugging Face config.
+
+    Catalog names forgive case, spaces, dashes, underscores and dots.  This is
+    what every function that takes a model, and the command line's ``--model``, uses.
 
     Parameters
     ----------
-    name : str or ModelSpec
-        A canonical name (see :func:`model_names`), an alias such as
-        ``"qwen3-8b"``, ``"llama-70b"`` or ``"r1-70b"``, or a Hugging Face
-        repo id such as ``"Qwen/Qwen3-8B"``.  A :class:`ModelSpec` is
-        returned unchanged.
+    name : ModelSpec, str, os.PathLike or Mapping
+        A :class:`ModelSpec` (returned unchanged); a canonical name (see
+        :func:`model_names`), an alias such as ``"qwen3-8b"``, ``"llama-70b"``
+        or ``"r1-70b"``, or a Hugging Face repo id such as ``"Qwen/Qwen3-8B"``;
+        a path to a Hugging Face ``config.json`` (any string naming an existing
+        file, ending in ``.json``, or naming a directory that holds
+        ``config.json``, unless it is also a catalog name); or a config
+        dictionary.
 
     Returns
     -------
@@ -167,8 +172,10 @@ def model(name) -> ModelSpec:
     UnknownModelError
         (a :class:`ValueError` and :class:`KeyError`) for an unknown name;
         the message lists the known names.
+    ValueError
+        An unreadable or unsupported config file.
     TypeError
-        ``name`` is not a string.
+        ``name`` has an unsupported type.
 
     Examples
     --------
@@ -177,46 +184,14 @@ def model(name) -> ModelSpec:
     """
     if isinstance(name, ModelSpec):
         return name
-    if not isinstance(name, str):
-        raise TypeError(f"model must be a ModelSpec or a catalog name (str), got {type(name).__name__}")
-    return MODELS[name]
-
-
-def resolve_model(x) -> ModelSpec:
-    """Turn a :class:`ModelSpec`, catalog name or config path into a ModelSpec.
-
-    This is what the command line's ``--model`` uses.
-
-    Parameters
-    ----------
-    x : ModelSpec, str, os.PathLike or Mapping
-        A spec (returned unchanged); a path to a Hugging Face
-        ``config.json`` (any string naming an existing file, ending in
-        ``.json``, or naming a directory, which must hold ``config.json``,
-        unless it is also a catalog name); a
-        config dictionary; otherwise a catalog name for :func:`model`.
-
-    Returns
-    -------
-    ModelSpec
-
-    Raises
-    ------
-    ValueError
-        Unknown catalog name, or an unreadable / unsupported config file.
-    TypeError
-        ``x`` has an unsupported type.
-    """
-    if isinstance(x, ModelSpec):
-        return x
-    if isinstance(x, (os.PathLike, Mapping)):
-        return ModelSpec.from_hf_config(x)
-    if isinstance(x, str):
-        if x.strip() and (os.path.isfile(x) or x.strip().lower().endswith(".json")
-                          or (os.path.isdir(x) and x not in MODELS)):
-            return ModelSpec.from_hf_config(x)
-        return model(x)
+    if isinstance(name, (os.PathLike, Mapping)):
+        return ModelSpec.from_hf_config(name)
+    if isinstance(name, str):
+        if name.strip() and (os.path.isfile(name) or name.strip().lower().endswith(".json")
+                             or (os.path.isdir(name) and name not in MODELS)):
+            return ModelSpec.from_hf_config(name)
+        return MODELS[name]
     raise TypeError(
         "model must be a ModelSpec, a catalog name or a path to a config.json, "
-        f"got {type(x).__name__}"
+        f"got {type(name).__name__}"
     )

@@ -115,10 +115,10 @@ class Workload:
     math: str = "bf16"
 
     def __post_init__(self):
-        from .models import resolve_model
+        from .models import model as find_model
 
         set_ = object.__setattr__
-        set_(self, "model", resolve_model(self.model))
+        set_(self, "model", find_model(self.model))
         set_(self, "hw", accelerator(self.hw))
         set_(self, "bytes_per_param",
              check_number(self.bytes_per_param, "bytes_per_param", "bytes/parameter"))

@@ -11,12 +11,12 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
+from .. import models
 from ..decode import REGIONS, model_decode_step
 from ..display import shown, sig
 from ..hardware import accelerator
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..levers import speculative_step
-from ..models import resolve_model
 from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
 from ..step import batch_turning_point
@@ -49,7 +49,7 @@ def kv_regions_figure(model=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_p
     (:meth:`ModelSpec.with_kv_heads`).  Hatched: where
     :meth:`~infra_calc.workload.Workload.fits` is false on one card.
     """
-    m = resolve_model(model)
+    m = models.model(model)
     acc = accelerator(hw)
     kw = dict(bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element)
     b = np.logspace(0, 4, 241)
@@ -112,7 +112,7 @@ def prefill_figure(cases=((SMALL, 2), (BIG, 1)), hw="H100 SXM"):
     colours = (PALETTE["blue"], PALETTE["vermillion"])
     for (name, bpp), c, y in zip(cases, colours, (0.02, 0.05), strict=False):
         st = prefill_step(name, acc, prompt_tokens=p, bytes_per_param=bpp)
-        short = f"{shown(resolve_model(name).params, 'billion', 0, bare=True)}B, {bpp:g} B/weight"
+        short = f"{shown(models.model(name).params, 'billion', 0, bare=True)}B, {bpp:g} B/weight"
         ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
         ax.plot(p, st.t_read * 1e3, ":", color=c, lw=1.2, label=f"{short}: read R/β")
         ax.plot(p, st.t_compute * 1e3, "--", color=c, lw=1.2, label=f"{short}: compute F/Π")
@@ -182,7 +182,7 @@ def moe_bytes_figure(model=MOE, hw="H100 SXM", *, bytes_per_param=1):
     Solid lines are floors (``routing="floor"``); the dashed orange line is the
     uniform-routing model (``routing="uniform"``).
     """
-    m = resolve_model(model)
+    m = models.model(model)
     acc = accelerator(hw)
     b = np.unique(np.logspace(0, 3.3, 120).astype(int))
     floor = m.decode_weight_bytes(bytes_per_param, b) / 1e9
@@ -260,7 +260,7 @@ def levers_figure(model=BIG, draft=SMALL, hw="H200", *, context=2048, batches=(1
     ax1.set_ylabel("time per output token (ms)")
     ax1.set_ylim(0, None)
     ax1.legend(fontsize=7.5)
-    m = resolve_model(model)
+    m = models.model(model)
     b = np.unique(np.logspace(0, 3.5, 160).astype(int))
     colours = (PALETTE["black"], PALETTE["green"], PALETTE["purple"])
     for (label, bpp, math), c, ls in zip(precisions, colours, ("-", "--", "-."), strict=False):

@@ -79,11 +79,11 @@ def model_and_card_menus(model, hw) -> dict:
     card keeps its figures.  The model menu is wide enough for the catalog's longest
     name ("DeepSeek-R1-Distill-Llama-70B", tests/e2e/test_lab_explorers.py).
     """
-    from ..models import MODELS, resolve_model
+    from .. import models
 
-    spec = resolve_model(model)
+    spec = models.model(model)
     return {
-        "model": w.Dropdown(options=object_options(spec, MODELS.values()), value=spec,
+        "model": w.Dropdown(options=object_options(spec, models.MODELS.values()), value=spec,
                             description="model", style={"description_width": "initial"},
                             layout=w.Layout(width="max-content", min_width="25em")),
         "hw": card_menu(hw),

@@ -16,7 +16,7 @@ from model_reference import (
 )
 
 from infra_calc.hf_config import SUPPORTED_MODEL_TYPES
-from infra_calc.models import resolve_model
+from infra_calc.models import model as find_model
 from infra_calc.modelspec import ModelSpec
 
 
@@ -307,4 +307,4 @@ def test_a_directory_without_config_json_says_so(tmp_path):
     with pytest.raises(ValueError, match="has no config.json"):
         ModelSpec.from_hf_config(tmp_path)
     with pytest.raises(ValueError, match="has no config.json"):
-        resolve_model(str(tmp_path))
+        find_model(str(tmp_path))

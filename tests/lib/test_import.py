@@ -34,7 +34,7 @@ def test_public_api_names():
                  "shape_efficiency", "padded_rows", "amdahl_speedup", "estimate", "model", "shown"]:
         assert callable(getattr(ic, name)), name
     # one name for one thing: the aliases and the pages' bookkeeping stay in their modules
-    for name in ("resolve_model", "ridge_point", "Shown", "PageValues", "fix_scenarios",
+    for name in ("ridge_point", "Shown", "PageValues", "fix_scenarios",
                  "planner_state"):
         assert name not in ic.__all__ and not hasattr(ic, name), name
     assert set(ic.__all__) <= set(dir(ic))

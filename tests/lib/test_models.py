@@ -10,7 +10,7 @@ import pytest
 from model_reference import TINY, reference_count
 
 from infra_calc import models
-from infra_calc.models import MODELS, UnknownModelError, model, model_names, resolve_model
+from infra_calc.models import MODELS, UnknownModelError, model, model_names
 
 KiB = 1024
 
@@ -130,30 +130,30 @@ def test_module_avoids_heavy_imports():
     assert not imported & {"sympy", "matplotlib", "ipywidgets"}
 
 
-def test_resolve_model(tmp_path):
+def test_model_reads_specs_paths_and_configs(tmp_path):
     spec = model("qwen3-8b")
-    assert resolve_model(spec) is spec
-    assert resolve_model("r1-70b").params == 70_553_706_496
+    assert model(spec) is spec
+    assert model("r1-70b").params == 70_553_706_496
     cfg_dir = tmp_path / "tiny-mixtral"
     cfg_dir.mkdir()
     path = cfg_dir / "config.json"
     path.write_text(json.dumps(TINY["mixtral"]))
     expected = reference_count(TINY["mixtral"])
-    assert resolve_model(str(path)).params == expected
-    assert resolve_model(path).params == expected
-    assert resolve_model(str(cfg_dir)).params == expected
-    assert resolve_model(str(cfg_dir)).name == "tiny-mixtral"
-    assert resolve_model(TINY["mixtral"]).params == expected
+    assert model(str(path)).params == expected
+    assert model(path).params == expected
+    assert model(str(cfg_dir)).params == expected
+    assert model(str(cfg_dir)).name == "tiny-mixtral"
+    assert model(TINY["mixtral"]).params == expected
     odd = tmp_path / "weights.cfg"                 # existing file without .json
     odd.write_text(json.dumps(TINY["qwen2"]))
-    assert resolve_model(str(odd)).params == reference_count(TINY["qwen2"])
+    assert model(str(odd)).params == reference_count(TINY["qwen2"])
     with pytest.raises(ValueError) as info:
-        resolve_model(str(tmp_path / "missing.json"))
+        model(str(tmp_path / "missing.json"))
     assert "missing.json" in str(info.value)
     with pytest.raises(ValueError, match="known names"):
-        resolve_model("no-such-model")
+        model("no-such-model")
     with pytest.raises(TypeError):
-        resolve_model(3.5)
+        model(3.5)
 
 
 def test_model_listing_names_every_model_once_in_catalog_order():
