@@ -9,6 +9,7 @@ import sys
 from ._parser import Parser
 from ._validate import check_int, check_number
 from .display import round_sig
+from .estimate import DEFAULT_CONTEXT, DEFAULT_OUTPUT_TOKENS
 from .units import GiB
 
 __all__ = ["main"]
@@ -29,7 +30,7 @@ decode step; its KV cache grows by one token per step.
 
 --context is the tokens of KV cache each request holds in the decode step
 that the "decode step" block shows.  Without it: with --prompt P and
---output-tokens O, the request's last decode step, P + O - 1; otherwise 8192,
+--output-tokens O, the request's last decode step, P + O - 1; otherwise {context},
 or the model's max_position_embeddings if that is smaller.  The request block
 always reports TPOT as the mean over its own contexts P+1 ... P+O-1.
 
@@ -47,7 +48,8 @@ says so; --json carries a top-level "fits".
 _WIDEST = 8  # bytes: FP64, the widest number a card stores a weight or a cached element in
 _FLAGS = {
     "--bytes-per-param": ("bytes_per_param", "bytes/parameter", False, dict(maximum=_WIDEST)),
-    "--kv-bytes": ("kv_bytes_per_element", "bytes/element", False, dict(maximum=_WIDEST)),
+    "--kv-bytes-per-element": ("kv_bytes_per_element", "bytes/element", False,
+                               dict(maximum=_WIDEST)),
     "--batch": ("batch", "requests", True, {}),
     "--context": ("context", "tokens", True, {}),
     "--prompt": ("prompt_tokens", "tokens", True, {}),
@@ -96,13 +98,49 @@ prompts (a model of the steady state; TTFT, total and tokens/s are unchanged).
 
 
 
+def _workload_arguments(p, dflt, *, request: bool) -> None:
+    """The arguments ``estimate`` and ``forecast`` share, on subparser ``p``.
+
+    ``request``: the forecast needs a request (--prompt and --output-tokens are required); the
+    estimate takes one optionally, with the defaults of :func:`infra_calc.estimate`.
+    """
+    p.add_argument("--model", required=True,
+                   help="catalog model name or path to a config.json "
+                        "(`python -m infra_calc list` shows the catalog)")
+    p.add_argument("--hw", required=True,
+                   help="catalog accelerator name (`python -m infra_calc list` shows them)")
+    p.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"),
+                   help=f"stored bytes per weight: 2 = BF16, 1 = 8-bit, 0.5 = 4-bit "
+                        f"(default {dflt('bytes_per_param'):g})")
+    p.add_argument("--kv-bytes-per-element", type=_typed("--kv-bytes-per-element"),
+                   help=f"bytes per cached K/V element: 2 = BF16, 1 = FP8 "
+                        f"(default {dflt('kv_bytes_per_element'):g})")
+    p.add_argument("--batch", type=_typed("--batch"),
+                   help=f"concurrent requests, decoded together (default {dflt('batch')})")
+    p.add_argument("--cards", type=_typed("--cards"),
+                   help=f"tensor-parallel cards (default {dflt('cards')}); applies to every "
+                        "number printed")
+    p.add_argument("--prompt", type=_typed("--prompt"), required=request, default=None,
+                   help="prompt tokens P per request" + ("" if request else
+                        ": adds the prefill (TTFT) and the whole request"))
+    p.add_argument("--output-tokens", type=_typed("--output-tokens"), required=request,
+                   default=None, help="output tokens O per request" + ("" if request else
+                        f" (needs --prompt; default {DEFAULT_OUTPUT_TOKENS}, capped by the model)"))
+    p.add_argument("--math", help="math precision whose dense peak bounds the math: bf16, fp8, "
+                                  f"fp4 (default {dflt('math')})")
+    p.add_argument("--engine", default=None,
+                   help="engine family whose fitted knobs the forecast uses (default: the pooled "
+                        "fit; a wrong name lists them)" + ("" if request else
+                        "; the forecast is printed with --prompt"))
+    p.add_argument("--json", action="store_true",
+                   help="print strict JSON instead of text" + ("" if request else
+                        " (null, with a reason, for an infinite number)"))
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from .workload import Workload
 
-    dflt = Workload.default                 # the one place a size's default is written
-    bpp = (f"stored bytes per weight: 2 = BF16, 1 = 8-bit, 0.5 = 4-bit "
-           f"(default {dflt('bytes_per_param'):g})")
-    kvb = f"bytes per cached K/V element: 2 = BF16, 1 = FP8 (default {dflt('kv_bytes_per_element'):g})"
+    dflt = Workload.default    # a size's default: the default of its Workload field
     p = Parser(prog="python -m infra_calc",
                description="LLM inference performance estimates (the book's calculator).")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -111,61 +149,23 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("chapter", choices=["j07", "j13", "all"])
 
     e = sub.add_parser("estimate", help="decode step, TTFT/TPOT, turning points and memory",
-                       description=_ESTIMATE_HELP,
+                       description=_ESTIMATE_HELP.format(context=f"{DEFAULT_CONTEXT:,}"),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    e.add_argument("--model", required=True,
-                   help="catalog model name or path to a config.json "
-                        "(`python -m infra_calc list` shows the catalog)")
-    e.add_argument("--hw", required=True,
-                   help="catalog accelerator name (`python -m infra_calc list` shows them)")
-    e.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"), help=bpp)
-    e.add_argument("--kv-bytes", type=_typed("--kv-bytes"), help=kvb)
-    e.add_argument("--batch", type=_typed("--batch"),
-                   help=f"concurrent requests (default {dflt('batch')})")
+    _workload_arguments(e, dflt, request=False)
     e.add_argument("--context", type=_typed("--context"), default=None,
                    help="tokens of KV cache per request in the decode step "
-                        "(default: P + O - 1 with --prompt, else 8192 capped by the model)")
-    e.add_argument("--prompt", type=_typed("--prompt"), default=None,
-                   help="prompt tokens P: adds the prefill (TTFT) and the whole request")
-    e.add_argument("--output-tokens", type=_typed("--output-tokens"), default=None,
-                   help="output tokens O of the request (needs --prompt; default 256, "
-                        "capped by the model)")
-    e.add_argument("--cards", type=_typed("--cards"),
-                   help=f"tensor-parallel cards (default {dflt('cards')}); applies to every "
-                        "number printed")
+                        f"(default: P + O - 1 with --prompt, else {DEFAULT_CONTEXT:,} capped by "
+                        "the model)")
     e.add_argument("--workspace-gib", type=_typed("--workspace-gib"),
                    help=f"workspace per card in GiB (default {round_sig(dflt('workspace'), 'GiB')})")
-    e.add_argument("--math", help="math precision whose dense peak bounds the math: bf16, fp8, "
-                                  f"fp4 (default {dflt('math')})")
-    e.add_argument("--json", action="store_true",
-                   help="print strict JSON instead of a table (null, with a reason, "
-                        "for an infinite number)")
-    e.add_argument("--engine", default=None,
-                   help="engine family of the forecast printed with --prompt (default: the "
-                        "pooled fit; `python -m infra_calc forecast --help` lists them)")
 
     f = sub.add_parser("forecast", help="forecast TTFT, TPOT and tokens/s with intervals (a model)",
                        description=_FORECAST_HELP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    f.add_argument("--model", required=True, help="catalog model name or path to a config.json")
-    f.add_argument("--hw", required=True, help="catalog accelerator name")
-    f.add_argument("--prompt", type=_typed("--prompt"), required=True, help="prompt tokens P per request")
-    f.add_argument("--output-tokens", type=_typed("--output-tokens"), required=True,
-                   help="output tokens O per request")
-    f.add_argument("--batch", type=_typed("--batch"),
-                   help=f"requests decoded together (default {dflt('batch')})")
-    f.add_argument("--cards", type=_typed("--cards"),
-                   help=f"tensor-parallel cards (default {dflt('cards')})")
-    f.add_argument("--bytes-per-param", type=_typed("--bytes-per-param"), help=bpp)
-    f.add_argument("--kv-bytes", type=_typed("--kv-bytes"), help=kvb)
-    f.add_argument("--math", help="math precision whose dense peak bounds the math: bf16, fp8, "
-                                  f"fp4 (default {dflt('math')})")
-    f.add_argument("--engine", default=None,
-                   help="engine family whose fitted knobs to use (default: the pooled fit)")
+    _workload_arguments(f, dflt, request=True)
     f.add_argument("--continuous", action="store_true",
                    help="continuous batching under load: the TPOT adds (B - 1)/O prefills of one "
                         "prompt per token (a model; default: a static batch)")
-    f.add_argument("--json", action="store_true", help="print strict JSON instead of text")
 
     ft = sub.add_parser("fit", help="refit the forecast's knobs from the measurements and "
                                     "store them (infra_calc/data/forecast_knobs.csv)")
@@ -186,15 +186,16 @@ def _estimate(args) -> str:
     est = estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param, batch=args.batch,
                    context=args.context,
                    workspace=None if args.workspace_gib is None else args.workspace_gib * GiB,
-                   kv_bytes_per_element=args.kv_bytes, cards=args.cards, prompt_tokens=args.prompt,
-                   output_tokens=args.output_tokens, math=args.math)
+                   kv_bytes_per_element=args.kv_bytes_per_element, cards=args.cards,
+                   prompt_tokens=args.prompt, output_tokens=args.output_tokens, math=args.math)
     fc = None
     if args.prompt is not None:
         from .forecasting import forecast
         fc = forecast(est.model, est.hw, prompt_tokens=args.prompt,
                       output_tokens=est.request.output_tokens, batch=args.batch, cards=args.cards,
-                      bytes_per_param=args.bytes_per_param, kv_bytes_per_element=args.kv_bytes,
-                      math=args.math, engine=args.engine)
+                      bytes_per_param=args.bytes_per_param,
+                      kv_bytes_per_element=args.kv_bytes_per_element, math=args.math,
+                      engine=args.engine)
     if args.json:
         d = est.to_dict()
         if fc is not None:
@@ -244,7 +245,7 @@ def _forecast(args) -> str:
     from .forecasting import forecast
     fc = forecast(args.model, args.hw, prompt_tokens=args.prompt, output_tokens=args.output_tokens,
                   batch=args.batch, cards=args.cards, bytes_per_param=args.bytes_per_param,
-                  kv_bytes_per_element=args.kv_bytes, math=args.math, engine=args.engine,
+                  kv_bytes_per_element=args.kv_bytes_per_element, math=args.math, engine=args.engine,
                   continuous=args.continuous)
     if args.json:
         return json.dumps(_forecast_dict(fc), indent=2, allow_nan=False)

@@ -42,12 +42,13 @@ from __future__ import annotations
 import csv
 import functools
 import math as _math
-import re
 from dataclasses import KW_ONLY, dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from ._names import name_key
 
 if TYPE_CHECKING:
     from .generation import GenerationTime
@@ -242,12 +243,9 @@ def forecast_engines() -> list[str]:
     return [POOLED] + sorted(n for n in names if n != POOLED)
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
 def knobs(engine=None) -> Knobs:
-    """The stored knobs of ``engine`` (None: the pooled fit), matched ignoring case and dashes.
+    """The stored knobs of ``engine`` (None: the pooled fit), matched as a catalog name is
+    (:func:`~infra_calc._names.name_key`: case, spaces, dashes, underscores and dots do not matter).
 
     Raises
     ------
@@ -260,9 +258,9 @@ def knobs(engine=None) -> Knobs:
     if not isinstance(engine, str):
         raise TypeError(f"engine must be an engine family name (str) or None, got "
                         f"{type(engine).__name__}")
-    wanted = _ALIASES.get(_key(engine), engine)
+    wanted = name_key(_ALIASES.get(name_key(engine), engine))
     for name, kn in table.items():
-        if _key(name) == _key(wanted):
+        if name_key(name) == wanted:
             return kn
     raise ValueError(f"engine={engine!r} has no fitted knobs; known engines: "
                      f"{', '.join(forecast_engines())} (or None for the pooled fit)")

@@ -88,6 +88,19 @@ def test_help_explains_ttft_tpot_context_and_names_only_real_options():
     assert "see --list" not in text
 
 
+def test_help_shows_the_library_defaults_and_both_commands_take_the_same_sizes():
+    from infra_calc.estimate import DEFAULT_CONTEXT, DEFAULT_OUTPUT_TOKENS
+    est, fc = run("estimate", "--help").stdout, run("forecast", "--help").stdout
+    flat = " ".join(est.split())                  # argparse wraps the option help
+    assert f"else {DEFAULT_CONTEXT:,} capped by the model" in flat
+    assert f"otherwise {DEFAULT_CONTEXT:,}, or the model's" in flat
+    assert f"default {DEFAULT_OUTPUT_TOKENS}, capped by the model" in flat
+    for flag in ("--model", "--hw", "--bytes-per-param", "--kv-bytes-per-element", "--batch",
+                 "--cards", "--prompt", "--output-tokens", "--math", "--engine", "--json"):
+        assert flag in est and flag in fc, flag
+    assert "--kv-bytes " not in est + fc
+
+
 E = ["estimate", "--model", "qwen3-8b", "--hw", "H100"]
 
 
@@ -117,10 +130,10 @@ def test_bad_input_one_line_exit_2(args, needle):
     (["--workspace-gib", "nan"], "--workspace-gib (GiB) must not be NaN"),
     (["--workspace-gib", "lots"], "--workspace-gib (GiB) must be a number, got 'lots'"),
     (["--workspace-gib", "1e300"], "--workspace-gib (GiB) must be <= "),
-    (["--kv-bytes", "0"], "--kv-bytes (bytes/element) must be > 0, got 0"),
-    (["--kv-bytes", "nan"], "--kv-bytes (bytes/element) must not be NaN"),
-    (["--kv-bytes", "-inf"], "--kv-bytes (bytes/element) must not be -inf"),
-    (["--kv-bytes", "1e300"], "--kv-bytes (bytes/element) must be <= 8, got 1e300"),
+    (["--kv-bytes-per-element", "0"], "--kv-bytes-per-element (bytes/element) must be > 0, got 0"),
+    (["--kv-bytes-per-element", "nan"], "--kv-bytes-per-element (bytes/element) must not be NaN"),
+    (["--kv-bytes-per-element", "-inf"], "--kv-bytes-per-element (bytes/element) must not be -inf"),
+    (["--kv-bytes-per-element", "1e300"], "--kv-bytes-per-element (bytes/element) must be <= 8, got 1e300"),
     (["--bytes-per-param", "-1"], "--bytes-per-param (bytes/parameter) must be > 0, got -1"),
     (["--bytes-per-param", "inf"], "--bytes-per-param (bytes/parameter) must be finite, got inf"),
     (["--bytes-per-param", "1e300"], "--bytes-per-param (bytes/parameter) must be <= 8, got 1e300"),
