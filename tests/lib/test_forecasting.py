@@ -111,6 +111,9 @@ def test_forecast_result_and_its_knobs():
     assert ic.forecast("llama-2-70b", "H100", prompt_tokens=512, output_tokens=128).engine == "any"
     assert ic.forecast("llama-2-7b", "A100", prompt_tokens=8, output_tokens=8,
                        engine="trtllm").engine == "TensorRT-LLM"
+    # an engine is spelt as forgivingly as a catalog name: case, spaces, dashes, underscores, dots
+    assert forecasting.knobs("nvidia_nim") is forecasting.knobs("NVIDIA NIM")
+    assert forecasting.knobs("TensorRT.llm") is forecasting.knobs("TRT")
 
 
 def test_unknown_engine_is_refused_with_the_known_names():
