@@ -61,20 +61,23 @@ def test_gemm_sweep_small():
     sw = measure.gemm_sweep(roof, m_values=(1, 2, 4, 8), k=128, n=128, repeats=2, min_time=0.0)
     assert sw.m == (1, 2, 4, 8)
     assert all(x > 0 for x in sw.seconds) and all(x > 0 for x in sw.flops_per_second)
-    # achieved = 2 M K N / seconds
-    assert np.allclose(sw.flops_per_second, 2 * np.array(sw.m) * 128 * 128 / np.array(sw.seconds))
-    # predicted = min(peak, I(M) beta) with 4-byte elements
-    i = ic.arithmetic_intensity(np.array(sw.m, float), 128, 128, bytes_per_element=4)
-    assert np.allclose(sw.predicted, np.minimum(50e9, i * 10e9))
+    # an M x 128 x 128 GEMM is 2 M 128 128 = 32,768 M FLOPs, whatever the time it took
+    assert np.allclose(np.array(sw.flops_per_second) * sw.seconds, [32768, 65536, 131072, 262144])
+    # by hand, 4-byte elements, K = N = 128: I(M) = 2M 128^2 / (4 (128M + 128^2 + 128M))
+    # = 32M / (M + 64) FLOP/byte, below the ridge 50e9 / 10e9 = 5 up to M = 320/27 (32M = 5M + 320)
+    m = np.array(sw.m, float)
+    assert np.allclose(sw.predicted, 10e9 * 32 * m / (m + 64))         # all on the slope
     assert sw.bytes_per_element == 4.0
-    assert sw.predicted_critical_rows == pytest.approx(
-        ic.critical_rows(128, 128, roof.accelerator, bytes_per_element=4))
+    assert sw.predicted_critical_rows == pytest.approx(320 / 27)
 
 
 def test_measure_roofline_small_overrides():
     roof = measure.measure_roofline(quick=True, triad_n=2 ** 16, matmul_sizes=(64,), repeats=1)
     assert roof.peak_flops > 0 and roof.mem_bandwidth > 0
-    assert roof.ridge_point == pytest.approx(roof.peak_flops / roof.mem_bandwidth)
+    # the ridge is where the roofline's two limbs meet: the peak there, half of it at half of it
+    acc = roof.accelerator
+    assert ic.attainable_flops(roof.ridge_point, acc) == pytest.approx(roof.peak_flops)
+    assert ic.attainable_flops(roof.ridge_point / 2, acc) == pytest.approx(roof.peak_flops / 2)
     assert roof.machine["cpu_count"] >= 1 and roof.machine["numpy"] == np.__version__
     assert roof.date and "date" not in repr(roof) and roof.date not in repr(roof)
 
@@ -258,14 +261,15 @@ def test_cli_bad_option_exits_2():
 def test_example_json_is_consistent():
     run = LabRun.from_json(EXAMPLE)
     r, s = run.roofline, run.sweep
-    assert r.ridge_point == pytest.approx(r.peak_flops / r.mem_bandwidth)
+    assert ic.attainable_flops(r.ridge_point, r.accelerator) == pytest.approx(r.peak_flops)
     assert s.m == measure.DEFAULT_M and s.m[-1] >= 1024
-    assert (s.k, s.n, s.bytes_per_element) == (ic.source.J13_K, ic.source.J13_N, 4.0)
+    assert (s.k, s.n, s.bytes_per_element) == (ic.source.J13_K, ic.source.J13_N, 4.0) == (4096, 4096, 4)
     assert (s.peak_flops, s.mem_bandwidth) == (r.peak_flops, r.mem_bandwidth)
-    i = ic.arithmetic_intensity(np.array(s.m, float), s.k, s.n, bytes_per_element=4)
-    assert np.allclose(s.predicted, np.minimum(r.peak_flops, i * r.mem_bandwidth))
-    assert s.predicted_critical_rows == pytest.approx(
-        ic.critical_rows(4096, 4096, r.accelerator, bytes_per_element=4))
+    # by hand, 4-byte elements, K = N = 4096: I(M) = 2M K^2 / (4 (2MK + K^2)) = 1024M / (M + 2048)
+    # FLOP/byte, which reaches the ridge I* at M* = 2048 I* / (1024 - I*)
+    m, ridge = np.array(s.m, float), r.peak_flops / r.mem_bandwidth
+    assert np.allclose(s.predicted, np.minimum(r.peak_flops, r.mem_bandwidth * 1024 * m / (m + 2048)))
+    assert s.predicted_critical_rows == pytest.approx(2048 * ridge / (1024 - ridge))
     assert r.settings["quick"] is False and r.date
 
 
