@@ -38,8 +38,8 @@ def test_dense_step_from_first_principles(name, batch, context):
     kv = batch * context * _kv_per_token(cfg, 2)
     assert st_.flops == pytest.approx(flops, rel=1e-12)
     assert st_.bytes_read == pytest.approx(weights + kv, rel=1e-12)
-    h = ic.accelerator("H100 SXM")
-    assert st_.t_step == max((weights + kv) / h.mem_bandwidth, flops / h.peak_flops)
+    # a batch far below B* (about 295 at two bytes a weight on the H100 SXM): the read bounds it
+    assert st_.bound == "memory" and st_.t_step == pytest.approx((weights + kv) / 3.35e12)
 
 
 def test_mixtral_reads_the_experts_the_batch_hits():
@@ -95,7 +95,6 @@ def test_step_grows_with_batch_and_context(name, b, s):
     more_b = ic.model_decode_step(name, "H100 SXM", batch=b + 1, context=s)
     more_s = ic.model_decode_step(name, "H100 SXM", batch=b, context=s + 1)
     assert more_b.t_step >= a.t_step and more_s.t_step >= a.t_step
-    assert a.t_step == max(a.t_read, a.t_compute)
 
 
 def test_changed_objects_keep_their_figures():

@@ -16,7 +16,9 @@ def test_every_pair_with_defaults_is_estimated(model, hw):
     assert est.context == min(8192, ic.model(model).max_position_embeddings)
     assert est.context_from == "default"
     assert est.t_step >= max(est.t_read, est.t_compute) > 0
-    assert est.t_step_serial == pytest.approx(est.t_read + est.t_compute)
+    # without overlap both limbs are paid: more than the larger, at most twice it
+    limb = max(est.t_read, est.t_compute)
+    assert limb < est.t_step_serial <= 2 * limb * (1 + 1e-12)
     assert est.max_batch >= 0 and isinstance(est.fits, bool)
     if est.max_batch >= 8:
         assert est.fits

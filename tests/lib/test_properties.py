@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,4 +83,7 @@ def test_decode_bound_switches_at_b_star(b):
     h = ic.accelerator("H100 SXM")
     step = ic.decode_step(70e9, h, bytes_per_param=1, batch=b)
     assert step.bound == ("memory" if b <= ic.batch_turning_point(h, bytes_per_param=1) else "compute")
-    assert step.t_step == max(step.t_read, step.t_compute)
+    if b <= 147:          # B* = 989.4 / (2 x 3.35) = 147.7 requests at one byte a weight
+        assert step.t_step == pytest.approx(70e9 / 3.35e12)         # the weights' read, any batch
+    else:                 # 2 FLOPs a weight a request
+        assert step.t_step / b == pytest.approx(2 * 70e9 / 989.4e12)
