@@ -23,7 +23,9 @@ Every result type of the library (:class:`~infra_calc.step.DecodeStep`,
 :class:`~infra_calc.parallel.TensorParallelStep`,
 :class:`~infra_calc.roofline.RooflinePoint`, :class:`~infra_calc.shape.PaddedGemm`)
 takes its times and its label from :func:`bounds`; every turning point (``B*``,
-``S_max``, ``M*``) is the :func:`crossover` of the two floors.
+``S_max``, ``M*``) is the :func:`crossover` of the two floors.  The forecast's
+:func:`~infra_calc.forecasting.pass_time` takes the same max of the two terms
+divided by fitted efficiencies: a model, not a floor, so it is written there.
 """
 from __future__ import annotations
 

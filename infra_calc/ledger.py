@@ -236,5 +236,4 @@ class ParameterLedger:
         count = (float(self.shared_params)
                  + np.minimum(b, self.vocab).astype(float) * self.gathered_row_params
                  + self.routed_params_read(b, routing))
-        out = bw * count
-        return float(out) if np.ndim(out) == 0 else out
+        return unwrap(bw * count)

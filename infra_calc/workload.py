@@ -97,9 +97,14 @@ class Workload:
         A field is missing, of the wrong type or out of range; the message
         names the field and its unit.
 
-    The defaults below are the library's only ones: every function that takes
-    a size defaults it to None and builds its workload with :meth:`of`, which
+    The defaults below are those of every function that builds a workload: it
+    takes each size as None and builds its workload with :meth:`of`, which
     leaves a None to the default here (:meth:`default` reads one).
+    :func:`infra_calc.estimate` also picks a context and output tokens when none
+    is given (:data:`~infra_calc.estimate.DEFAULT_CONTEXT`,
+    :data:`~infra_calc.estimate.DEFAULT_OUTPUT_TOKENS`); the counting methods of
+    :class:`~infra_calc.modelspec.ModelSpec` and the chapter-1
+    :func:`~infra_calc.step.decode_step` take plain numbers with defaults of their own.
     """
 
     model: ModelSpec

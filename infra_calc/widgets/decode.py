@@ -163,7 +163,7 @@ class DecodeStepExplorer(Explorer):
     def _update(self):
         st = self.state()
         update_decode_panel(self.artists, st)
-        hw = st.hw.name                     # the Accelerator object the step holds
+        hw = st.hw.name                     # the name of the card the step was computed on
         b_star = batch_turning_point(st.hw, bytes_per_param=st.bytes_per_param)
         ms = lambda t: sig(t, "ms")  # noqa: E731  (the bar labels' format)
         weights = st.params * st.bytes_per_param
