@@ -9,6 +9,8 @@ __all__ = ["Parser"]
 
 class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
+        # a flag is spelled whole: "--kv-bytes" is not "--kv-bytes-per-element"
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         # -1e-5 and -inf are values to check, not unknown options
         self._negative_number_matcher = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)

@@ -162,6 +162,14 @@ def test_every_bad_flag_value_names_the_flag_its_unit_and_the_value_typed(flags,
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
+@pytest.mark.parametrize("cmd", ["estimate", "forecast"])
+def test_a_flag_is_spelled_whole(cmd):
+    # argparse would take a prefix ("--kv-bytes" for "--kv-bytes-per-element") by default
+    r = run(cmd, "--model", "qwen3-8b", "--hw", "H100 SXM", "--prompt", "100",
+            "--output-tokens", "10", "--kv-bytes", "1")
+    assert r.returncode == 2 and "unrecognized arguments: --kv-bytes 1" in r.stderr, r.stderr
+
+
 def test_a_whole_number_may_be_typed_as_a_float_or_with_underscores():
     r = run(*E, "--batch", "1e1", "--context", "1_000", "--json")
     assert r.returncode == 0, r.stderr
