@@ -41,7 +41,8 @@ def test_attainable_below_both_roofs(i, peak, bandwidth):
     p = ic.attainable_flops(i, acc)
     assert p <= peak * (1 + 1e-12)
     assert p <= i * bandwidth * (1 + 1e-12)
-    assert p == min(peak, i * bandwidth)
+    # and it is not lower than it must be: it reaches one of the two roofs
+    assert p >= min(peak, i * bandwidth) * (1 - 1e-12)
 
 
 @given(m=st.integers(1, 10_000), k=st.integers(1, 10_000), n=st.integers(1, 10_000),
