@@ -94,6 +94,10 @@ def critical_rows(k, n, hw, *, bytes_per_element=2, math="bf16"):
 def attainable_flops(intensity, hw, *, math="bf16"):
     """Roofline: :math:`\\Pi_{att}(I) = \\min(\\Pi_m, I\\,\\beta)`, in FLOP/s.
 
+    The rate the two floors of :func:`infra_calc.bound.bounds` allow: the ``Π_m`` FLOPs
+    of one second of peak math over ``max(1 s, Π_m/(Iβ))`` (the flat roof exactly
+    ``Π_m``, the slope ``Iβ`` to rounding).
+
     Parameters
     ----------
     intensity : float or array_like
@@ -105,8 +109,9 @@ def attainable_flops(intensity, hw, *, math="bf16"):
     """
     intensity = check_number(intensity, "intensity", "FLOP/byte", allow_inf=True)
     acc = accelerator(hw)
-    out = np.minimum(acc.peak(math), intensity * acc.mem_bandwidth)
-    return unwrap(out)
+    peak = acc.peak(math)
+    # one second of peak math, Π FLOPs, and the Π/I bytes they need: Π / max(1 s, Π/(Iβ))
+    return unwrap(peak / np.asarray(bounds(peak, peak / intensity, acc, math=math).t_floor))
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,7 @@ class RooflinePoint:
     intensity: float | np.ndarray
     #: The accelerator's ridge point ``I* = Π / β``, FLOP/byte.
     ridge: float
-    #: Roofline throughput ``min(Π, I β)``, FLOP/s.
+    #: Roofline throughput ``Π · T_compute / time = min(Π, I β)``, FLOP/s.
     attainable: float | np.ndarray
     #: Lower bound ``max(F / Π, V / β)``, seconds.
     time: float | np.ndarray
@@ -140,15 +145,15 @@ def gemm_roofline(m, k, n, hw, *, bytes_per_element=2, math="bf16") -> RooflineP
 
     ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
     ``F/Π >= V/β`` (``I >= I*``) and ``"memory"`` otherwise
-    (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = Π_att(I)/Π``.
+    (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = T_compute/time``
+    and ``attainable = Π · fraction_of_peak = Π_att(I)``.
     ``math`` (keyword-only, default ``"bf16"``) picks the dense peak ``Π``
     (:meth:`~infra_calc.hardware.Accelerator.peak`).
     """
     acc = accelerator(hw)
     f = gemm_flops(m, k, n)
     v = gemm_bytes(m, k, n, bytes_per_element=bytes_per_element)
-    i = f / v
-    p = attainable_flops(i, acc, math=math)
     t = bounds(f, v, acc, math=math)
-    return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge(math), unwrap(p), t.t_floor,
-                         t.floor_bound, unwrap(np.asarray(t.t_compute) / t.t_floor))
+    fraction = unwrap(np.asarray(t.t_compute) / t.t_floor)
+    return RooflinePoint(unwrap(f), unwrap(v), unwrap(f / v), acc.ridge(math), acc.peak(math) * fraction,
+                         t.t_floor, t.floor_bound, fraction)

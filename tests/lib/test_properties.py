@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,7 +41,7 @@ def test_attainable_below_both_roofs(i, peak, bandwidth):
     p = ic.attainable_flops(i, acc)
     assert p <= peak * (1 + 1e-12)
     assert p <= i * bandwidth * (1 + 1e-12)
-    assert p == min(peak, i * bandwidth)
+    assert p == pytest.approx(min(peak, i * bandwidth), rel=1e-15)
 
 
 @given(m=st.integers(1, 10_000), k=st.integers(1, 10_000), n=st.integers(1, 10_000),

@@ -37,8 +37,9 @@ def test_attainable_and_gemm_roofline():
     assert ic.attainable_flops(1e6, h) == h.peak_flops
     p = ic.gemm_roofline(1, 4096, 4096, "H100 SXM")
     assert p.bound == "memory" and p.fraction_of_peak < 0.01
+    assert p.attainable == pytest.approx(p.intensity * h.mem_bandwidth, rel=1e-15)
     p = ic.gemm_roofline(4096, 4096, 4096, "H100 SXM")
-    assert p.bound == "compute" and p.fraction_of_peak == 1.0
+    assert p.bound == "compute" and p.fraction_of_peak == 1.0 and p.attainable == h.peak_flops
 
 
 def test_roofline_broadcasts():
