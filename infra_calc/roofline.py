@@ -19,8 +19,12 @@ from .hardware import accelerator
 
 __all__ = [
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit",
-    "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline",
+    "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline", "BYTES_PER_ELEMENT",
 ]
+
+#: Bytes per element of a GEMM's operands when a call names none: 2, BF16 (the one default of
+#: the roofline, the padded GEMM of :mod:`infra_calc.shape` and the lab's arithmetic).
+BYTES_PER_ELEMENT = 2
 
 
 def _dims(m, k, n):
@@ -49,7 +53,7 @@ def gemm_flops(m, k, n):
     return 2.0 * m * k * n
 
 
-def gemm_bytes(m, k, n, *, bytes_per_element=2):
+def gemm_bytes(m, k, n, *, bytes_per_element=BYTES_PER_ELEMENT):
     """Bytes moved by ``[m, k] @ [k, n]`` when each operand crosses memory once.
 
     :math:`V = b\\,(mk + kn + mn)`: read the input and the weight once, write
@@ -59,19 +63,19 @@ def gemm_bytes(m, k, n, *, bytes_per_element=2):
     return _bpe(bytes_per_element) * (m * k + k * n + m * n)
 
 
-def arithmetic_intensity(m, k, n, *, bytes_per_element=2):
+def arithmetic_intensity(m, k, n, *, bytes_per_element=BYTES_PER_ELEMENT):
     """Arithmetic intensity :math:`I = F/V = 2mkn / (b(mk + kn + mn))`, FLOP/byte."""
     return gemm_flops(m, k, n) / gemm_bytes(m, k, n, bytes_per_element=bytes_per_element)
 
 
-def intensity_limit(k, n, *, bytes_per_element=2):
+def intensity_limit(k, n, *, bytes_per_element=BYTES_PER_ELEMENT):
     """The intensity as ``m → ∞``: :math:`\\lim I = 2kn / (b(k + n))`, FLOP/byte."""
     k = check_number(k, "k", "elements")
     n = check_number(n, "n", "columns")
     return 2.0 * k * n / (_bpe(bytes_per_element) * (k + n))
 
 
-def critical_rows(k, n, hw, *, bytes_per_element=2, math="bf16"):
+def critical_rows(k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, math="bf16"):
     """Rows ``M*`` at which the GEMM's intensity reaches the ridge point.
 
     Solving :math:`2MKN / (b(MK + KN + MN)) = I^*` for ``M`` gives
@@ -140,7 +144,7 @@ class RooflinePoint:
     fraction_of_peak: float | np.ndarray
 
 
-def gemm_roofline(m, k, n, hw, *, bytes_per_element=2, math="bf16") -> RooflinePoint:
+def gemm_roofline(m, k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, math="bf16") -> RooflinePoint:
     """Place ``[m, k] @ [k, n]`` on the roofline of ``hw``.
 
     ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
