@@ -237,10 +237,11 @@ def shown_e(value, exponent: int = 9, digits: int | None = None, unit: str | Non
 def tokens_k(tokens, suffix: str = "K") -> str:
     """A token count in K (:data:`~infra_calc.units.K_TOKENS` = 2¹⁰ tokens), as the source
     writes a context length: as few digits as it needs, no space before the K (``suffix``:
-    J07's printout writes ``"k"``).
+    J07's printout writes ``"k"``; ``""`` for prose that writes the K itself,
+    "{eval}`v.ctx_k`K tokens").
 
-    >>> tokens_k(8192), tokens_k(131072), tokens_k(1448), tokens_k(8192, "k")
-    ('8K', '128K', '1.41406K', '8k')
+    >>> tokens_k(8192), tokens_k(131072), tokens_k(1448), tokens_k(8192, "k"), tokens_k(12288, "")
+    ('8K', '128K', '1.41406K', '8k', '12')
     """
     k = tokens / K_TOKENS
     return f"{k:g}{suffix}"
