@@ -22,6 +22,7 @@ of the exercises use these patterns.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import pathlib
 import re
@@ -138,16 +139,30 @@ def unquoted(text: str) -> str:
     return text
 
 
+_STORED: dict[str, tuple[bytes, dict[str, str]]] = {}
+
+
 def stored_values(path: pathlib.Path | str) -> dict[str, str]:
-    """``{expression: text}`` of every stored ``{eval}`` result of a notebook."""
-    nb = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
-    values: dict[str, str] = {}
-    for cell in nb.get("cells", []):
-        for expr, result in stored_expressions(cell).items():
-            text = plain_result(result)
-            if expr is not None and text is not None:
-                values[expr] = text
-    return values
+    """``{expression: text}`` of every stored ``{eval}`` result of a notebook.
+
+    The one reader of stored results: the web build's role (``tools/stored_eval.py``,
+    once per role), the Chinese checks (``tools/zh_checks.py``) and the tests call it.
+    A notebook is parsed again only when its bytes change (a digest, not the
+    modification time, which two quick writes can share); each call gets its own dict.
+    """
+    path = pathlib.Path(path)
+    raw = path.read_bytes()
+    key, digest = str(path.resolve()), hashlib.blake2b(raw, digest_size=16).digest()
+    hit = _STORED.get(key)
+    if hit is None or hit[0] != digest:
+        values: dict[str, str] = {}
+        for cell in json.loads(raw.decode("utf-8")).get("cells", []):
+            for expr, result in stored_expressions(cell).items():
+                text = plain_result(result)
+                if expr is not None and text is not None:
+                    values[expr] = text
+        hit = _STORED[key] = (digest, values)
+    return dict(hit[1])
 
 
 def exercise_labels(markdown: str) -> list[str]:

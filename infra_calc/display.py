@@ -34,17 +34,21 @@ labels and readouts), :func:`round_sig` (a chosen input, no trailing zeros),
 :func:`shown_e` (a count as the source writes it, "80e9 B"), :func:`tokens_k` (a
 context length in K tokens, "8K") and :func:`plain_number` (a number a reader typed,
 echoed back).  One rule for infinity:
-every one of them writes ``∞`` (``−∞``).
+every one of them writes ``∞`` (``−∞``).  A figure's axis data go through
+:func:`in_unit` (the number in the axis's unit, no text).
 """
 from __future__ import annotations
 
 import math
 import numbers
 
+import numpy as np
+
+from ._validate import unwrap
 from .units import K_TOKENS, UNIT_SCALES
 
 __all__ = ["Shown", "shown", "shown_up", "shown_prefixed", "sig", "round_sig", "plain_number",
-           "shown_e", "tokens_k", "with_unit", "TIME_UNITS", "PageValues"]
+           "shown_e", "tokens_k", "in_unit", "with_unit", "TIME_UNITS", "PageValues"]
 
 
 # no space between the number and these units
@@ -180,6 +184,16 @@ def _scaled(value, unit: str | None) -> float:
     return float(value) / _scale(unit)
 
 
+def in_unit(value, unit: str):
+    """An SI ``value`` (a number or an array) in ``unit``, for a figure's axis data:
+    ``value / UNIT_SCALES[unit]``, the one scaling of plotted numbers (text is :func:`shown`'s).
+
+    >>> in_unit(989.4e12, "TFLOP/s"), in_unit([80e9, 40e9], "GB")
+    (989.4, array([80., 40.]))
+    """
+    return unwrap(np.asarray(value, dtype=float) / _scale(unit))
+
+
 def with_unit(num: str, unit: str | None) -> str:
     """A number's text and its unit: no space before %, × and x."""
     if unit is None:
@@ -237,10 +251,11 @@ def shown_e(value, exponent: int = 9, digits: int | None = None, unit: str | Non
 def tokens_k(tokens, suffix: str = "K") -> str:
     """A token count in K (:data:`~infra_calc.units.K_TOKENS` = 2¹⁰ tokens), as the source
     writes a context length: as few digits as it needs, no space before the K (``suffix``:
-    J07's printout writes ``"k"``).
+    J07's printout writes ``"k"``; ``""`` for prose that writes the K itself,
+    "{eval}`v.ctx_k`K tokens").
 
-    >>> tokens_k(8192), tokens_k(131072), tokens_k(1448), tokens_k(8192, "k")
-    ('8K', '128K', '1.41406K', '8k')
+    >>> tokens_k(8192), tokens_k(131072), tokens_k(1448), tokens_k(8192, "k"), tokens_k(12288, "")
+    ('8K', '128K', '1.41406K', '8k', '12')
     """
     k = tokens / K_TOKENS
     return f"{k:g}{suffix}"

@@ -19,8 +19,12 @@ from .hardware import accelerator
 
 __all__ = [
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit",
-    "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline",
+    "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline", "BYTES_PER_ELEMENT",
 ]
+
+#: Bytes per element of a GEMM's operands when a call names none: 2, BF16 (the one default of
+#: the roofline, the padded GEMM of :mod:`infra_calc.shape` and the lab's arithmetic).
+BYTES_PER_ELEMENT = 2
 
 
 def _dims(m, k, n):
@@ -49,7 +53,7 @@ def gemm_flops(m, k, n):
     return 2.0 * m * k * n
 
 
-def gemm_bytes(m, k, n, *, bytes_per_element=2):
+def gemm_bytes(m, k, n, *, bytes_per_element=BYTES_PER_ELEMENT):
     """Bytes moved by ``[m, k] @ [k, n]`` when each operand crosses memory once.
 
     :math:`V = b\\,(mk + kn + mn)`: read the input and the weight once, write
@@ -59,19 +63,19 @@ def gemm_bytes(m, k, n, *, bytes_per_element=2):
     return _bpe(bytes_per_element) * (m * k + k * n + m * n)
 
 
-def arithmetic_intensity(m, k, n, *, bytes_per_element=2):
+def arithmetic_intensity(m, k, n, *, bytes_per_element=BYTES_PER_ELEMENT):
     """Arithmetic intensity :math:`I = F/V = 2mkn / (b(mk + kn + mn))`, FLOP/byte."""
     return gemm_flops(m, k, n) / gemm_bytes(m, k, n, bytes_per_element=bytes_per_element)
 
 
-def intensity_limit(k, n, *, bytes_per_element=2):
+def intensity_limit(k, n, *, bytes_per_element=BYTES_PER_ELEMENT):
     """The intensity as ``m → ∞``: :math:`\\lim I = 2kn / (b(k + n))`, FLOP/byte."""
     k = check_number(k, "k", "elements")
     n = check_number(n, "n", "columns")
     return 2.0 * k * n / (_bpe(bytes_per_element) * (k + n))
 
 
-def critical_rows(k, n, hw, *, bytes_per_element=2, math="bf16"):
+def critical_rows(k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, math="bf16"):
     """Rows ``M*`` at which the GEMM's intensity reaches the ridge point.
 
     Solving :math:`2MKN / (b(MK + KN + MN)) = I^*` for ``M`` gives
@@ -94,6 +98,10 @@ def critical_rows(k, n, hw, *, bytes_per_element=2, math="bf16"):
 def attainable_flops(intensity, hw, *, math="bf16"):
     """Roofline: :math:`\\Pi_{att}(I) = \\min(\\Pi_m, I\\,\\beta)`, in FLOP/s.
 
+    The rate the two floors of :func:`infra_calc.bound.bounds` allow: the ``Π_m`` FLOPs
+    of one second of peak math over ``max(1 s, Π_m/(Iβ))`` (the flat roof exactly
+    ``Π_m``, the slope ``Iβ`` to rounding).
+
     Parameters
     ----------
     intensity : float or array_like
@@ -105,8 +113,9 @@ def attainable_flops(intensity, hw, *, math="bf16"):
     """
     intensity = check_number(intensity, "intensity", "FLOP/byte", allow_inf=True)
     acc = accelerator(hw)
-    out = np.minimum(acc.peak(math), intensity * acc.mem_bandwidth)
-    return unwrap(out)
+    peak = acc.peak(math)
+    # one second of peak math, Π FLOPs, and the Π/I bytes they need: Π / max(1 s, Π/(Iβ))
+    return unwrap(peak / np.asarray(bounds(peak, peak / intensity, acc, math=math).t_floor))
 
 
 @dataclass(frozen=True)
@@ -124,7 +133,7 @@ class RooflinePoint:
     intensity: float | np.ndarray
     #: The accelerator's ridge point ``I* = Π / β``, FLOP/byte.
     ridge: float
-    #: Roofline throughput ``min(Π, I β)``, FLOP/s.
+    #: Roofline throughput ``Π · T_compute / time = min(Π, I β)``, FLOP/s.
     attainable: float | np.ndarray
     #: Lower bound ``max(F / Π, V / β)``, seconds.
     time: float | np.ndarray
@@ -135,20 +144,20 @@ class RooflinePoint:
     fraction_of_peak: float | np.ndarray
 
 
-def gemm_roofline(m, k, n, hw, *, bytes_per_element=2, math="bf16") -> RooflinePoint:
+def gemm_roofline(m, k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, math="bf16") -> RooflinePoint:
     """Place ``[m, k] @ [k, n]`` on the roofline of ``hw``.
 
     ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
     ``F/Π >= V/β`` (``I >= I*``) and ``"memory"`` otherwise
-    (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = Π_att(I)/Π``.
+    (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = T_compute/time``
+    and ``attainable = Π · fraction_of_peak = Π_att(I)``.
     ``math`` (keyword-only, default ``"bf16"``) picks the dense peak ``Π``
     (:meth:`~infra_calc.hardware.Accelerator.peak`).
     """
     acc = accelerator(hw)
     f = gemm_flops(m, k, n)
     v = gemm_bytes(m, k, n, bytes_per_element=bytes_per_element)
-    i = f / v
-    p = attainable_flops(i, acc, math=math)
     t = bounds(f, v, acc, math=math)
-    return RooflinePoint(unwrap(f), unwrap(v), unwrap(i), acc.ridge(math), unwrap(p), t.t_floor,
-                         t.floor_bound, unwrap(np.asarray(t.t_compute) / t.t_floor))
+    fraction = unwrap(np.asarray(t.t_compute) / t.t_floor)
+    return RooflinePoint(unwrap(f), unwrap(v), unwrap(f / v), acc.ridge(math), acc.peak(math) * fraction,
+                         t.t_floor, t.floor_bound, fraction)

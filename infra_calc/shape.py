@@ -21,6 +21,7 @@ import numpy as np
 from ._validate import check_int, check_number, unwrap
 from .bound import bounds
 from .hardware import accelerator
+from .roofline import BYTES_PER_ELEMENT
 
 __all__ = ["shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",
            "PaddedGemm", "padded_gemm"]
@@ -184,7 +185,7 @@ class PaddedGemm:
         return self.useful_flops / self.time
 
 
-def padded_gemm(rows, k, n, hw, *, bytes_per_element=2, tile=(16, 16, 16)) -> PaddedGemm:
+def padded_gemm(rows, k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, tile=(16, 16, 16)) -> PaddedGemm:
     """Lower bound on the time of GEMMs whose dimensions are padded to whole tiles.
 
     Each entry ``r_e`` of ``rows`` is one GEMM ``[r_e, k] @ [k, n]`` with its own

@@ -1,9 +1,11 @@
-"""Units and formatting.
+"""Unit constants and the table of unit scales (no formatting: that is :mod:`infra_calc.display`).
 
 Everything in :mod:`infra_calc` is SI: seconds, bytes, FLOPs, FLOP/s and
 bytes/s.  The source chapters mix decimal gigabytes (GB = 10**9 bytes) and
-binary gibibytes (GiB = 2**30 bytes); the constants below keep the two apart
-and :mod:`infra_calc.display` turns a value into text with its unit.
+binary gibibytes (GiB = 2**30 bytes); the constants below keep the two apart,
+:data:`K_TOKENS` is the K of a context length, and :data:`UNIT_SCALES` gives the SI
+value of one of each unit the book prints, which :mod:`infra_calc.display` uses to
+turn a value into text.
 
 Examples
 --------

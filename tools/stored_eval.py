@@ -31,24 +31,11 @@ from sphinx.transforms import SphinxTransform
 
 import bookkit
 
-_CACHE: dict[str, tuple[float, dict[str, str]]] = {}
-
-
-def stored_values(path: pathlib.Path) -> dict[str, str]:
-    """``{expression: text}`` for every stored ``{eval}`` result of a notebook (cached by mtime)."""
-    key, mtime = str(path), path.stat().st_mtime
-    hit = _CACHE.get(key)
-    if hit and hit[0] == mtime:
-        return hit[1]
-    values = bookkit.stored_values(path)
-    _CACHE[key] = (mtime, values)
-    return values
-
 
 def stored_eval_role(name, rawtext, text, lineno, inliner, options=None, content=None):
     env = inliner.document.settings.env
     path = pathlib.Path(env.doc2path(env.docname))
-    values = stored_values(path) if path.suffix == ".ipynb" else {}
+    values = bookkit.stored_values(path) if path.suffix == ".ipynb" else {}
     if text not in values:
         msg = inliner.reporter.warning(
             f"{{eval}}`{text}` has no stored result in {path.name}: run `make execute`",

@@ -49,6 +49,7 @@ import os
 import pathlib
 import re
 
+from bookkit import stored_values
 from tools.translations import LANGUAGE, LOCALE, ROOT, catalog_path, load, page_status, templates
 from tools.zh_message import (
     HAN,
@@ -58,7 +59,6 @@ from tools.zh_message import (
     prose,
     render,
     spacing_problems,
-    stored_values,
     unit_word_problems,
 )
 
@@ -387,7 +387,8 @@ def problems(docname: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {k: [] for k in CHECKS}
     entries = translated_entries(docname)
     bilingual = docname in BILINGUAL_PAGES
-    values = stored_values(docname)
+    notebook = ROOT / f"{docname}.ipynb"
+    values = stored_values(notebook) if notebook.is_file() else {}   # a Markdown page stores none
     joined = []
     for msgid, msgstr in entries:
         short = msgid if len(msgid) < 70 else msgid[:67] + "..."

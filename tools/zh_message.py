@@ -13,11 +13,9 @@ and how the Chinese edition renders it (``tools/zh_checks.py`` checks on these).
 from __future__ import annotations
 
 import collections
-import functools
 import re
 
 from bookkit.roles import split_inline
-from tools.translations import ROOT
 
 # -- what a translated message must keep ----------------------------------------------
 # the roles other than {eval}
@@ -96,15 +94,6 @@ def prose(text: str, *, keep_quotes: bool = True) -> str:
 
 # -- a message as the Chinese edition renders it ------------------------------------------
 EMPHASIS = re.compile(r"\*{1,3}|(?<![\w\\])_{1,2}(?=\S)|(?<=\S)_{1,2}(?!\w)")
-
-
-@functools.cache
-def stored_values(docname: str) -> dict[str, str]:
-    """``{expression: stored text}`` of a page's notebook (none for a Markdown page)."""
-    from bookkit import stored_values as stored
-
-    path = ROOT / f"{docname}.ipynb"
-    return stored(path) if path.is_file() else {}
 
 
 def _reader_text(piece: str) -> str:

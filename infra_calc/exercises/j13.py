@@ -217,7 +217,7 @@ def selftest_values():
     solution hold only the answer checker; the page checks these against the source
     at its end.
     """
-    from ..display import PageValues, shown
+    from ..display import PageValues, shown, tokens_k
     from ..roofline import gemm_bytes, gemm_flops, intensity_limit
 
     v = PageValues()
@@ -237,7 +237,7 @@ def selftest_values():
     v.experts = shown(S.MOE_EXPERTS, digits=0)
     v.tile = shown(S.MOE_TILE_ROWS, digits=0)
     v.ws = shown(ws, "GiB", 0)
-    v.s8k = shown(s8 / 1024, digits=0)
+    v.s8k = tokens_k(s8, "")                  # the prose writes the K
     v.cap_src = shown(S.j13_rtx4090().mem_capacity, "GB", 0)
 
     # 2.1

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from .. import models
 from ..decode import REGIONS, model_decode_step
-from ..display import shown, sig
+from ..display import in_unit, shown, sig
 from ..hardware import accelerator
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..levers import speculative_step
@@ -185,16 +185,16 @@ def moe_bytes_figure(model=MOE, hw="H100 SXM", *, bytes_per_param=1):
     m = models.model(model)
     acc = accelerator(hw)
     b = np.unique(np.logspace(0, 3.3, 120).astype(int))
-    floor = m.decode_weight_bytes(bytes_per_param, b) / 1e9
-    uniform = m.decode_weight_bytes(bytes_per_param, b, routing="uniform") / 1e9
+    floor = in_unit(m.decode_weight_bytes(bytes_per_param, b), "GB")
+    uniform = in_unit(m.decode_weight_bytes(bytes_per_param, b, routing="uniform"), "GB")
     fig = Figure(figsize=(7.6, 3.6))
     ax1, ax2 = fig.subplots(1, 2)
     ax1.plot(b, floor, color=PALETTE["blue"], lw=2, label="floor: k experts per layer")
     ax1.plot(b, uniform, color=PALETTE["orange"], lw=2, ls="-.",
              label="uniform routing (a model)")
-    ax1.axhline(m.active_params * bytes_per_param / 1e9, color=PALETTE["green"], ls="--",
+    ax1.axhline(in_unit(m.active_params * bytes_per_param, "GB"), color=PALETTE["green"], ls="--",
                 label="active params × $b_W$ (J07)")
-    ax1.axhline(m.weight_bytes(bytes_per_param) / 1e9, color=PALETTE["black"], ls=":",
+    ax1.axhline(in_unit(m.weight_bytes(bytes_per_param), "GB"), color=PALETTE["black"], ls=":",
                 label="all params × $b_W$")
     ax1.set_xscale("log")
     ax1.set_xlabel("batch B (requests)")

@@ -15,11 +15,10 @@ from matplotlib.ticker import StrMethodFormatter
 from matplotlib.transforms import offset_copy
 
 from .. import source as S
-from ..display import shown
+from ..display import in_unit, shown
 from ..hardware import accelerator
 from ..roofline import arithmetic_intensity, attainable_flops, critical_rows, gemm_roofline, intensity_limit
 from ..shape import padded_gemm, padded_rows, route_tokens
-from ..units import TERA
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["roofline_h100", "intensity_vs_rows", "moe_padding", "roofline_explorer_snapshot",
@@ -90,16 +89,16 @@ def update_roofline_axes(art, hw, *, m, k=S.J13_K, n=S.J13_N, bytes_per_element=
     """
     acc = accelerator(hw)
     x = np.logspace(np.log10(INTENSITY_RANGE[0]), np.log10(INTENSITY_RANGE[1]), 300)
-    art["roof"].set_data(x, attainable_flops(x, acc) / TERA)
+    art["roof"].set_data(x, in_unit(attainable_flops(x, acc), "TFLOP/s"))
     ridge = acc.ridge_point
-    peak = acc.peak_flops / TERA
+    peak = in_unit(acc.peak_flops, "TFLOP/s")
     art["ridge"].set_data([ridge], [peak])
     art["ridge_line"].set_data([ridge, ridge], [FLOPS_RANGE[0], peak])
     lim = intensity_limit(k, n, bytes_per_element=bytes_per_element)
     art["limit_line"].set_data([lim, lim], [FLOPS_RANGE[0], FLOPS_RANGE[1]])
     pt = gemm_roofline(m, k, n, acc, bytes_per_element=bytes_per_element)
     m_star = critical_rows(k, n, acc, bytes_per_element=bytes_per_element)
-    art["point"].set_data([pt.intensity], [pt.attainable / TERA])
+    art["point"].set_data([pt.intensity], [in_unit(pt.attainable, "TFLOP/s")])
     art["ridge_text"].set_position((ridge * 1.12, FLOPS_RANGE[0] * 2.2))
     art["ridge_text"].set_text(f"I* = {ridge:,.1f}")
     art["ridge_text"].set_visible(True)
@@ -128,7 +127,7 @@ def place_point_label(text, pt, line=None, gap_pt=7):
     size.  Without ``line`` (the roofline artist) or a renderer, the first.
     """
     ax = text.axes
-    x, y = pt.intensity, pt.attainable / TERA
+    x, y = pt.intensity, in_unit(pt.attainable, "TFLOP/s")
     text.set_position((x, y))
     lo, hi = (np.log10(v) for v in ax.get_xlim())
     near_right = (np.log10(x) - lo) / (hi - lo) > 0.7
@@ -216,8 +215,9 @@ def roofline_h100(hw=None, *, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
     ax.set_xscale("log")
     ax.set_yscale("log")
     x = np.logspace(-0.3, 4, 400)
-    ax.plot(x, attainable_flops(x, acc) / TERA, color=PALETTE["blue"], label=f"{acc.name} roofline")
-    ridge, peak = acc.ridge_point, acc.peak_flops / TERA
+    ax.plot(x, in_unit(attainable_flops(x, acc), "TFLOP/s"), color=PALETTE["blue"],
+            label=f"{acc.name} roofline")
+    ridge, peak = acc.ridge_point, in_unit(acc.peak_flops, "TFLOP/s")
     ax.axvline(ridge, color=PALETTE["black"], ls=":", lw=1.2)
     ax.plot([ridge], [peak], ls="none", marker="D", ms=8, mfc="white", mec=PALETTE["black"],
             mew=1.5, label=f"ridge point I* = {ridge:.1f} FLOP/byte", zorder=4)
@@ -226,14 +226,15 @@ def roofline_h100(hw=None, *, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
                label=f"limit as M → ∞: {lim:,.0f} FLOP/byte")
     for i, m in enumerate(rows):
         pt = gemm_roofline(m, k, n, acc, bytes_per_element=bytes_per_element)
-        ax.plot([pt.intensity], [pt.attainable / TERA], ls="none", marker=MARKERS[i], ms=8,
+        ax.plot([pt.intensity], [in_unit(pt.attainable, "TFLOP/s")], ls="none", marker=MARKERS[i], ms=8,
                 color=PALETTE["vermillion"], mec=PALETTE["black"], mew=0.6, zorder=5)
         label = f"M = {m}\nI = {pt.intensity:.1f}"
         if pt.intensity < 0.5 * ridge:
-            ax.annotate(label, (pt.intensity, pt.attainable / TERA), xytext=(8, -26),
+            ax.annotate(label, (pt.intensity, in_unit(pt.attainable, "TFLOP/s")), xytext=(8, -26),
                         textcoords="offset points", fontsize=9)
         else:  # close to the ridge: label it in the empty space below the flat roof
-            ax.annotate(label, (pt.intensity, pt.attainable / TERA), xytext=(ridge * 1.5, peak * 0.2),
+            ax.annotate(label, (pt.intensity, in_unit(pt.attainable, "TFLOP/s")),
+                        xytext=(ridge * 1.5, peak * 0.2),
                         fontsize=9, arrowprops={"arrowstyle": "->", "lw": 0.8})
     m_star = critical_rows(k, n, acc, bytes_per_element=bytes_per_element)
     ax.plot([ridge], [peak], ls="none", marker="*", ms=13, color=PALETTE["orange"],
@@ -349,12 +350,12 @@ def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(*FIGURE_
         readout = []
         for i, m in enumerate(rows):
             pt = gemm_roofline(m, k, n, acc, bytes_per_element=bytes_per_element)
-            ax.plot([pt.intensity], [pt.attainable / TERA], ls="none", marker=MARKERS[i], ms=8,
+            ax.plot([pt.intensity], [in_unit(pt.attainable, "TFLOP/s")], ls="none", marker=MARKERS[i], ms=8,
                     color=PALETTE["vermillion"], mec=PALETTE["black"], mew=0.6, zorder=5)
             on_slope = pt.bound == "memory"
             near_ridge = on_slope and pt.intensity > 0.5 * acc.ridge_point
             # near the ridge the label goes below the slope, clear of the readout
-            ax.annotate(f"M={m}", (pt.intensity, pt.attainable / TERA),
+            ax.annotate(f"M={m}", (pt.intensity, in_unit(pt.attainable, "TFLOP/s")),
                         xytext=(6, -14) if near_ridge else (-6, 6) if on_slope else (0, 9),
                         textcoords="offset points", fontsize=8.5,
                         ha="left" if near_ridge else "right" if on_slope else "center")

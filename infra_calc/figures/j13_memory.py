@@ -15,10 +15,9 @@ from matplotlib.patches import Patch
 
 from .. import source as S
 from ..amdahl import amdahl_limit, amdahl_speedup
-from ..display import shown, shown_e, tokens_k
+from ..display import in_unit, shown, shown_e, tokens_k
 from ..hardware import capacity_reading
 from ..planner import planner_state
-from ..units import GB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["SEGMENT_COLOURS", "SEGMENT_HATCHES", "legend_handles", "capacity_4090",
@@ -60,17 +59,17 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
     x = np.arange(len(states))
     width = 0.5
     for xi, st in zip(x, states, strict=True):
-        ax.bar(xi, st.weights / GB, width, color=SEGMENT_COLOURS["weights"], hatch=SEGMENT_HATCHES["weights"],
-               edgecolor="white")
+        ax.bar(xi, in_unit(st.weights, "GB"), width, color=SEGMENT_COLOURS["weights"],
+               hatch=SEGMENT_HATCHES["weights"], edgecolor="white")
         bottom = st.weights
-        ax.bar(xi, st.workspace / GB, width, bottom=bottom / GB, color=SEGMENT_COLOURS["workspace"],
-               hatch=SEGMENT_HATCHES["workspace"], edgecolor="white")
+        ax.bar(xi, in_unit(st.workspace, "GB"), width, bottom=in_unit(bottom, "GB"),
+               color=SEGMENT_COLOURS["workspace"], hatch=SEGMENT_HATCHES["workspace"], edgecolor="white")
         bottom += st.workspace
         for _ in range(st.batch):
-            ax.bar(xi, st.kv_per_request / GB, width, bottom=bottom / GB, color=SEGMENT_COLOURS["kv"],
-                   hatch=SEGMENT_HATCHES["kv"], edgecolor="white", linewidth=1.2)
+            ax.bar(xi, in_unit(st.kv_per_request, "GB"), width, bottom=in_unit(bottom, "GB"),
+                   color=SEGMENT_COLOURS["kv"], hatch=SEGMENT_HATCHES["kv"], edgecolor="white", linewidth=1.2)
             bottom += st.kv_per_request
-        ax.annotate(str(shown(st.total, "GB", 2)), (xi + width / 2, st.total / GB), xytext=(4, 0),
+        ax.annotate(str(shown(st.total, "GB", 2)), (xi + width / 2, in_unit(st.total, "GB")), xytext=(4, 0),
                     textcoords="offset points", ha="left", va="center", fontsize=9)
     source_cap = capacity_reading(hw, reading="decimal GB")
     physical_cap = capacity_reading(hw, reading="physical GiB")
@@ -80,7 +79,7 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
              PALETTE["black"])]
     handles = legend_handles()
     for cap, lab, ls, col in caps:
-        line = ax.axhline(cap / GB, linestyle=ls, color=col, linewidth=1.6,
+        line = ax.axhline(in_unit(cap, "GB"), linestyle=ls, color=col, linewidth=1.6,
                           label=f"capacity, {lab} = {shown(cap, 'GB', 2)}")
         handles.append(line)
     ctx = tokens_k(context)
@@ -88,7 +87,7 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
     ax.set_xlim(-0.6, len(states) - 0.2)
     ax.set_ylabel("memory (GB = 10⁹ bytes)")
     ax.set_xlabel("batch")
-    top = max(max(st.total for st in states), caps[1][0]) / GB
+    top = in_unit(max(max(st.total for st in states), caps[1][0]), "GB")
     ax.set_ylim(0, top * 1.12)
     ax.set_title(f"{states[0].model.name} (BF16) on an {states[0].hw.name}: does the batch fit?")
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8.5)

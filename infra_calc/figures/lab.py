@@ -5,7 +5,7 @@ import pathlib
 
 import numpy as np
 
-from ..display import shown
+from ..display import in_unit, shown
 from ._registry import MARKERS, PALETTE, figure
 
 __all__ = ["EXAMPLE_RUN", "lab_example_run"]
@@ -42,21 +42,21 @@ def lab_example_run(path=None, run=None):
     grid = np.geomspace(m.min(), m.max(), 400)
     roof = attainable_flops(arithmetic_intensity(grid, s.k, s.n, bytes_per_element=s.bytes_per_element), hw)
     serial = no_overlap_flops(grid, s.k, s.n, hw, bytes_per_element=s.bytes_per_element)
-    g = 1e9
 
     fig, ax = plt.subplots()
-    ax.plot(grid, roof / g, color=PALETTE["black"], linestyle="--",
+    ax.plot(grid, in_unit(roof, "GFLOP/s"), color=PALETTE["black"], linestyle="--",
             label=r"roofline $\min(\Pi,\ I(M)\,\beta)$ (overlap)")
-    ax.plot(grid, serial / g, color=PALETTE["vermillion"], linestyle=":",
+    ax.plot(grid, in_unit(serial, "GFLOP/s"), color=PALETTE["vermillion"], linestyle=":",
             label=r"no overlap $F/(F/\Pi + V/\beta)$")
-    ax.plot(m, np.array(s.flops_per_second) / g, color=PALETTE["blue"], linestyle="-",
+    ax.plot(m, in_unit(s.flops_per_second, "GFLOP/s"), color=PALETTE["blue"], linestyle="-",
             marker=MARKERS[0], label="measured (median)")
-    ax.axhline(s.fraction * s.plateau / g, color=PALETTE["green"], linestyle="-.", linewidth=1.0,
+    ax.axhline(in_unit(s.fraction * s.plateau, "GFLOP/s"), color=PALETTE["green"], linestyle="-.",
+               linewidth=1.0,
                label=f"{shown(s.fraction, '%', 0)} of the measured plateau")
     ax.axvline(s.predicted_critical_rows, color=PALETTE["black"], linestyle="--", linewidth=1.0)
     ax.axvline(s.measured_critical_rows, color=PALETTE["green"], linestyle="-.", linewidth=1.0)
-    ymin = 0.5 * min(min(s.flops_per_second), float(roof[0])) / g
-    ytop = 8.0 * max(max(s.flops_per_second), s.peak_flops) / g
+    ymin = in_unit(0.5 * min(min(s.flops_per_second), float(roof[0])), "GFLOP/s")
+    ytop = in_unit(8.0 * max(max(s.flops_per_second), s.peak_flops), "GFLOP/s")
     for x, y, text, colour in ((s.predicted_critical_rows, ytop / 1.4, "predicted $M^*$ ",
                                 PALETTE["black"]),
                                (s.measured_critical_rows, ytop / 3.0, "measured $M^*$ ",

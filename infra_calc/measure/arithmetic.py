@@ -12,7 +12,14 @@ import numpy as np
 from .._validate import check_int, check_number, unwrap
 from ..bound import bounds
 from ..hardware import accelerator
-from ..roofline import arithmetic_intensity, attainable_flops, critical_rows, gemm_bytes, gemm_flops
+from ..roofline import (
+    BYTES_PER_ELEMENT,
+    arithmetic_intensity,
+    attainable_flops,
+    critical_rows,
+    gemm_bytes,
+    gemm_flops,
+)
 
 __all__ = ["check_m_values", "achieved_flops", "roofline_prediction", "measured_critical_rows",
            "no_overlap_flops", "model_rows_at_fraction"]
@@ -33,7 +40,8 @@ def achieved_flops(m_values, seconds, k, n) -> np.ndarray:
     return gemm_flops(np.array(check_m_values(m_values), float), k, n) / seconds
 
 
-def roofline_prediction(m_values, k, n, hw, *, bytes_per_element=4) -> tuple[np.ndarray, float]:
+def roofline_prediction(m_values, k, n, hw, *,
+                        bytes_per_element=BYTES_PER_ELEMENT) -> tuple[np.ndarray, float]:
     """The roofline's ``min(Π, I(M)·β)`` for each ``M`` (FLOP/s) and its ``M*`` (rows).
 
     ``M*`` is :func:`infra_calc.critical_rows` on ``hw``: the rows at which the
@@ -67,7 +75,7 @@ def measured_critical_rows(m, flops_per_second, fraction=0.9) -> float:
     return float(np.exp(lm0 + (np.log(target) - lf0) / (lf1 - lf0) * (lm1 - lm0)))
 
 
-def no_overlap_flops(m, k, n, hw, *, bytes_per_element=4):
+def no_overlap_flops(m, k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT):
     """Throughput if moving and computing do not overlap: ``F / (F/Π + V/β)``, FLOP/s.
 
     The roofline assumes the two overlap perfectly, ``t = max(F/Π, V/β)``;
@@ -78,7 +86,7 @@ def no_overlap_flops(m, k, n, hw, *, bytes_per_element=4):
     return unwrap(f / t.t_floor)
 
 
-def model_rows_at_fraction(k, n, hw, *, bytes_per_element=4, fraction=0.9, overlap=True):
+def model_rows_at_fraction(k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, fraction=0.9, overlap=True):
     """Rows ``M`` at which a model's throughput first reaches ``fraction · Π``.
 
     With overlap (the roofline, ``min(Π, Iβ)``) that happens at ``I = f·I*``;

@@ -19,7 +19,7 @@ import numpy as np
 from .._validate import check_number
 from ..display import shown
 from ..hardware import Accelerator
-from ..roofline import arithmetic_intensity
+from ..roofline import BYTES_PER_ELEMENT, arithmetic_intensity
 from .arithmetic import (
     achieved_flops,
     check_m_values,
@@ -34,6 +34,15 @@ __all__ = ["FORMAT", "MachineRoofline", "GemmSweep", "LabRun", "sweep_from_secon
 
 #: The ``format`` tag of every JSON file this module writes.
 FORMAT = "infra_calc.measure/1"
+
+
+def _measured_accelerator(peak_flops, mem_bandwidth, machine=None) -> Accelerator:
+    """The one constructor of a measured roofline: an :class:`~infra_calc.Accelerator` named
+    "this machine", capacity the RAM of ``machine`` (1 byte, unused, when it is not known)."""
+    machine = machine or {}
+    return Accelerator("this machine", peak_flops, mem_bandwidth, float(machine.get("memory_bytes", 1.0)),
+                       source="measured with infra_calc.measure",
+                       note=short_description(machine) if machine else "")
 
 
 class _JsonFile:
@@ -100,9 +109,7 @@ class MachineRoofline(_JsonFile):
     def accelerator(self) -> Accelerator:
         """The measured roofline as an :class:`~infra_calc.Accelerator` named "this machine"
         (capacity = RAM; :attr:`GemmSweep.accelerator` is the same roofline, capacity unused)."""
-        return Accelerator("this machine", self.peak_flops, self.mem_bandwidth,
-                           float(self.machine.get("memory_bytes", 1.0)),
-                           source="measured with infra_calc.measure", note=self.description)
+        return _measured_accelerator(self.peak_flops, self.mem_bandwidth, self.machine)
 
     def to_dict(self) -> dict:
         """Plain-``dict`` form (JSON-ready)."""
@@ -141,8 +148,8 @@ class GemmSweep(_JsonFile):
     k: int = 4096
     #: Output columns of the GEMM.
     n: int = 4096
-    #: Bytes per element (4 for float32).
-    bytes_per_element: float = 4.0
+    #: Bytes per element: the itemsize of the measured dtype (4 for float32, 2 for bfloat16).
+    bytes_per_element: float = BYTES_PER_ELEMENT
     #: Share of the plateau that defines the measured ``M*``.
     fraction: float = 0.9
 
@@ -168,7 +175,7 @@ class GemmSweep(_JsonFile):
     @property
     def accelerator(self) -> Accelerator:
         """The measured roofline as an :class:`~infra_calc.Accelerator` (capacity unused)."""
-        return Accelerator("this machine", self.peak_flops, self.mem_bandwidth, 1.0)
+        return _measured_accelerator(self.peak_flops, self.mem_bandwidth)
 
     @property
     def no_overlap(self) -> tuple:
@@ -279,8 +286,9 @@ class LabRun(_JsonFile):
 
 
 def sweep_from_seconds(roofline: MachineRoofline, m_values, seconds, k=4096, n=4096,
-                       bytes_per_element=4, fraction=0.9) -> GemmSweep:
-    """Build a :class:`GemmSweep` from timed seconds and the roofline's prediction."""
+                       bytes_per_element=BYTES_PER_ELEMENT, fraction=0.9) -> GemmSweep:
+    """Build a :class:`GemmSweep` from timed seconds and the roofline's prediction: the one
+    constructor of a sweep (``bytes_per_element``: the itemsize of the measured dtype)."""
     m_values = check_m_values(m_values)
     seconds = np.atleast_1d(check_number(seconds, "seconds", "s"))
     predicted, m_star = roofline_prediction(m_values, k, n, roofline.accelerator,

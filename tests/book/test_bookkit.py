@@ -79,3 +79,17 @@ def test_a_role_in_a_code_span_needs_no_stored_result(tmp_path):
     path = tmp_path / "code_span.ipynb"
     path.write_text(json.dumps(nb))
     assert check_page_values({"v": v}, str(path)) == 1
+
+
+def test_stored_values_reads_a_notebook_again_when_it_changes(tmp_path):
+    """The one reader caches a notebook by its bytes: a rewrite is seen at once (even within
+    one tick of the clock), and a caller that changes its dict changes no later answer."""
+    from bookkit import stored_values
+
+    path = _notebook(tmp_path, "20.90 ms")
+    first = stored_values(path)
+    assert first == {"v.t": "20.90 ms"}
+    first["v.t"] = "changed"
+    assert stored_values(path) == {"v.t": "20.90 ms"}
+    _notebook(tmp_path, "20.91 ms")
+    assert stored_values(path) == {"v.t": "20.91 ms"}

@@ -334,3 +334,7 @@ def test_roofline_and_sweep_give_their_accelerator_the_same_way():
     acc = roof.accelerator
     assert (acc.peak_flops, acc.mem_bandwidth, acc.mem_capacity) == (2e12, 5e10, 8e9)
     assert roof.ridge_point == acc.ridge() == 40.0
+    run = _fake_run()
+    a, b = run.roofline.accelerator, run.sweep.accelerator
+    assert (a.name, a.source, a.peak_flops, a.mem_bandwidth) == (b.name, b.source, b.peak_flops,
+                                                                 b.mem_bandwidth)

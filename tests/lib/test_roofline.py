@@ -37,11 +37,29 @@ def test_attainable_and_gemm_roofline():
     assert ic.attainable_flops(1e6, h) == h.peak_flops
     p = ic.gemm_roofline(1, 4096, 4096, "H100 SXM")
     assert p.bound == "memory" and p.fraction_of_peak < 0.01
+    assert p.attainable == pytest.approx(p.intensity * h.mem_bandwidth, rel=1e-15)
     p = ic.gemm_roofline(4096, 4096, 4096, "H100 SXM")
-    assert p.bound == "compute" and p.fraction_of_peak == 1.0
+    assert p.bound == "compute" and p.fraction_of_peak == 1.0 and p.attainable == h.peak_flops
 
 
 def test_roofline_broadcasts():
     m = np.arange(1, 1_000_001)
     i = ic.arithmetic_intensity(m, 4096, 4096)
     assert i.shape == m.shape and np.all(np.diff(i) > 0)
+
+
+def test_one_default_bytes_per_element():
+    """Every GEMM function that takes ``bytes_per_element`` defaults to the one constant (BF16)."""
+    import dataclasses
+    import inspect
+
+    from infra_calc import measure
+    from infra_calc.roofline import BYTES_PER_ELEMENT
+
+    assert BYTES_PER_ELEMENT == 2
+    for f in (ic.gemm_bytes, ic.arithmetic_intensity, ic.intensity_limit, ic.critical_rows,
+              ic.gemm_roofline, ic.padded_gemm, measure.roofline_prediction, measure.no_overlap_flops,
+              measure.model_rows_at_fraction, measure.sweep_from_seconds):
+        assert inspect.signature(f).parameters["bytes_per_element"].default is BYTES_PER_ELEMENT, f
+    field, = (x for x in dataclasses.fields(measure.GemmSweep) if x.name == "bytes_per_element")
+    assert field.default is BYTES_PER_ELEMENT

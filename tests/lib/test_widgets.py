@@ -36,6 +36,18 @@ def test_image_is_rendered_at_twice_the_shown_size(make):
     assert (width, height) == (ex.width_px * PIXEL_RATIO, ex.height_px * PIXEL_RATIO)
 
 
+def test_image_holds_the_canvas_pixels():
+    """The PNG decodes to the canvas's RGB, pixel for pixel (the alpha channel dropped)."""
+    import io
+
+    import numpy as np
+    import PIL.Image
+
+    ex = EXPLORERS[0]()
+    decoded = np.asarray(PIL.Image.open(io.BytesIO(ex.image.value)))
+    assert np.array_equal(decoded, np.asarray(ex.canvas.buffer_rgba())[:, :, :3])
+
+
 @pytest.mark.parametrize("make", EXPLORERS, ids=lambda f: f.__name__)
 def test_unrun_cell_says_what_running_it_shows(make):
     ex = make()
