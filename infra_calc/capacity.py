@@ -27,7 +27,7 @@ __all__ = ["CapacityCheck", "HoldsMemory", "capacity_check", "max_batch", "kv_ca
 class CapacityCheck:
     """The one memory record: what a card holds against its capacity; all sizes in bytes.
 
-    Built by :func:`capacity_check` alone (:meth:`Workload.memory
+    Built by :func:`capacity_check` alone (:attr:`Workload.memory
     <infra_calc.workload.Workload.memory>` builds it for a workload); every
     result that states memory embeds one as ``memory`` (:class:`HoldsMemory`).
     Each value is a scalar for scalar inputs and an array for array inputs.
@@ -67,11 +67,13 @@ class HoldsMemory:
         return self.memory.fits
 
 
-def capacity_check(capacity, *, weights, kv, workspace=0.0) -> CapacityCheck:
+def capacity_check(capacity, *, weights, kv, workspace) -> CapacityCheck:
     """Check :math:`W + KV + M_{work} \\le C`.
 
-    Every byte count after ``capacity`` is keyword-only, as in :func:`max_batch`, so
-    no two of them can trade places (``capacity_check(C, kv, W)`` is refused).
+    Every byte count after ``capacity`` is keyword-only and required, as in
+    :func:`max_batch`, so no two of them can trade places (``capacity_check(C, kv, W)``
+    is refused) and none is left out unseen (the workspace's default lives on
+    :class:`~infra_calc.workload.Workload` alone; pass ``workspace=0`` for none).
 
     Parameters
     ----------
@@ -81,8 +83,8 @@ def capacity_check(capacity, *, weights, kv, workspace=0.0) -> CapacityCheck:
         Resident weights ``W``, bytes.
     kv : float or array_like
         KV cache of every request, bytes.
-    workspace : float or array_like
-        Activations, buffers and allocator slack, bytes.
+    workspace : float or array_like, keyword-only
+        Activations, buffers and allocator slack, bytes (0 for none).
 
     Returns
     -------
@@ -107,7 +109,7 @@ def kv_cache_bytes(context, kv_bytes_per_token, *, batch=1):
     return unwrap(b * s * m)
 
 
-def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace=0.0):
+def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace):
     """Largest number of requests of ``context`` tokens that fit.
 
     .. math:: B_{max} = \\max\\left(0, \\left\\lfloor
@@ -128,10 +130,10 @@ def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace=0.0):
     kv_bytes_per_token : float or array_like, keyword-only
         ``m_KV``, bytes per token (see ``ModelSpec.kv_bytes_per_token``).
     workspace : float or array_like, keyword-only
-        Bytes, ``M_work`` (default 0, as in :func:`capacity_check`).
+        Bytes, ``M_work`` (required, as in :func:`capacity_check`; 0 for none).
 
-    Every size after ``capacity`` is keyword-only, so no two byte counts can
-    trade places unnoticed.
+    Every size after ``capacity`` is keyword-only and required, so no two byte
+    counts can trade places unnoticed.
 
     >>> max_batch(24e9, weights=16.38e9, context=8192, kv_bytes_per_token=147456,
     ...           workspace=2 * 1024**3)

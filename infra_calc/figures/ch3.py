@@ -84,7 +84,7 @@ def kv_regions_figure(model=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_p
     ax.set_ylabel("context S (tokens per request)")
     one = Workload(m, acc, **kw)                     # batch 1, no cache: weights + workspace
     sc = np.linspace(1, 8192, 400)
-    b_fit = one.memory().headroom / (sc * one.kv_bytes_per_token)   # the batch the room holds
+    b_fit = one.memory.headroom / (sc * one.kv_bytes_per_token)   # the batch the room holds
     ax.fill_betweenx(sc, np.clip(b_fit, 1, 1e4), 1e4, facecolor="none", hatch="xx",
                      edgecolor=PALETTE["black"], lw=0.0, alpha=0.6)
     ax.plot(np.clip(b_fit, 1, 1e4), sc, color=PALETTE["black"], lw=0.8)

@@ -44,9 +44,17 @@ def test_max_batch_exact_boundary():
 
 def test_capacity_errors():
     with pytest.raises(ValueError, match=r"capacity \(bytes\) must be > 0"):
-        ic.capacity_check(0, weights=1, kv=1)
+        ic.capacity_check(0, weights=1, kv=1, workspace=0)
     with pytest.raises(ValueError, match=r"context \(tokens\)"):
         ic.max_batch(1e9, weights=1, context=0, kv_bytes_per_token=1, workspace=0)
     assert ic.kv_cache_bytes(context=10, kv_bytes_per_token=3, batch=2) == 60
+
+
+def test_workspace_is_never_left_out_unseen():
+    """The workspace default lives on Workload alone: the raw inequality needs it said."""
+    with pytest.raises(TypeError, match="workspace"):
+        ic.capacity_check(1e9, weights=1, kv=1)
+    with pytest.raises(TypeError, match="workspace"):
+        ic.max_batch(1e9, weights=1, context=1, kv_bytes_per_token=1)
 
 

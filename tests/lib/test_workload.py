@@ -48,9 +48,10 @@ def test_memory_per_card_is_weights_kv_and_workspace():
     m = ic.model("Llama-3.1-8B")
     w = Workload(m, "H100 SXM", batch=8, context=4096)
     expect = m.params * 2 + 8 * 4096 * m.kv_bytes_per_token() + 2 * GiB
-    assert w.memory_per_card() == pytest.approx(expect, rel=1e-12)
-    assert w.fits() is True
-    assert w.memory_per_card(context=0) == pytest.approx(m.params * 2 + 2 * GiB)
+    assert w.memory_per_card == pytest.approx(expect, rel=1e-12)
+    assert w.fits is True and w.memory is w.memory         # computed once
+    assert w.memory_at(context=0).total == pytest.approx(m.params * 2 + 2 * GiB)
+    assert w.memory_at(1000, batch=3) == w.with_(batch=3, context=1000).memory   # other sizes
 
 
 @pytest.mark.parametrize("build", [
@@ -64,18 +65,18 @@ def test_memory_per_card_is_weights_kv_and_workspace():
 def test_every_result_fits_exactly_at_capacity_and_not_a_byte_below(build):
     """One memory record: a card whose capacity is the workload's total fits, a byte less not."""
     w = Workload("Qwen3-8B", "H100 SXM", batch=3, context=4096)
-    total = w.memory_per_card()
+    total = w.memory_per_card
     at = w.with_(hw=w.hw.with_(mem_capacity=total))
     below = w.with_(hw=w.hw.with_(mem_capacity=total - 1))
     got = build(at)
-    assert got.memory.total == pytest.approx(total, rel=1e-15) and got.memory == at.memory()
+    assert got.memory.total == pytest.approx(total, rel=1e-15) and got.memory == at.memory
     assert got.fits is True and build(below).fits is False
 
 
 def test_70b_bf16_does_not_fit_one_a100_but_fits_two():
     w = Workload("Llama-2-70B", "A100 80GB")
-    assert w.fits() is False and w.memory_per_card() > ic.accelerator("A100").mem_capacity
-    assert Workload("Llama-2-70B", "A100 80GB", cards=2).fits() is True
+    assert w.fits is False and w.memory_per_card > ic.accelerator("A100").mem_capacity
+    assert Workload("Llama-2-70B", "A100 80GB", cards=2).fits is True
 
 
 def test_cards_split_weights_and_replicate_kv_heads():
@@ -90,4 +91,4 @@ def test_cards_split_weights_and_replicate_kv_heads():
 
 def test_arrays_broadcast():
     w = Workload("Qwen3-8B", "H100 SXM", batch=np.array([1, 8]), context=np.array([0, 4096]))
-    assert np.shape(w.memory_per_card()) == (2,)
+    assert np.shape(w.memory_per_card) == (2,)
