@@ -1,11 +1,13 @@
-"""Will it fit?  The capacity inequality and the largest batch.
+"""Will it fit?  The capacity inequality, the largest batch and the largest context.
 
 Resident weights, every request's KV cache and a workspace must fit in memory:
 
 .. math:: W + B\\,S\\,m_{KV} + M_{work} \\le C
 
 so the largest batch is the inequality solved for ``B`` and rounded down,
-:math:`B_{max} = \\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor`.
+:math:`B_{max} = \\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor` (:func:`max_batch`),
+and the largest context the same solved for ``S``,
+:math:`S_{fit} = \\lfloor (C - W - M_{work}) / (B\\,m_{KV}) \\rfloor` (:func:`max_context`).
 
 A card's capacity can be read two ways (:data:`infra_calc.hardware.READINGS`): the physical
 size (memory is built in binary sizes, so a card sold as "24 GB" holds
@@ -20,7 +22,8 @@ import numpy as np
 
 from ._validate import check_number, unwrap
 
-__all__ = ["CapacityCheck", "HoldsMemory", "capacity_check", "max_batch", "kv_cache_bytes"]
+__all__ = ["CapacityCheck", "HoldsMemory", "capacity_check", "max_batch", "max_context",
+           "kv_cache_bytes"]
 
 
 @dataclass(frozen=True)
@@ -148,13 +151,63 @@ def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace):
     ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
     s = check_number(context, "context", "tokens")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
-    per = s * m
-    base = w + ws
+    return _largest_count(c, w + ws, s * m)
+
+
+def max_context(capacity, *, weights, batch, kv_bytes_per_token, workspace):
+    """Largest context (tokens per request) at which ``batch`` requests fit.
+
+    The capacity inequality solved for ``S`` with ``B`` fixed, rounded down:
+
+    .. math:: S_{fit} = \\max\\left(0, \\left\\lfloor
+       \\frac{C - W - M_{work}}{B\\,m_{KV}} \\right\\rfloor\\right)
+
+    exact at the boundary like :func:`max_batch`: ``batch`` requests of
+    ``S_fit`` tokens pass :func:`capacity_check` and of ``S_fit + 1`` do not.
+    Returns 0 when the weights and workspace alone do not fit.
+
+    Parameters
+    ----------
+    capacity : float or array_like
+        Bytes, ``C``.
+    weights : float or array_like, keyword-only
+        Resident weights, bytes, ``W``.
+    batch : float or array_like, keyword-only
+        Requests held together, ``B`` (> 0).
+    kv_bytes_per_token : float or array_like, keyword-only
+        ``m_KV``, bytes per token (see ``ModelSpec.kv_bytes_per_token``).
+    workspace : float or array_like, keyword-only
+        Bytes, ``M_work`` (required, as in :func:`capacity_check`; 0 for none).
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        Tokens per request.
+
+    Raises
+    ------
+    ValueError
+        A size is negative, not finite, or (capacity, batch, kv_bytes_per_token) zero;
+        the message names the parameter and its unit.
+
+    >>> max_context(24 * 1024**3, weights=16_381_470_720, batch=4, kv_bytes_per_token=147456,
+    ...             workspace=2 * 1024**3)
+    12276
+    """
+    c = check_number(capacity, "capacity", "bytes")
+    w = check_number(weights, "weights", "bytes", allow_zero=True)
+    ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
+    b = check_number(batch, "batch", "requests")
+    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
+    return _largest_count(c, w + ws, b * m)
+
+
+def _largest_count(c, base, per):
+    """The largest whole ``n >= 0`` with ``base + n * per <= c`` (the inequality's one solver)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        b = np.floor((c - base) / per)
-        b = np.maximum(b, 0.0)
+        n = np.floor((c - base) / per)
+        n = np.maximum(n, 0.0)
         # correct the rare float rounding at an exact boundary
-        b = np.where(base + (b + 1) * per <= c, b + 1, b)
-        b = np.where((b > 0) & (base + b * per > c), b - 1, b)
-    b = b.astype(np.int64)
-    return unwrap(b, int)
+        n = np.where(base + (n + 1) * per <= c, n + 1, n)
+        n = np.where((n > 0) & (base + n * per > c), n - 1, n)
+    return unwrap(n.astype(np.int64), int)
