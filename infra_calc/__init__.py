@@ -44,6 +44,7 @@ from .capacity import (
     capacity_check,
     kv_cache_bytes,
     max_batch,
+    max_context,
 )
 from .estimate import Estimate, estimate
 from .hardware import (

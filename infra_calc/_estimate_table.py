@@ -25,7 +25,7 @@ def _width(b) -> str:
 
 def table(e) -> str:
     """Readable lines for estimate ``e``: decode step, turning points, capacity, request."""
-    per = " per card" if e.cards > 1 else ""
+    per, mem = (" per card" if e.cards > 1 else ""), e.memory
     ctx_note = {"given": "", "default": " (default)",
                 "the request's last step": " (the request's last decode step)"}[e.context_from]
     # what the read leaves out of the stored weights, so that it adds up with the capacity lines
@@ -69,14 +69,14 @@ def table(e) -> str:
         ("  S_max (no batch is compute-bound)", shown_up(e.critical_context, "tokens", 0)),
         ("", ""),
         (f"capacity{per}", ""),
-        ("  weights", shown_up(e.weight_bytes, "GB", 2)),
-        ("  KV cache", f"{shown_up(e.kv_bytes, 'GB', 2)} "
+        ("  weights", shown_up(mem.weights, "GB", 2)),
+        ("  KV cache", f"{shown_up(mem.kv, 'GB', 2)} "
                        f"({shown_up(e.kv_bytes_per_token_per_card, 'KiB', 0)}/token)"),
-        ("  workspace", shown_up(e.workspace, "GB", 2)),
-        ("  total / capacity", f"{shown_up(e.total_memory, 'GB', 2)} / {shown_up(e.capacity, 'GB', 2)} "
-                               f"({shown_up(e.capacity, 'GiB', 0)})"),
-        ("  fits", "yes" if e.decode_fits
-         else f"NO: short by {shown_up(-e.headroom, 'GB', 2)}; the times above assume it did"),
+        ("  workspace", shown_up(mem.workspace, "GB", 2)),
+        ("  total / capacity", f"{shown_up(mem.total, 'GB', 2)} / {shown_up(mem.capacity, 'GB', 2)} "
+                               f"({shown_up(mem.capacity, 'GiB', 0)})"),
+        ("  fits", "yes" if mem.fits
+         else f"NO: short by {shown_up(-mem.headroom, 'GB', 2)}; the times above assume it did"),
         ("  max batch at this context", _count(e.max_batch)),
     ]
     g = e.request
@@ -97,7 +97,7 @@ def table(e) -> str:
             ("  fits", "yes" if g.fits else "NO: the times above assume it did"),
         ]
     if not e.fits:
-        ctx = max(s for s, ok in ((e.context, e.decode_fits),
+        ctx = max(s for s, ok in ((e.context, e.memory.fits),
                                   (g and g.max_context, g is None or g.fits)) if not ok)
         rows += [("", ""), ("DOES NOT FIT", f"{e.model.name}, {_count(e.batch)} requests x {_count(ctx)} "
                                              f"tokens of context, needs more than {_count(e.cards)} x "

@@ -1,11 +1,13 @@
-"""Will it fit?  The capacity inequality and the largest batch.
+"""Will it fit?  The capacity inequality, the largest batch and the largest context.
 
 Resident weights, every request's KV cache and a workspace must fit in memory:
 
 .. math:: W + B\\,S\\,m_{KV} + M_{work} \\le C
 
 so the largest batch is the inequality solved for ``B`` and rounded down,
-:math:`B_{max} = \\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor`.
+:math:`B_{max} = \\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor` (:func:`max_batch`),
+and the largest context the same solved for ``S``,
+:math:`S_{fit} = \\lfloor (C - W - M_{work}) / (B\\,m_{KV}) \\rfloor` (:func:`max_context`).
 
 A card's capacity can be read two ways (:data:`infra_calc.hardware.READINGS`): the physical
 size (memory is built in binary sizes, so a card sold as "24 GB" holds
@@ -20,14 +22,15 @@ import numpy as np
 
 from ._validate import check_number, unwrap
 
-__all__ = ["CapacityCheck", "HoldsMemory", "capacity_check", "max_batch", "kv_cache_bytes"]
+__all__ = ["CapacityCheck", "HoldsMemory", "capacity_check", "max_batch", "max_context",
+           "kv_cache_bytes"]
 
 
 @dataclass(frozen=True)
 class CapacityCheck:
     """The one memory record: what a card holds against its capacity; all sizes in bytes.
 
-    Built by :func:`capacity_check` alone (:meth:`Workload.memory
+    Built by :func:`capacity_check` alone (:attr:`Workload.memory
     <infra_calc.workload.Workload.memory>` builds it for a workload); every
     result that states memory embeds one as ``memory`` (:class:`HoldsMemory`).
     Each value is a scalar for scalar inputs and an array for array inputs.
@@ -67,11 +70,13 @@ class HoldsMemory:
         return self.memory.fits
 
 
-def capacity_check(capacity, *, weights, kv, workspace=0.0) -> CapacityCheck:
+def capacity_check(capacity, *, weights, kv, workspace) -> CapacityCheck:
     """Check :math:`W + KV + M_{work} \\le C`.
 
-    Every byte count after ``capacity`` is keyword-only, as in :func:`max_batch`, so
-    no two of them can trade places (``capacity_check(C, kv, W)`` is refused).
+    Every byte count after ``capacity`` is keyword-only and required, as in
+    :func:`max_batch`, so no two of them can trade places (``capacity_check(C, kv, W)``
+    is refused) and none is left out unseen (the workspace's default lives on
+    :class:`~infra_calc.workload.Workload` alone; pass ``workspace=0`` for none).
 
     Parameters
     ----------
@@ -81,8 +86,8 @@ def capacity_check(capacity, *, weights, kv, workspace=0.0) -> CapacityCheck:
         Resident weights ``W``, bytes.
     kv : float or array_like
         KV cache of every request, bytes.
-    workspace : float or array_like
-        Activations, buffers and allocator slack, bytes.
+    workspace : float or array_like, keyword-only
+        Activations, buffers and allocator slack, bytes (0 for none).
 
     Returns
     -------
@@ -107,7 +112,7 @@ def kv_cache_bytes(context, kv_bytes_per_token, *, batch=1):
     return unwrap(b * s * m)
 
 
-def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace=0.0):
+def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace):
     """Largest number of requests of ``context`` tokens that fit.
 
     .. math:: B_{max} = \\max\\left(0, \\left\\lfloor
@@ -128,10 +133,10 @@ def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace=0.0):
     kv_bytes_per_token : float or array_like, keyword-only
         ``m_KV``, bytes per token (see ``ModelSpec.kv_bytes_per_token``).
     workspace : float or array_like, keyword-only
-        Bytes, ``M_work`` (default 0, as in :func:`capacity_check`).
+        Bytes, ``M_work`` (required, as in :func:`capacity_check`; 0 for none).
 
-    Every size after ``capacity`` is keyword-only, so no two byte counts can
-    trade places unnoticed.
+    Every size after ``capacity`` is keyword-only and required, so no two byte
+    counts can trade places unnoticed.
 
     >>> max_batch(24e9, weights=16.38e9, context=8192, kv_bytes_per_token=147456,
     ...           workspace=2 * 1024**3)
@@ -146,13 +151,63 @@ def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace=0.0):
     ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
     s = check_number(context, "context", "tokens")
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
-    per = s * m
-    base = w + ws
+    return _largest_count(c, w + ws, s * m)
+
+
+def max_context(capacity, *, weights, batch, kv_bytes_per_token, workspace):
+    """Largest context (tokens per request) at which ``batch`` requests fit.
+
+    The capacity inequality solved for ``S`` with ``B`` fixed, rounded down:
+
+    .. math:: S_{fit} = \\max\\left(0, \\left\\lfloor
+       \\frac{C - W - M_{work}}{B\\,m_{KV}} \\right\\rfloor\\right)
+
+    exact at the boundary like :func:`max_batch`: ``batch`` requests of
+    ``S_fit`` tokens pass :func:`capacity_check` and of ``S_fit + 1`` do not.
+    Returns 0 when the weights and workspace alone do not fit.
+
+    Parameters
+    ----------
+    capacity : float or array_like
+        Bytes, ``C``.
+    weights : float or array_like, keyword-only
+        Resident weights, bytes, ``W``.
+    batch : float or array_like, keyword-only
+        Requests held together, ``B`` (> 0).
+    kv_bytes_per_token : float or array_like, keyword-only
+        ``m_KV``, bytes per token (see ``ModelSpec.kv_bytes_per_token``).
+    workspace : float or array_like, keyword-only
+        Bytes, ``M_work`` (required, as in :func:`capacity_check`; 0 for none).
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        Tokens per request.
+
+    Raises
+    ------
+    ValueError
+        A size is negative, not finite, or (capacity, batch, kv_bytes_per_token) zero;
+        the message names the parameter and its unit.
+
+    >>> max_context(24 * 1024**3, weights=16_381_470_720, batch=4, kv_bytes_per_token=147456,
+    ...             workspace=2 * 1024**3)
+    12276
+    """
+    c = check_number(capacity, "capacity", "bytes")
+    w = check_number(weights, "weights", "bytes", allow_zero=True)
+    ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
+    b = check_number(batch, "batch", "requests")
+    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
+    return _largest_count(c, w + ws, b * m)
+
+
+def _largest_count(c, base, per):
+    """The largest whole ``n >= 0`` with ``base + n * per <= c`` (the inequality's one solver)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        b = np.floor((c - base) / per)
-        b = np.maximum(b, 0.0)
+        n = np.floor((c - base) / per)
+        n = np.maximum(n, 0.0)
         # correct the rare float rounding at an exact boundary
-        b = np.where(base + (b + 1) * per <= c, b + 1, b)
-        b = np.where((b > 0) & (base + b * per > c), b - 1, b)
-    b = b.astype(np.int64)
-    return unwrap(b, int)
+        n = np.where(base + (n + 1) * per <= c, n + 1, n)
+        n = np.where((n > 0) & (base + n * per > c), n - 1, n)
+    return unwrap(n.astype(np.int64), int)

@@ -202,7 +202,7 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
       (:attr:`ModelSpec.matmul_params`, and attention over the cache);
     - :math:`T_{step} = \\max(R/\\beta, F/\\Pi)`; a tie is compute-bound;
     - ``memory_per_card`` and ``fits``: weights + cache + workspace against
-      the card's capacity (:meth:`Workload.memory_per_card`).
+      the card's capacity (:attr:`Workload.memory_per_card`).
 
     Parameters
     ----------
@@ -249,5 +249,5 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
         t_weights=bounds(0.0, c["weight_bytes"], acc).t_read,
         t_kv=bounds(0.0, c["kv_bytes"], acc).t_read, t_read=t.t_read, t_compute=t.t_compute,
         t_step=t.t_floor, bound=t.floor_bound, region=unwrap(region, str),
-        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory=w.memory(like=c["bytes_read"]),
+        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory=w.memory_at(like=c["bytes_read"]),
     )

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import KW_ONLY, asdict, dataclass, fields
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -93,7 +92,7 @@ class Estimate:
     #: :attr:`Workload.kv_bytes_per_token <infra_calc.workload.Workload.kv_bytes_per_token>`).
     kv_bytes_per_token_per_card: float
     #: Capacity per card: resident weights, KV cache at ``context``, workspace, their total,
-    #: the headroom and whether the decode step fits (the workload's :meth:`Workload.memory`).
+    #: the headroom and whether the decode step fits (the workload's :attr:`Workload.memory`).
     memory: CapacityCheck
     #: Largest batch of ``context``-token requests that fits on each card.
     max_batch: int
@@ -102,13 +101,11 @@ class Estimate:
     request: GenerationTime | None = None
 
     # ---------------------------------------------------------------- answers
-    # weight_bytes, kv_bytes, workspace, capacity, total_memory, headroom, decode_fits:
-    # the fields of ``memory`` under the names of MEMORY_NAMES (set below the class)
-
     @property
     def fits(self) -> bool:
-        """Everything printed fits: the decode step and, with a request, its longest context."""
-        return bool(self.decode_fits and (self.request is None or self.request.fits))
+        """Everything printed fits: the decode step (``memory.fits``) and, with a request,
+        its longest context."""
+        return bool(self.memory.fits and (self.request is None or self.request.fits))
 
     def to_dict(self) -> dict:
         """Strict-JSON form: numbers in SI units; an infinite or undefined number is ``None``
@@ -139,16 +136,13 @@ class Estimate:
         return table(self)
 
 
-#: The name under which an :class:`Estimate` (an attribute, and a key of
-#: :meth:`Estimate.to_dict`) shows each field of its ``memory``
-#: (:class:`~infra_calc.capacity.CapacityCheck`), in the order the JSON lists them.
+#: The key under which :meth:`Estimate.to_dict` lists each field of the estimate's
+#: ``memory`` (:class:`~infra_calc.capacity.CapacityCheck`), flattened into the top
+#: level of the JSON, in the order it lists them.  Only the JSON is flattened: in
+#: Python they are read as ``estimate.memory.weights`` and so on.
 MEMORY_NAMES = {"weights": "weight_bytes", "kv": "kv_bytes", "workspace": "workspace",
                 "capacity": "capacity", "total": "total_memory", "headroom": "headroom",
                 "fits": "decode_fits"}
-for _key, _name in MEMORY_NAMES.items():
-    setattr(Estimate, _name, property(attrgetter(f"memory.{_key}"),
-                                      doc=f"``memory.{_key}`` (:class:`CapacityCheck`), per card."))
-del _key, _name
 
 _NULL_WHY = {
     "batch_turning_point_kv": "infinite: the context is at or above S_max, so no batch makes "
@@ -271,7 +265,7 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
     st = tensor_parallel_step(w)
     uniform = tensor_parallel_step(w.with_(routing="uniform")) if spec.is_moe else st
     m_card = float(w.kv_bytes_per_token_per_card)
-    mem = w.memory()
+    mem = w.memory
     req = None
     if prompt is not None:
         req = generation_time(w, prompt_tokens=prompt, output_tokens=output_tokens)

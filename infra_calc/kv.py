@@ -173,7 +173,7 @@ def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
     ``k`` experts per layer whatever the batch, with ``"uniform"`` the
     uniform-routing model's count.  Not rounded; assumes ``B <= V`` (each request gathers
     its own embedding row).  Capacity is ignored: check
-    :meth:`Workload.fits` at that batch.
+    :attr:`Workload.fits <infra_calc.workload.Workload.fits>` at that batch.
 
     Parameters
     ----------

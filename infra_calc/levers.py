@@ -264,7 +264,7 @@ def speculative_step(model, hw=None, *, batch=None, context=None, drafts, accept
         tokens_expected=unwrap(e), t_per_token_expected=unwrap(t_round / e),
         rejected_share=unwrap(1.0 - e / (kf + 1.0)),
         rejected_kv_bytes=unwrap(np.asarray(w.batch) * (kf + 1.0 - e) * m_card),
-        memory=w.memory(weights=weights, kv=kv_held, like=t_round))
+        memory=w.memory_at(weights=weights, kv=kv_held, like=t_round))
 
 
 def speculative_critical_context(model, hw=None, *, drafts, bytes_per_param=None,

@@ -148,5 +148,5 @@ def tensor_parallel_step(model, hw=None, *, cards=None, batch=None, context=None
         t_read=t.t_read, t_compute=t.t_compute, t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
         bound=t.bound, floor_bound=t.floor_bound, comm=comm,
         overlap_comm=bool(overlap_comm), tokens_per_s=unwrap(np.asarray(w.batch) / t.t_step),
-        memory=w.memory(like=zero),
+        memory=w.memory_at(like=zero),
     )

@@ -2,7 +2,7 @@
 
 :func:`planner_state` is what the capacity planner (:mod:`infra_calc.widgets.capacity`)
 and the capacity chapter's figures show: a :class:`~infra_calc.workload.Workload`'s
-memory record (:meth:`Workload.memory <infra_calc.workload.Workload.memory>`) checked
+memory record (:meth:`Workload.memory_at <infra_calc.workload.Workload.memory_at>`) checked
 against the card's capacity under one reading (:func:`~infra_calc.hardware.capacity_reading`),
 with the largest batch that fits (:func:`~infra_calc.capacity.max_batch`).  Its defaults are
 the capacity chapter's case, from :mod:`infra_calc.source`.
@@ -26,15 +26,16 @@ __all__ = ["PlannerState", "planner_state"]
 class PlannerState(HoldsMemory):
     """Numbers behind one capacity-planner setting (bytes unless stated).
 
-    ``hw`` and ``model`` are the objects the numbers were computed for (a
-    changed copy keeps its figures); ``hw.name`` and ``model.name`` are their
-    names.
+    ``model`` and ``hw`` are the objects the numbers were computed for (a
+    changed copy keeps its figures); ``model.name`` and ``hw.name`` are their
+    names.  The sizes of the inequality are read from ``memory``
+    (``state.memory.capacity``, ``.weights``, ``.kv``, ...), the one record.
     """
 
-    #: The accelerator, exactly as given.
-    hw: Accelerator
     #: The model, exactly as given.
     model: ModelSpec
+    #: The accelerator, exactly as given.
+    hw: Accelerator
     #: Tokens of KV cache per request, ``S``.
     context: int
     #: Concurrent requests, ``B``.
@@ -51,13 +52,6 @@ class PlannerState(HoldsMemory):
     #: Largest batch of ``context``-token requests that fits (:func:`max_batch`).
     max_batch: int
 
-    capacity = property(lambda self: self.memory.capacity, doc="Usable memory ``C``.")
-    weights = property(lambda self: self.memory.weights, doc="Resident weights ``W``.")
-    workspace = property(lambda self: self.memory.workspace, doc="Workspace ``M_work``.")
-    kv = property(lambda self: self.memory.kv, doc="KV cache of the whole batch, ``B S m_KV``.")
-    total = property(lambda self: self.memory.total, doc="``W + KV + M_work``.")
-    headroom = property(lambda self: self.memory.headroom, doc="``C - total``.")
-
 
 def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=None,
                   bytes_per_param=None, reading=None, kv_bytes_per_element=None) -> PlannerState:
@@ -69,7 +63,7 @@ def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=No
     workspace, the capacity read as the source reads it, ``J13_READING``);
     sizes are in bytes.  ``model`` and ``hw`` may be names or objects; the
     result keeps the objects.  The memory is the
-    :class:`~infra_calc.workload.Workload`'s own record (:meth:`Workload.memory`),
+    :class:`~infra_calc.workload.Workload`'s own record (:meth:`Workload.memory_at`),
     against the capacity :func:`capacity_reading` of the accelerator under
     ``reading``, the one mechanism for the two readings; :func:`max_batch`
     gives the largest batch.  Nothing is computed here that those do not
@@ -87,9 +81,10 @@ def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=No
                  batch=S.J13_BATCH if batch is None else batch,
                  workspace=S.J13_WORKSPACE if workspace is None else workspace)
     cap = capacity_reading(w.hw, reading=reading)
-    chk = w.memory(context, capacity=cap)            # the context is not refused past the model's
+    chk = w.memory_at(context, capacity=cap)            # the context is not refused past the model's
     per = w.with_(batch=1).kv_bytes_per_card(context)
     b_max = max_batch(cap, weights=chk.weights, context=context,
                       kv_bytes_per_token=w.kv_bytes_per_token_per_card, workspace=chk.workspace)
-    return PlannerState(w.hw, w.model, int(context), int(w.batch), float(w.bytes_per_param),
-                        reading, float(per), chk, int(b_max))
+    return PlannerState(model=w.model, hw=w.hw, context=int(context), batch=int(w.batch),
+                        bytes_per_param=float(w.bytes_per_param), reading=reading,
+                        kv_per_request=float(per), memory=chk, max_batch=int(b_max))

@@ -52,7 +52,7 @@ class PrecisionPoint(HoldsMemory):
     s_max: float
     #: The floor of one decode step at batch 1 and ``context``, per card, seconds.
     t_step_1: float | np.ndarray
-    #: The workload's memory at ``context`` (:meth:`Workload.memory`: weights of
+    #: The workload's memory at ``context`` (:meth:`Workload.memory_at`: weights of
     #: ``b_W`` bytes, its batch's cache, workspace), per card; nothing is refused.
     memory: CapacityCheck
 
@@ -98,4 +98,4 @@ def precision_point(model, hw=None, *, math=None, bytes_per_param=None,
         b_star_j07=float(batch_turning_point(acc, bytes_per_param=bw, math=w.math)),
         b_star=turning_batch(w), s_max=float(critical_context(w)),
         t_step_1=tensor_parallel_step(w.with_(batch=1)).t_floor,
-        memory=w.memory(like=np.asarray(w.context, dtype=float)))
+        memory=w.memory_at(like=np.asarray(w.context, dtype=float)))

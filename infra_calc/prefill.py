@@ -182,5 +182,5 @@ def prefill_step(model, hw=None, *, prompt_tokens=None, bytes_per_param=None, ba
         weight_bytes=unwrap(c["weight_bytes"]), kv_bytes_written=unwrap(c["kv_bytes_written"]),
         bytes_read=unwrap(c["bytes_read"]), t_read=t.t_read, t_compute=t.t_compute,
         t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
-        bound=t.bound, floor_bound=t.floor_bound, memory=w.memory(p, like=t.t_read),
+        bound=t.bound, floor_bound=t.floor_bound, memory=w.memory_at(p, like=t.t_read),
     )

@@ -103,7 +103,7 @@ def shared_prefix_step(model, hw=None, *, batch=None, context=None, prefix,
         weight_bytes=unwrap(c["weight_bytes"] + 0.0 * kv), kv_bytes=unwrap(kv),
         kv_bytes_unshared=unwrap(c["kv_bytes_per_token"] * s + 0.0 * kv),
         flops=unwrap(f + 0.0 * kv), t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
-        bound=t.floor_bound, memory=w.memory(kv=kv_cached, like=kv))
+        bound=t.floor_bound, memory=w.memory_at(kv=kv_cached, like=kv))
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=Non
                          flops=unwrap(f), bytes_read=unwrap(r), prefix_kv_bytes=unwrap(prefix_kv),
                          t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
                          bound=t.floor_bound,
-                         memory=w.memory(kv=(pcf + w.batch * n) * w.kv_bytes_per_token,
+                         memory=w.memory_at(kv=(pcf + w.batch * n) * w.kv_bytes_per_token,
                                          like=t.t_read))
 
 

@@ -57,7 +57,8 @@ def j07_lines() -> list[str]:
         f"{shown(chk.kv, 'GB', 2, bare=True, sep=False)} + "
         f"{shown(chk.workspace, 'GB', 2, bare=True, sep=False)}"
         f" = {shown(chk.total, 'GB', 2, sep=False)} {rel} {shown(chk.capacity, 'GB', 1, sep=False)}")
-    left = capacity_check(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=0.0).headroom
+    left = capacity_check(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=0.0,
+                          workspace=0).headroom
     b_max = max_batch(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=S.J07_CONTEXT,
                       kv_bytes_per_token=m70.kv_bytes_per_token(2), workspace=0)
     lines.append(

@@ -12,7 +12,7 @@ the workload is built; after that the functions of chapter 3
 a model or card changed with ``dataclasses.replace`` / ``with_`` keeps its own
 figures.
 
-Memory is part of every result: :meth:`Workload.memory` is the capacity
+Memory is part of every result: :attr:`Workload.memory` is the capacity
 chapter's inequality per card (:func:`~infra_calc.capacity.capacity_check` of
 resident weights + KV cache + workspace against the card's physical
 capacity), and every result of the chapter-3 functions (the decode, prefill,
@@ -23,7 +23,7 @@ Nothing is refused for not fitting; the result says so.
 
 >>> import infra_calc as ic
 >>> w = ic.Workload("llama-70b", "A100 80GB")           # BF16 on one card
->>> w.fits()
+>>> w.fits
 False
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import KW_ONLY, dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
-from .capacity import CapacityCheck, capacity_check
+from .capacity import CapacityCheck, HoldsMemory, capacity_check
 from .hardware import Accelerator, accelerator
 from .ledger import check_routing
 from .modelspec import ModelSpec
@@ -57,7 +57,7 @@ def _scalar(value, name, unit, **kw):
 
 
 @dataclass(frozen=True)
-class Workload:
+class Workload(HoldsMemory):
     """A model on an accelerator with its sizes, checked once (SI units).
 
     Parameters
@@ -187,44 +187,46 @@ class Workload:
         return unwrap(np.asarray(self.share.of(self.model, self.model.params))
                       * self.bytes_per_param)
 
-    def kv_bytes_per_card(self, context=None):
-        """KV cache each card holds for the whole batch at ``context`` (default: the workload's).
+    def kv_bytes_per_card(self, context=None, *, batch=None):
+        """KV cache each card holds for ``batch`` requests at ``context`` (defaults: the workload's).
 
         Per card, so not :func:`infra_calc.capacity.kv_cache_bytes` (the whole model's
         :math:`B S m_{KV}`) unless ``cards`` is 1.
         """
         s = self.context if context is None else context
-        return unwrap(np.asarray(self.batch, dtype=float) * np.asarray(s, dtype=float)
+        b = self.batch if batch is None else batch
+        return unwrap(np.asarray(b, dtype=float) * np.asarray(s, dtype=float)
                       * np.asarray(self.kv_bytes_per_token_per_card))
 
-    def memory(self, context=None, *, weights=None, kv=None, capacity=None,
-               like=0.0) -> CapacityCheck:
-        """The memory record of one card: :func:`~infra_calc.capacity.capacity_check` of
+    def memory_at(self, context=None, *, batch=None, weights=None, kv=None, capacity=None,
+                  like=0.0) -> CapacityCheck:
+        """One card's memory record at any context or batch, :func:`~infra_calc.capacity.capacity_check` of
 
         .. math:: M = \\frac{W}{n}\\big|_{\\text{shared}} + B\\,S\\,m_{kv}\\frac{h_{kv}}{n_{kv}}
                   + M_{work} \\le C
 
         (the split of :class:`~infra_calc.sharding.CardShare`) at ``context``
-        tokens per request (default: the workload's), against the card's
-        physical capacity.  ``weights`` and ``kv`` replace the resident weights
-        and the cache (a lever that holds more or less); ``capacity`` replaces the
+        tokens per request and ``batch`` requests (default: the workload's; as
+        given, not checked against the model), against the card's physical
+        capacity.  ``weights`` and ``kv`` replace the resident weights and the
+        cache (a lever that holds more or less); ``capacity`` replaces the
         capacity (another reading of it, :func:`~infra_calc.hardware.capacity_reading`);
-        ``like`` broadcasts every size to its shape.
+        ``like`` broadcasts every size to its shape.  At the workload's own
+        sizes it is :attr:`memory`.
         """
         zero = 0.0 * np.asarray(like, dtype=float)
         w = self.resident_weight_bytes() if weights is None else weights
-        k = self.kv_bytes_per_card(context) if kv is None else kv
+        k = self.kv_bytes_per_card(context, batch=batch) if kv is None else kv
         c = self.hw.mem_capacity if capacity is None else capacity
         return capacity_check(c, weights=np.asarray(w) + zero, kv=np.asarray(k) + zero,
                               workspace=self.workspace)
 
-    def memory_per_card(self, context=None):
-        """Bytes each card must hold, ``memory(context).total``."""
-        return self.memory(context).total
-
-    def fits(self, context=None):
-        """Whether :meth:`memory_per_card` is at most the card's physical capacity."""
-        return self.memory(context).fits
+    @functools.cached_property
+    def memory(self) -> CapacityCheck:
+        """The memory record of one card at the workload's own batch and context
+        (:meth:`memory_at` with no arguments); :attr:`fits` and :attr:`memory_per_card`
+        (of :class:`~infra_calc.capacity.HoldsMemory`) read it."""
+        return self.memory_at()
 
 
 @dataclass(frozen=True)

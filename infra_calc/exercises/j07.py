@@ -133,7 +133,8 @@ def bstar_requests() -> int:
 
 def left_after_weights():
     """The H100's bytes beside the 8-bit weights (the source's reading, no workspace)."""
-    return capacity_check(_h100().mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=0.0).headroom
+    return capacity_check(_h100().mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=0.0,
+                          workspace=0).headroom
 
 
 def bstar_context() -> int:

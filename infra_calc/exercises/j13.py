@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 from .. import source as S
-from ..capacity import capacity_check, kv_cache_bytes, max_batch
+from ..capacity import capacity_check, kv_cache_bytes, max_batch, max_context
 from ..roofline import arithmetic_intensity
 from ..shape import padded_gemm, padded_rows, route_tokens
 from ..step import mbu, read_time
@@ -145,7 +145,10 @@ def _left_phys():
 
 
 def _s_max():
-    return math.floor(_left_phys() / (N3_BATCH * _qwen().kv_bytes_per_token(2)))
+    """The longest context at which N3_BATCH requests fit the card's physical bytes."""
+    q = _qwen()
+    return max_context(_capacity_phys(), weights=q.weight_bytes(2), batch=N3_BATCH,
+                       kv_bytes_per_token=q.kv_bytes_per_token(2), workspace=S.J13_WORKSPACE)
 
 
 register(Exercise(

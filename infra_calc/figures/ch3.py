@@ -46,8 +46,14 @@ def kv_regions_figure(model=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_p
     Every border comes from the model itself (:mod:`infra_calc.kv`), the same
     account as :func:`~infra_calc.decode.model_decode_step`; the dashed ones
     are for the same model with one KV head per query head
-    (:meth:`ModelSpec.with_kv_heads`).  Hatched: where
-    :meth:`~infra_calc.workload.Workload.fits` is false on one card.
+    (:meth:`ModelSpec.with_kv_heads`).  Hatched: the batches right of the border
+    :math:`B = (C - W - M_{work}) / (S\\,m_{KV})`, the headroom of a batch-1 workload
+    with no cache (:attr:`~infra_calc.workload.Workload.memory`: the card's physical
+    capacity less the weights and the default workspace) over each context's cache
+    per request.  A real-valued border, not rounded to whole requests (the figure
+    draws a line, not :func:`~infra_calc.capacity.max_batch`'s steps), so a point is
+    hatched where :attr:`Workload.fits <infra_calc.workload.Workload.fits>` would be
+    false at that batch and context.
     """
     m = models.model(model)
     acc = accelerator(hw)
@@ -84,7 +90,9 @@ def kv_regions_figure(model=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_p
     ax.set_ylabel("context S (tokens per request)")
     one = Workload(m, acc, **kw)                     # batch 1, no cache: weights + workspace
     sc = np.linspace(1, 8192, 400)
-    b_fit = one.memory().headroom / (sc * one.kv_bytes_per_token)   # the batch the room holds
+    # the inequality solved for a real-valued B (not max_batch's whole requests, nor
+    # max_context's whole tokens: either would move the border by a rounding)
+    b_fit = one.memory.headroom / (sc * one.kv_bytes_per_token)
     ax.fill_betweenx(sc, np.clip(b_fit, 1, 1e4), 1e4, facecolor="none", hatch="xx",
                      edgecolor=PALETTE["black"], lw=0.0, alpha=0.6)
     ax.plot(np.clip(b_fit, 1, 1e4), sc, color=PALETTE["black"], lw=0.8)

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from ..measurements import independent
 from ..parallel import tensor_parallel_step
-from ..reality import accelerator_for, lower_bound
+from ..reality import lower_bound, workload_for
 from ._registry import MARKERS, PALETTE, figure
 
 __all__ = ["decode_fractions", "floor_fraction_figure", "forecast_panel_state",
@@ -30,9 +30,10 @@ def decode_fractions():
 
     A time per output token is compared with :func:`~infra_calc.reality.lower_bound`; a
     batch-1 output rate with no lengths stated (gpt-fast) with the floor of one step with an
-    empty cache (``tensor_parallel_step(..., batch=1, context=0).t_floor``: leaving the cache
-    out makes the floor smaller, so it stays a floor).  Rows whose card, cards or lengths are
-    not stated are left out.
+    empty cache on the row's workload (:func:`~infra_calc.reality.workload_for`;
+    ``tensor_parallel_step(workload_for(m), batch=1, context=0).t_floor``: leaving the
+    cache out makes the floor smaller, so it stays a floor).  Rows whose card, cards or
+    lengths are not stated are left out.
     """
     out = []
     for m in independent():
@@ -42,8 +43,7 @@ def decode_fractions():
             out.append((m, lower_bound(m).fraction))
         elif (m.metric == "output_throughput" and m.batch == 1 and m.cards
               and m.prompt_tokens is None):
-            st = tensor_parallel_step(m.model, accelerator_for(m), cards=m.cards, batch=1, context=0,
-                                      bytes_per_param=m.bytes_per_param, weights="touched")
+            st = tensor_parallel_step(workload_for(m), batch=1, context=0, weights="touched")
             out.append((m, float(st.t_floor * m.output_rate_per_card * m.cards)))
     return out
 

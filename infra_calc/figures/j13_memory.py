@@ -59,17 +59,18 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
     x = np.arange(len(states))
     width = 0.5
     for xi, st in zip(x, states, strict=True):
-        ax.bar(xi, in_unit(st.weights, "GB"), width, color=SEGMENT_COLOURS["weights"],
+        mem = st.memory
+        ax.bar(xi, in_unit(mem.weights, "GB"), width, color=SEGMENT_COLOURS["weights"],
                hatch=SEGMENT_HATCHES["weights"], edgecolor="white")
-        bottom = st.weights
-        ax.bar(xi, in_unit(st.workspace, "GB"), width, bottom=in_unit(bottom, "GB"),
+        bottom = mem.weights
+        ax.bar(xi, in_unit(mem.workspace, "GB"), width, bottom=in_unit(bottom, "GB"),
                color=SEGMENT_COLOURS["workspace"], hatch=SEGMENT_HATCHES["workspace"], edgecolor="white")
-        bottom += st.workspace
+        bottom += mem.workspace
         for _ in range(st.batch):
             ax.bar(xi, in_unit(st.kv_per_request, "GB"), width, bottom=in_unit(bottom, "GB"),
                    color=SEGMENT_COLOURS["kv"], hatch=SEGMENT_HATCHES["kv"], edgecolor="white", linewidth=1.2)
             bottom += st.kv_per_request
-        ax.annotate(str(shown(st.total, "GB", 2)), (xi + width / 2, in_unit(st.total, "GB")), xytext=(4, 0),
+        ax.annotate(str(shown(mem.total, "GB", 2)), (xi + width / 2, in_unit(mem.total, "GB")), xytext=(4, 0),
                     textcoords="offset points", ha="left", va="center", fontsize=9)
     source_cap = capacity_reading(hw, reading="decimal GB")
     physical_cap = capacity_reading(hw, reading="physical GiB")
@@ -87,7 +88,7 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
     ax.set_xlim(-0.6, len(states) - 0.2)
     ax.set_ylabel("memory (GB = 10⁹ bytes)")
     ax.set_xlabel("batch")
-    top = in_unit(max(max(st.total for st in states), caps[1][0]), "GB")
+    top = in_unit(max(max(st.memory.total for st in states), caps[1][0]), "GB")
     ax.set_ylim(0, top * 1.12)
     ax.set_title(f"{states[0].model.name} (BF16) on an {states[0].hw.name}: does the batch fit?")
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8.5)
@@ -217,15 +218,15 @@ def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.
     fig = Figure(figsize=(7.0, 1.0 + 0.75 * len(states)))
     ax = fig.add_subplot()
     for y, st in enumerate(states):
-        left = 0.0
-        for key, val in (("weights", st.weights), ("workspace", st.workspace), ("kv", st.kv)):
-            w = val / st.capacity * 100
+        mem, left = st.memory, 0.0
+        for key, val in (("weights", mem.weights), ("workspace", mem.workspace), ("kv", mem.kv)):
+            w = val / mem.capacity * 100
             ax.barh(y, w, left=left, color=SEGMENT_COLOURS[key], hatch=SEGMENT_HATCHES[key],
                     edgecolor="white", height=0.6)
             left += w
         ax.plot([100, 100], [y - 0.38, y + 0.38], color=PALETTE["black"], linewidth=2.2, linestyle="-")
         verdict = "fits" if st.fits else "exceeds"
-        total, cap = shown(st.total, "GB", 2, bare=True), shown(st.capacity, "GB", 2)
+        total, cap = shown(mem.total, "GB", 2, bare=True), shown(mem.capacity, "GB", 2)
         ax.text(max(left, 100) + 2, y, f"{total} / {cap}\n"
                 f"{verdict}; B_max = {st.max_batch}", va="center", fontsize=8.5)
     ax.set_yticks(range(len(states)), [

@@ -55,7 +55,7 @@ class CapacityPlanner(Explorer):
                                         continuous_update=False, style=wide),
             "batch": w.IntSlider(value=st.batch, min=1, max=64, description="batch (requests)",
                                  continuous_update=False, style=wide),
-            "workspace_gib": w.FloatSlider(value=st.workspace / GiB, min=0.0, max=16.0, step=0.25,
+            "workspace_gib": w.FloatSlider(value=st.memory.workspace / GiB, min=0.0, max=16.0, step=0.25,
                                            description="workspace (GiB)", continuous_update=False,
                                            style=wide),
             # the menus hold the objects themselves (a changed model or card keeps its figures)
@@ -98,37 +98,38 @@ class CapacityPlanner(Explorer):
 
     def _update(self):
         st = self.state()
+        mem = st.memory
         left = 0.0
-        for key, val in (("weights", st.weights), ("workspace", st.workspace), ("kv", st.kv)):
+        for key, val in (("weights", mem.weights), ("workspace", mem.workspace), ("kv", mem.kv)):
             self.bars[key].set_x(left / GB)
             self.bars[key].set_width(val / GB)
             left += val
-        cap = st.capacity / GB
+        cap = mem.capacity / GB
         # steady axis: a 1-2-2.5-5 step above the larger of total and capacity
-        hi = nice_ceiling(max(st.total, st.capacity) / GB * 1.05)
+        hi = nice_ceiling(max(mem.total, mem.capacity) / GB * 1.05)
         self.ax.set_xlim(0, hi)
         self.cap_line.set_xdata([cap, cap])
         # the label sits on whichever side of the line has room, so it is never cut
         right_side = cap < 0.45 * hi
         self.cap_text.set_position((cap, 0.36))
         self.cap_text.set_horizontalalignment("left" if right_side else "right")
-        self.cap_text.set_text((" " if right_side else "") + f"capacity {shown(st.capacity, 'GB')}"
+        self.cap_text.set_text((" " if right_side else "") + f"capacity {shown(mem.capacity, 'GB')}"
                                + ("" if right_side else " "))
         self.title.set_text(f"{st.model.name} on {st.hw.name}: {st.batch} × "
                             f"{tokens_k(st.context)} tokens")
         verdict = ("<b style='color:#009E73'>fits</b>" if st.fits
                    else "<b style='color:#D55E00'>does not fit</b>")
         warn = "" if st.fits else warning_html(
-            f"<b>Does not fit</b>: {shown(st.total, 'GB')} needed, {shown(st.capacity, 'GB')} on "
+            f"<b>Does not fit</b>: {shown(mem.total, 'GB')} needed, {shown(mem.capacity, 'GB')} on "
             "the card; "
             f"at most {st.max_batch} requests of {tokens_k(st.context)} tokens fit.")
         self.readout.value = warn + (
-            f"total {shown(st.total, 'GB')} = weights {shown(st.weights, 'GB', bare=True)} + "
-            f"workspace {shown(st.workspace, 'GB', bare=True)} ({round_sig(st.workspace, 'GiB')}) + "
-            f"KV {shown(st.kv, 'GB')} "
+            f"total {shown(mem.total, 'GB')} = weights {shown(mem.weights, 'GB', bare=True)} + "
+            f"workspace {shown(mem.workspace, 'GB', bare=True)} ({round_sig(mem.workspace, 'GiB')}) + "
+            f"KV {shown(mem.kv, 'GB')} "
             f"({st.batch} × {shown(st.kv_per_request, 'GB', 3)})<br>"
-            f"capacity {shown(st.capacity, 'GB')} ({html.escape(st.reading)}), headroom "
-            f"{'+' if st.headroom >= 0 else '−'}{shown(abs(st.headroom), 'GB')}: {verdict}; "
+            f"capacity {shown(mem.capacity, 'GB')} ({html.escape(st.reading)}), headroom "
+            f"{'+' if mem.headroom >= 0 else '−'}{shown(abs(mem.headroom), 'GB')}: {verdict}; "
             f"B_max = <b>{st.max_batch}</b> requests of {tokens_k(st.context)} tokens")
         return st
 

@@ -168,7 +168,8 @@ class DecodeStepExplorer(Explorer):
         ms = lambda t: sig(t, "ms")  # noqa: E731  (the bar labels' format)
         weights = st.params * st.bytes_per_param
         # capacity first (chapter 1): weights that outgrow the card get a warning
-        warn = "" if capacity_check(st.hw.mem_capacity, weights=weights, kv=0.0).fits else warning_html(
+        alone = capacity_check(st.hw.mem_capacity, weights=weights, kv=0.0, workspace=0)
+        warn = "" if alone.fits else warning_html(
             f"<b>Does not fit</b>: the weights alone are {sig(weights, 'GB')}; the "
             f"{html.escape(hw)} has {sig(st.hw.mem_capacity, 'GB')}. The bars are the bounds "
             f"as if they fitted on one card.")

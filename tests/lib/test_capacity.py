@@ -1,5 +1,6 @@
-"""infra_calc.capacity: the capacity inequality and max batch (readings, planner: their own files)."""
+"""infra_calc.capacity: the inequality, max batch and max context (readings, planner: own files)."""
 
+import numpy as np
 import pytest
 
 import infra_calc as ic
@@ -44,9 +45,44 @@ def test_max_batch_exact_boundary():
 
 def test_capacity_errors():
     with pytest.raises(ValueError, match=r"capacity \(bytes\) must be > 0"):
-        ic.capacity_check(0, weights=1, kv=1)
+        ic.capacity_check(0, weights=1, kv=1, workspace=0)
     with pytest.raises(ValueError, match=r"context \(tokens\)"):
         ic.max_batch(1e9, weights=1, context=0, kv_bytes_per_token=1, workspace=0)
     assert ic.kv_cache_bytes(context=10, kv_bytes_per_token=3, batch=2) == 60
 
 
+def test_workspace_is_never_left_out_unseen():
+    """The workspace default lives on Workload alone: the raw inequality needs it said."""
+    with pytest.raises(TypeError, match="workspace"):
+        ic.capacity_check(1e9, weights=1, kv=1)
+    with pytest.raises(TypeError, match="workspace"):
+        ic.max_batch(1e9, weights=1, context=1, kv_bytes_per_token=1)
+
+
+
+
+def test_max_context_exact_cases():
+    # capacity = weights + workspace + 2 requests x 7 tokens x 3 bytes: 7 tokens each fit, 8 do not
+    kw = dict(weights=100, batch=2, kv_bytes_per_token=3, workspace=10)
+    assert ic.max_context(100 + 10 + 2 * 7 * 3, **kw) == 7
+    assert ic.max_context(100 + 10 + 2 * 7 * 3 - 1e-9, **kw) == 6
+    assert ic.max_context(100 + 10 + 2 * 8 * 3 - 1, **kw) == 7
+    assert ic.max_context(105, **kw) == 0                      # weights and workspace alone overflow
+    np.testing.assert_array_equal(ic.max_context(np.array([110, 152]), **kw), [0, 7])
+    # J13: 4 Qwen3-8B requests in BF16 on a 24 GiB card with 2 GiB workspace
+    q = ic.model("Qwen3-8B")
+    assert ic.max_context(24 * GiB, weights=q.weight_bytes(2), batch=4,
+                          kv_bytes_per_token=q.kv_bytes_per_token(2), workspace=2 * GiB) == 12276
+
+
+def test_max_context_refuses_bad_input_by_name_and_unit():
+    kw = dict(weights=1, batch=1, kv_bytes_per_token=1, workspace=0)
+    for name, unit in (("batch", "requests"), ("kv_bytes_per_token", "bytes/token")):
+        with pytest.raises(ValueError, match=rf"{name} \({unit}\)"):
+            ic.max_context(1e9, **{**kw, name: 0})
+    with pytest.raises(ValueError, match=r"weights \(bytes\)"):
+        ic.max_context(1e9, **{**kw, "weights": -1})
+    with pytest.raises(ValueError, match=r"capacity \(bytes\)"):
+        ic.max_context(float("nan"), **kw)
+    with pytest.raises(TypeError):
+        ic.max_context(1e9, 1, 1, 1, 0)                         # every size by name

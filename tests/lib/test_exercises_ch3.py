@@ -39,7 +39,7 @@ def test_n3_adds_up_each_cards_memory_and_fits_says_so():
     assert m.total == pytest.approx(m.weights + m.kv + m.workspace, rel=1e-12)
     assert m.fits == (m.total <= ic.accelerator(ch3.CARD).mem_capacity)
     one = ic.Workload(ch3.N3_MODEL, ch3.CARD, cards=1, batch=ch3.N3_BATCH,
-                      context=ch3.N3_CONTEXT).memory()
+                      context=ch3.N3_CONTEXT).memory
     assert m.weights < one.weights and m.kv < one.kv               # each card holds a share
 
 

@@ -28,8 +28,8 @@ def test_total_is_prefill_plus_steps(name, hw, p, o, b, cards):
         assert np.all(np.diff(g.step_times) >= -1e-18)
     assert g.tokens_per_s_total == pytest.approx(b * g.tokens_per_s_request)
     w = ic.Workload(name, hw, batch=b, cards=cards, context=p + o - 1)
-    assert g.max_context == p + o - 1 and g.memory_per_card == pytest.approx(w.memory_per_card())
-    assert g.fits == w.fits()
+    assert g.max_context == p + o - 1 and g.memory_per_card == pytest.approx(w.memory_per_card)
+    assert g.fits == w.fits
 
 
 def test_one_convention_in_one_request():

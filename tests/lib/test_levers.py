@@ -99,7 +99,7 @@ def test_draft_weights_count_against_capacity():
     b = ic.speculative_step(BIG, H100, batch=1, context=2048, drafts=4, draft=SMALL, bytes_per_param=1)
     assert np.isclose(b.memory_per_card - a.memory_per_card,
                       ic.Workload(SMALL, H100, bytes_per_param=1, context=2048, workspace=0)
-                      .memory_per_card())
+                      .memory_per_card)
 
 
 def test_speculative_refuses_bad_input():

@@ -15,12 +15,12 @@ M_KV = 2 * 36 * 8 * 128 * 2      # 2 (K, V) x layers x kv heads x head dim x 2 b
 def test_planner_state_matches_library():
     st = planner_state("Qwen3-8B", "RTX 4090", context=8192, batch=5, workspace=2 * GiB,
                        bytes_per_param=2.0, reading="decimal GB")
-    assert st.capacity == 24e9 and st.weights == W_BF16 and st.kv == 5 * 8192 * M_KV
+    assert st.memory.capacity == 24e9 and st.memory.weights == W_BF16 and st.memory.kv == 5 * 8192 * M_KV
     assert not st.fits and st.max_batch == 4
-    assert math.isclose(st.headroom, 24e9 - st.total)
+    assert math.isclose(st.memory.headroom, 24e9 - st.memory.total)
     st2 = planner_state("Qwen3-8B", "RTX 4090", context=8192, batch=5, workspace=2 * GiB,
                         bytes_per_param=2.0, reading="physical GiB")
-    assert st2.capacity == 24 * GiB and st2.fits and st2.max_batch == 5
+    assert st2.memory.capacity == 24 * GiB and st2.fits and st2.max_batch == 5
     assert ic.capacity_reading("H200 SXM", reading="decimal GB") == 141e9
     with pytest.raises(ValueError, match="reading"):
         ic.capacity_reading("RTX 4090", reading="kilobytes")
@@ -28,7 +28,7 @@ def test_planner_state_matches_library():
 
 def test_planner_state_defaults_are_the_source_case():
     st = planner_state()
-    assert (st.hw, st.model, st.context, st.workspace) == (
+    assert (st.hw, st.model, st.context, st.memory.workspace) == (
         ic.accelerator("RTX 4090"), ic.model(S.J13_MODEL), S.J13_CONTEXTS[0], S.J13_WORKSPACE)
     assert st.reading == S.J13_READING == "decimal GB"          # the source's, as the planner's
 
@@ -40,7 +40,7 @@ def test_one_mechanism_for_the_capacity_reading():
     assert ic.capacity_reading(src, reading="decimal GB") == 24e9
     assert ic.capacity_reading(src, reading="physical GiB") == 24 * GiB
     st = planner_state("Qwen3-8B", src, reading="physical GiB")
-    assert st.capacity == 24 * GiB and st.reading == "physical GiB"
+    assert st.memory.capacity == 24 * GiB and st.reading == "physical GiB"
     assert st.hw is src                                    # the object, not its name
     with pytest.raises(ValueError, match="capacity_reading"):
         ic.accelerator("H100").with_(capacity_reading="decimal")
@@ -49,7 +49,16 @@ def test_one_mechanism_for_the_capacity_reading():
 def test_planner_memory_is_the_workloads_record_at_the_reading():
     st = planner_state("Qwen3-8B", "RTX 4090", context=8192, batch=5, reading="decimal GB")
     w = ic.Workload("Qwen3-8B", "RTX 4090", batch=5)
-    assert st.memory == w.memory(8192, capacity=24e9)
-    assert planner_state(context=10**6).kv == S.J13_BATCH * 10**6 * M_KV   # past the model's limit
+    assert st.memory == w.memory_at(8192, capacity=24e9)
+    assert planner_state(context=10**6).memory.kv == S.J13_BATCH * 10**6 * M_KV   # past the model's limit
     d = planner_state()
     assert (d.hw.name, d.batch, d.bytes_per_param) == (S.J13_HW, S.J13_BATCH, S.J13_BYTES_PER_PARAM)
+
+
+def test_planner_state_is_model_then_hw_with_one_memory_record():
+    from dataclasses import fields
+
+    st = planner_state()
+    assert [f.name for f in fields(st)][:2] == ["model", "hw"]           # (subject, hw)
+    for name in ("capacity", "weights", "workspace", "kv", "total", "headroom"):
+        assert not hasattr(st, name) and hasattr(st.memory, name)   # no aliases of the record

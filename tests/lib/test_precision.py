@@ -69,5 +69,5 @@ def test_precision_point_keeps_the_workloads_routing_and_cards():
 def test_precision_point_states_its_memory():
     pt = ic.precision_point(BIG, H100, bytes_per_param=1, context=512)
     w = ic.Workload(BIG, H100, bytes_per_param=1, context=512)
-    assert pt.memory == w.memory() and pt.weight_bytes == w.resident_weight_bytes()
-    assert pt.fits == w.fits()
+    assert pt.memory == w.memory and pt.weight_bytes == w.resident_weight_bytes()
+    assert pt.fits == w.fits

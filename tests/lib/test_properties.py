@@ -35,6 +35,18 @@ def test_max_batch_fits_and_one_more_does_not(cap, weights, ws, seq, m_kv):
                                  kv=ic.kv_cache_bytes(seq, m_kv, batch=b + 1), workspace=ws).fits
 
 
+@given(cap=st.floats(1e9, 1e12), weights=st.floats(0, 5e11), ws=st.floats(0, 1e10),
+       batch=st.integers(1, 512), m_kv=st.floats(1e3, 1e6))
+def test_max_context_fits_and_one_token_more_does_not(cap, weights, ws, batch, m_kv):
+    s = ic.max_context(cap, weights=weights, batch=batch, kv_bytes_per_token=m_kv, workspace=ws)
+    assert isinstance(s, int) and s >= 0
+    if s > 0:
+        assert ic.capacity_check(cap, weights=weights, kv=ic.kv_cache_bytes(s, m_kv, batch=batch),
+                                 workspace=ws).fits
+    assert not ic.capacity_check(cap, weights=weights,
+                                 kv=ic.kv_cache_bytes(s + 1, m_kv, batch=batch), workspace=ws).fits
+
+
 @given(i=st.floats(1e-6, 1e9), peak=st.floats(1e9, 1e16), bandwidth=bw)
 def test_attainable_below_both_roofs(i, peak, bandwidth):
     acc = hw(peak, bandwidth)

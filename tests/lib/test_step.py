@@ -101,7 +101,7 @@ def test_changed_accelerator_keeps_its_figures_through_estimate():
     est = ic.estimate("qwen3-8b", fast, bytes_per_param=2, batch=8, context=8192)
     assert est.hw == fast
     assert est.hw.peak_flops == 2 * h.peak_flops and est.hw.mem_capacity == 40e9
-    assert est.capacity == 40e9
+    assert est.memory.capacity == 40e9
 
 
 def test_fix_scenarios_values():

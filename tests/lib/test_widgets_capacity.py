@@ -59,7 +59,7 @@ def test_capacity_planner_updates_in_place():
                             kv_bytes_per_token=ic.model("DeepSeek-R1-Distill-Llama-70B").kv_bytes_per_token(2),
                             workspace=4 * GiB)
     assert st.max_batch == expected and f"B_max = <b>{expected}</b>" in p.readout.value
-    assert ax.get_xlim()[1] >= max(st.total, st.capacity) / GB
+    assert ax.get_xlim()[1] >= max(st.memory.total, st.memory.capacity) / GB
     # same figure and artists throughout
     assert p.fig is fig and p.bars["kv"] is kv_bar and len(_rects(ax)) == 3
 
@@ -71,7 +71,7 @@ def test_capacity_planner_starts_where_planner_state_does_and_takes_bytes():
 
     assert capacity_planner().state() == planner_state()       # one default reading, one case
     p = capacity_planner(workspace=4 * GiB, reading="physical GiB")
-    assert p.controls["workspace_gib"].value == 4.0 and p.state().workspace == 4 * GiB
+    assert p.controls["workspace_gib"].value == 4.0 and p.state().memory.workspace == 4 * GiB
     assert p.state() == planner_state(workspace=4 * GiB, reading="physical GiB")
 
 
@@ -81,12 +81,12 @@ def test_capacity_planner_keeps_a_changed_card():
 
     big = ic.accelerator("RTX 4090").with_(mem_capacity=48 * GiB)
     p = capacity_planner(hw=big, reading="physical GiB")
-    assert p.state().capacity == 48 * GiB and p.state().hw is big
+    assert p.state().memory.capacity == 48 * GiB and p.state().hw is big
     assert p.controls["hw"].label == "RTX 4090" and p.controls["hw"].value is big
     assert p.state() == planner_state(hw=big, reading="physical GiB")
     assert math.isclose(p.cap_line.get_xdata()[0], 48 * GiB / GB)
     p.controls["batch"].value = 20                    # the menu still holds the changed card
-    assert p.state().hw is big and p.state().capacity == 48 * GiB
+    assert p.state().hw is big and p.state().memory.capacity == 48 * GiB
     p.controls["model"].value = ic.model("Llama-3.1-8B")
     assert p.state().hw is big
 
