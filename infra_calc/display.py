@@ -187,11 +187,15 @@ def _scaled(value, unit: str | None) -> float:
 def in_unit(value, unit: str):
     """An SI ``value`` (a number or an array) in ``unit``, for a figure's axis data:
     ``value / UNIT_SCALES[unit]``, the one scaling of plotted numbers (text is :func:`shown`'s).
+    A unit smaller than its SI base (ms, µs, ns) multiplies by its whole reciprocal instead,
+    so a time in ms is exactly ``seconds * 1000``.
 
-    >>> in_unit(989.4e12, "TFLOP/s"), in_unit([80e9, 40e9], "GB")
-    (989.4, array([80., 40.]))
+    >>> in_unit(989.4e12, "TFLOP/s"), in_unit([80e9, 40e9], "GB"), in_unit(0.0207, "ms")
+    (989.4, array([80., 40.]), 20.7)
     """
-    return unwrap(np.asarray(value, dtype=float) / _scale(unit))
+    scale = _scale(unit)
+    x = np.asarray(value, dtype=float)
+    return unwrap(x * round(1 / scale) if scale < 1 else x / scale)
 
 
 def with_unit(num: str, unit: str | None) -> str:

@@ -121,9 +121,9 @@ def prefill_figure(cases=((SMALL, 2), (BIG, 1)), hw="H100 SXM"):
     for (name, bpp), c, y in zip(cases, colours, (0.02, 0.05), strict=False):
         st = prefill_step(name, acc, prompt_tokens=p, bytes_per_param=bpp)
         short = f"{shown(models.model(name).params, 'billion', 0, bare=True)}B, {bpp:g} B/weight"
-        ax.plot(p, st.t_step * 1e3, "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
-        ax.plot(p, st.t_read * 1e3, ":", color=c, lw=1.2, label=f"{short}: read R/β")
-        ax.plot(p, st.t_compute * 1e3, "--", color=c, lw=1.2, label=f"{short}: compute F/Π")
+        ax.plot(p, in_unit(st.t_step, "ms"), "-", color=c, lw=2.2, label=f"{short}: max(F/Π, R/β)")
+        ax.plot(p, in_unit(st.t_read, "ms"), ":", color=c, lw=1.2, label=f"{short}: read R/β")
+        ax.plot(p, in_unit(st.t_compute, "ms"), "--", color=c, lw=1.2, label=f"{short}: compute F/Π")
         p_star = batch_turning_point(acc, bytes_per_param=bpp)
         ax.axvline(p_star, color=c, lw=1, ls="-.")
         ax.text(p_star * 1.1, y, f"P* = {p_star:.0f}", fontsize=8.5, color=c)
@@ -152,8 +152,8 @@ def tensor_parallel_figure(model=BIG, hw="H100 SXM", *, batches=(1, 64), context
     for ax, b in zip(np.atleast_1d(axes), batches, strict=False):
         st = tensor_parallel_step(model, hw, cards=cards, batch=b, context=context,
                                   bytes_per_param=bytes_per_param)
-        work = st.t_floor * 1e3
-        comm = st.t_comm * 1e3
+        work = in_unit(st.t_floor, "ms")
+        comm = in_unit(st.t_comm, "ms")
         x = np.arange(len(cards))
         fits = np.asarray(st.fits)
         ax.bar(x, work, color=PALETTE["blue"], hatch=HATCHES[0], edgecolor="white",
@@ -166,12 +166,12 @@ def tensor_parallel_figure(model=BIG, hw="H100 SXM", *, batches=(1, 64), context
         ideal = work[0] / cards
         ax.plot(x, ideal, "k--", marker=MARKERS[0], ms=4, lw=1, label="ideal 1/n")
         for xi, t, ok in zip(x, st.t_step, fits, strict=False):
-            ax.text(xi, t * 1e3 * 1.02, f"{shown(t, 'ms', 2, bare=True)}" + ("" if ok else "\n(no fit)"),
-                    ha="center", va="bottom", fontsize=8)
+            label = f"{shown(t, 'ms', 2, bare=True)}" + ("" if ok else "\n(no fit)")
+            ax.text(xi, in_unit(t, "ms") * 1.02, label, ha="center", va="bottom", fontsize=8)
         ax.set_xticks(x, [str(c) for c in cards])
         ax.set_xlabel("cards n")
         ax.set_title(f"batch {b}", fontsize=10)
-        ax.set_ylim(0, (st.t_step * 1e3).max() * 1.2)
+        ax.set_ylim(0, in_unit(st.t_step, "ms").max() * 1.2)
     np.atleast_1d(axes)[0].set_ylabel("decode step, lower bound (ms)")
     np.atleast_1d(axes)[-1].legend(fontsize=8)
     fig.tight_layout()
@@ -212,12 +212,12 @@ def moe_bytes_figure(model=MOE, hw="H100 SXM", *, bytes_per_param=1):
     step_u = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param,
                                routing="uniform")
     step_a = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param, weights="active")
-    ax2.plot(b, step_f.t_read * 1e3, color=PALETTE["blue"], lw=2, label="read floor, k experts")
-    ax2.plot(b, step_u.t_read * 1e3, color=PALETTE["orange"], lw=2, ls="-.",
+    ax2.plot(b, in_unit(step_f.t_read, "ms"), color=PALETTE["blue"], lw=2, label="read floor, k experts")
+    ax2.plot(b, in_unit(step_u.t_read, "ms"), color=PALETTE["orange"], lw=2, ls="-.",
              label="read, uniform routing (model)")
-    ax2.plot(b, step_a.t_read * 1e3, color=PALETTE["green"], ls="--",
+    ax2.plot(b, in_unit(step_a.t_read, "ms"), color=PALETTE["green"], ls="--",
              label="read, active only (J07)")
-    ax2.plot(b, step_f.t_compute * 1e3, color=PALETTE["vermillion"], lw=2,
+    ax2.plot(b, in_unit(step_f.t_compute, "ms"), color=PALETTE["vermillion"], lw=2,
              label="compute $2BN_{mm}/\\Pi$")
     ax2.set_xscale("log")
     ax2.set_yscale("log")
@@ -255,13 +255,13 @@ def levers_figure(model=BIG, draft=SMALL, hw="H200", *, context=2048, batches=(1
         st = speculative_step(model, acc, batch=b, context=context, drafts=k, acceptance=acceptance,
                               draft=draft, bytes_per_param=1)
         comp = np.asarray(st.bound) == "compute"
-        ax1.plot(k, st.t_per_token_floor * 1e3, "-", color=c, lw=2, label=f"batch {b}: floor")
+        ax1.plot(k, in_unit(st.t_per_token_floor, "ms"), "-", color=c, lw=2, label=f"batch {b}: floor")
         if b > 1:       # at batch 1 every pass is memory-bound and the two floors agree
-            ax1.plot(k, st.t_per_token_serial * 1e3, ":", color=c, lw=1.4,
+            ax1.plot(k, in_unit(st.t_per_token_serial, "ms"), ":", color=c, lw=1.4,
                      label=f"batch {b}: floor, drafts then verify")
-        ax1.plot(k, st.t_per_token_expected * 1e3, "--", color=c, lw=1.4,
+        ax1.plot(k, in_unit(st.t_per_token_expected, "ms"), "--", color=c, lw=1.4,
                  label=f"batch {b}: model, α = {acceptance:g}")
-        for y in (st.t_per_token_floor * 1e3, st.t_per_token_expected * 1e3):
+        for y in (in_unit(st.t_per_token_floor, "ms"), in_unit(st.t_per_token_expected, "ms")):
             ax1.plot(k[~comp], y[~comp], mk, color=c, mfc="white", ms=4.5, lw=0)
             ax1.plot(k[comp], y[comp], mk, color=c, ms=4.5, lw=0)
     ax1.set_xlabel("draft tokens verified per request, k")
@@ -273,7 +273,7 @@ def levers_figure(model=BIG, draft=SMALL, hw="H200", *, context=2048, batches=(1
     colours = (PALETTE["black"], PALETTE["green"], PALETTE["purple"])
     for (label, bpp, math), c, ls in zip(precisions, colours, ("-", "--", "-."), strict=False):
         st = model_decode_step(m, acc, batch=b, context=precision_context, bytes_per_param=bpp, math=math)
-        per = np.where(np.asarray(st.fits), st.t_step / b * 1e3, np.nan)
+        per = np.where(np.asarray(st.fits), in_unit(st.t_step / b, "ms"), np.nan)
         ax2.plot(b, per, ls, color=c, lw=2, label=label)
         b_star = turning_batch(m, acc, context=precision_context, bytes_per_param=bpp, math=math)
         ax2.axvline(b_star, color=c, ls=":", lw=1.2)
@@ -337,7 +337,7 @@ _BAR_LABELS = ("read weights", "read KV cache", "compute")
 
 
 def _bar_values_ms(st):
-    return np.array([st.t_weights, st.t_kv, st.t_compute]) * 1e3
+    return in_unit(np.array([st.t_weights, st.t_kv, st.t_compute]), "ms")
 
 
 def _panel_title(st):

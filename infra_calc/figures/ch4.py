@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..display import in_unit
 from ..measurements import independent
 from ..parallel import tensor_parallel_step
 from ..reality import lower_bound, workload_for
@@ -117,16 +118,16 @@ def _floor_tpot(f):
 def draw_forecast_panel(ax, f):
     """Draw the floor bar, the forecast band and its value; return the artists to update."""
     floor, b = _floor_tpot(f), f.tpot
-    bar = ax.barh([1], [floor * 1e3], color=PALETTE["blue"], edgecolor="black",
+    bar = ax.barh([1], [in_unit(floor, "ms")], color=PALETTE["blue"], edgecolor="black",
                   label="floor (no engine is faster)")[0]
-    band = ax.barh([0], [(b.high - b.low) * 1e3], left=[b.low * 1e3], color=PALETTE["orange"],
+    band = ax.barh([0], [in_unit(b.high - b.low, "ms")], left=[in_unit(b.low, "ms")], color=PALETTE["orange"],
                    hatch="//", edgecolor="black", label="forecast band (a model)")[0]
-    (tick,) = ax.plot([b.value * 1e3] * 2, [-0.4, 0.4], color=PALETTE["black"], lw=2.5,
+    (tick,) = ax.plot([in_unit(b.value, "ms")] * 2, [-0.4, 0.4], color=PALETTE["black"], lw=2.5,
                       label="forecast")
     ax.set_yticks([0, 1], ["forecast", "floor"])
     ax.set_xlabel("time per output token (ms)")
     ax.set_ylim(-0.7, 1.9)
-    ax.set_xlim(0, b.high * 1e3 * 1.15)
+    ax.set_xlim(0, in_unit(b.high, "ms") * 1.15)
     legend = ax.legend(loc="upper right", fontsize=8, framealpha=0.95)
     title = ax.set_title(_forecast_title(f), fontsize=9)
     return {"ax": ax, "bar": bar, "band": band, "tick": tick, "legend": legend, "title": title}
@@ -135,10 +136,10 @@ def draw_forecast_panel(ax, f):
 def update_forecast_panel(artists, f):
     """Move the floor bar, the band, the forecast's tick and the title in place."""
     b = f.tpot
-    artists["bar"].set_width(_floor_tpot(f) * 1e3)
-    artists["band"].set_x(b.low * 1e3)
-    artists["band"].set_width((b.high - b.low) * 1e3)
-    artists["tick"].set_xdata([b.value * 1e3] * 2)
+    artists["bar"].set_width(in_unit(_floor_tpot(f), "ms"))
+    artists["band"].set_x(in_unit(b.low, "ms"))
+    artists["band"].set_width(in_unit(b.high - b.low, "ms"))
+    artists["tick"].set_xdata([in_unit(b.value, "ms")] * 2)
     artists["title"].set_text(_forecast_title(f))
 
 

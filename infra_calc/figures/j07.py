@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from .. import source as S
 from ..capacity import capacity_check, kv_cache_bytes, max_batch
-from ..display import round_sig, shown, shown_e, sig, tokens_k
+from ..display import in_unit, round_sig, shown, shown_e, sig, tokens_k
 from ..hardware import accelerator
 from ..models import model
 from ..step import batch_turning_point, decode_step, fix_scenarios
@@ -45,8 +45,8 @@ def fixes_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BYTES_PE
     h = 0.38
     fig = Figure(figsize=(7.4, 4.6))
     ax = fig.add_subplot()
-    tr = np.array([c.t_read for c in cases.values()]) * 1e3
-    tc = np.array([c.t_compute for c in cases.values()]) * 1e3
+    tr = in_unit(np.array([c.t_read for c in cases.values()]), "ms")
+    tc = in_unit(np.array([c.t_compute for c in cases.values()]), "ms")
     ax.barh(y - h / 2, tr, height=h, color=READ_COLOUR, hatch=HATCHES[0], edgecolor="white",
             label="read weights  $b_W N/\\beta$")
     ax.barh(y + h / 2, tc, height=h, color=COMPUTE_COLOUR, hatch=HATCHES[1], edgecolor="white",
@@ -55,7 +55,7 @@ def fixes_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BYTES_PE
         ax.text(a * 1.08, yi - h / 2, str(shown(c.t_read, "ms", 2, bare=True)), va="center", fontsize=8.5)
         ax.text(b * 1.08, yi + h / 2, str(shown(c.t_compute, "ms", 4, bare=True)), va="center",
                 fontsize=8.5)
-    ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.4,
+    ax.axvline(in_unit(target, "ms"), color=PALETTE["green"], linestyle="--", linewidth=1.4,
                label=f"{round_sig(target, 'ms')} target")
     ax.set_xscale("log")
     ax.set_xlim(0.02, 5000)
@@ -92,11 +92,11 @@ def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BY
     fig = Figure(figsize=(8.6, 3.9))
     ax1, ax2 = fig.subplots(1, 2)
     t_read = np.broadcast_to(st.t_read, b.shape)
-    ax1.plot(b, t_read * 1e3, color=READ_COLOUR, linestyle="-", label="read (whole batch)")
-    ax1.plot(b, st.t_compute * 1e3, color=COMPUTE_COLOUR, linestyle="--", label="compute")
-    ax1.plot(b, st.t_step * 1e3, color=STEP_COLOUR, linestyle=":", linewidth=2.6,
+    ax1.plot(b, in_unit(t_read, "ms"), color=READ_COLOUR, linestyle="-", label="read (whole batch)")
+    ax1.plot(b, in_unit(st.t_compute, "ms"), color=COMPUTE_COLOUR, linestyle="--", label="compute")
+    ax1.plot(b, in_unit(st.t_step, "ms"), color=STEP_COLOUR, linestyle=":", linewidth=2.6,
              label="step = max")
-    ax1.plot(b, st.read_time_per_output * 1e3, color=PALETTE["purple"], linestyle="-.",
+    ax1.plot(b, in_unit(st.read_time_per_output, "ms"), color=PALETTE["purple"], linestyle="-.",
              label="read per output")
     for ax in (ax1, ax2):
         ax.axvline(b_star, color=PALETTE["green"], linewidth=1.2, label=f"B* = {b_star:.1f}")
@@ -194,7 +194,7 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
     its value, the target line and a summary title.  Returns a dict of the
     artists so :func:`update_decode_panel` can change them in place.
     """
-    vals = [step.t_read * 1e3, step.t_compute * 1e3, step.t_step * 1e3]
+    vals = [in_unit(step.t_read, "ms"), in_unit(step.t_compute, "ms"), in_unit(step.t_step, "ms")]
     bars = ax.barh([0, 1, 2], [v - _BAR_FLOOR_MS for v in vals], left=_BAR_FLOOR_MS, height=0.6,
                    color=[READ_COLOUR, COMPUTE_COLOUR, STEP_COLOUR], edgecolor="white")
     for patch, hatch in zip(bars.patches, HATCHES[:3], strict=True):
@@ -206,25 +206,25 @@ def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
     ax.grid(axis="y", visible=False)
     labels = [ax.text(v * 1.1, i, sig(t, "ms"), va="center", fontsize=8.5)
               for i, (v, t) in enumerate(zip(vals, _times(step), strict=True))]
-    ax.axvline(target * 1e3, color=PALETTE["green"], linestyle="--", linewidth=1.2)
-    ax.text(target * 1e3 * 1.08, 0.5, f"{round_sig(target, 'ms')} target", ha="left",
+    ax.axvline(in_unit(target, "ms"), color=PALETTE["green"], linestyle="--", linewidth=1.2)
+    ax.text(in_unit(target, "ms") * 1.08, 0.5, f"{round_sig(target, 'ms')} target", ha="left",
             va="center", fontsize=8, color=PALETTE["green"])  # between the read and compute bars
     title = ax.set_title(_panel_text(step), fontsize=9.5)
-    ax.set_xlim(*_xlim_for(vals + [target * 1e3]))
+    ax.set_xlim(*_xlim_for(vals + [in_unit(target, "ms")]))
     return {"bars": list(bars.patches), "labels": labels, "title": title, "ax": ax,
             "target": target}
 
 
 def update_decode_panel(artists, step):
     """Move the bars, labels and title of a panel made by :func:`draw_decode_panel`."""
-    vals = [step.t_read * 1e3, step.t_compute * 1e3, step.t_step * 1e3]
+    vals = [in_unit(step.t_read, "ms"), in_unit(step.t_compute, "ms"), in_unit(step.t_step, "ms")]
     for patch, label, v, t in zip(artists["bars"], artists["labels"], vals, _times(step), strict=True):
         patch.set_width(v - _BAR_FLOOR_MS)
         label.set_position((v * 1.1, label.get_position()[1]))
         label.set_text(sig(t, "ms"))
     artists["title"].set_text(_panel_text(step))
     # a fixed range (the explorer's) keeps an unchanged bar the same length
-    artists["ax"].set_xlim(*(artists.get("xlim") or _xlim_for(vals + [artists["target"] * 1e3])))
+    artists["ax"].set_xlim(*(artists.get("xlim") or _xlim_for(vals + [in_unit(artists["target"], "ms")])))
     return artists
 
 

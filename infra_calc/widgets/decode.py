@@ -17,7 +17,7 @@ import ipywidgets as w
 
 from .. import source as S
 from ..capacity import capacity_check
-from ..display import round_sig, sig
+from ..display import in_unit, round_sig, sig
 from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..models import MODELS
 from ..step import batch_turning_point, decode_step
@@ -65,14 +65,14 @@ def model_options() -> list[tuple[str, float]]:
 
 def _fixed_xlim(cards) -> tuple[float, float]:
     """One x range (ms) that holds every bar any control setting can draw on ``cards``."""
-    lo, hi = math.inf, S.J07_TARGET_STEP * 1e3
+    lo, hi = math.inf, in_unit(S.J07_TARGET_STEP, "ms")
     n_lo, n_hi = _PARAMS_RANGE
     b_lo, b_hi = min(v for _, v in BYTE_WIDTHS), max(v for _, v in BYTE_WIDTHS)
     for card in cards:
         small = decode_step(n_lo, card, bytes_per_param=b_lo, batch=BATCH_OPTIONS[0])
         big = decode_step(n_hi, card, bytes_per_param=b_hi, batch=BATCH_OPTIONS[-1])
-        lo = min(lo, small.t_compute * 1e3, small.t_read * 1e3)
-        hi = max(hi, big.t_compute * 1e3, big.t_read * 1e3)
+        lo = min(lo, in_unit(small.t_compute, "ms"), in_unit(small.t_read, "ms"))
+        hi = max(hi, in_unit(big.t_compute, "ms"), in_unit(big.t_read, "ms"))
     return 10 ** (math.floor(math.log10(lo)) - 0.2), 10 ** (math.ceil(math.log10(hi)) + 0.8)
 
 

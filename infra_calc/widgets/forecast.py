@@ -15,7 +15,7 @@ import html
 
 import ipywidgets as w
 
-from ..display import sig
+from ..display import in_unit, sig
 from ..figures.ch4 import (
     FORECAST_EXPLORER_SETTINGS,
     draw_forecast_panel,
@@ -98,7 +98,7 @@ class ForecastExplorer(Explorer):
         f = self.state()
         update_forecast_panel(self.artists, f)
         # a little past the round limit, so the last tick label stays inside the image
-        self.ax.set_xlim(0, 1.06 * nice_ceiling(f.tpot.high * 1e3 * 1.15))
+        self.ax.set_xlim(0, 1.06 * nice_ceiling(in_unit(f.tpot.high, "ms") * 1.15))
         self.readout.value = _readout(f)
         return f
 

@@ -13,7 +13,7 @@ import html
 import ipywidgets as w
 
 from ..decode import model_decode_step
-from ..display import sig
+from ..display import in_unit, sig
 from ..figures.ch3 import KV_EXPLORER_SETTINGS, draw_kv_panel, update_kv_panel
 from ..kv import critical_context, turning_batch
 from ._base import BYTE_WIDTHS, Explorer, model_and_card_menus, warning_html
@@ -121,7 +121,7 @@ class KvExplorer(Explorer):
         st = self.state()
         update_kv_panel(self.artists, st)
         # a steady axis: it moves only when the longest bar crosses a 1-2-2.5-5 step
-        longest = max(st.t_weights + st.t_kv, st.t_compute) * 1e3
+        longest = in_unit(max(st.t_weights + st.t_kv, st.t_compute), "ms")
         self.ax.set_xlim(0, nice_ceiling(longest * 1.15))
         self.readout.value = _readout(st, self.bytes_per_param, self.controls["kv_bytes"].value,
                                       self.capped)
