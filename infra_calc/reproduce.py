@@ -10,17 +10,61 @@ from __future__ import annotations
 from . import source as S
 from .capacity import capacity_check, kv_cache_bytes, max_batch
 from .display import shown, tokens_k  # sep=False: the source printed no thousands separators
+from .models import model
 from .roofline import arithmetic_intensity, critical_rows, gemm_bytes, gemm_flops
 from .shape import padded_rows, route_tokens
 from .step import batch_turning_point, compute_time, decode_step, read_time
 
-__all__ = ["j07_lines", "j13_lines", "reproduce", "CHAPTERS"]
+__all__ = ["j07_lines", "j13_lines", "reproduce", "CHAPTERS", "j07_kv_bytes_per_token",
+           "j07_capacity", "j07_left_after_weights", "j13_padding", "j13_left_after_weights",
+           "j13_max_batch"]
+
+
+# --- the source's cases, computed once: the printouts and the self-test pages share them
+def j07_kv_bytes_per_token() -> float:
+    """KV-cache bytes per token of the J07 model (BF16 keys and values)."""
+    return model(S.J07_MODEL).kv_bytes_per_token(2)
+
+
+def j07_capacity(*, kv: bool = True, workspace: bool = True):
+    """J07's capacity check on its H100: the 8-bit weights, one request of ``J07_CONTEXT``
+    tokens and the workspace; ``kv=False`` / ``workspace=False`` leave those out."""
+    kv_bytes = kv_cache_bytes(S.J07_CONTEXT, j07_kv_bytes_per_token()) if kv else 0.0
+    return capacity_check(S.j07_h100().mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=kv_bytes,
+                          workspace=S.J07_WORKSPACE if workspace else 0)
+
+
+def j07_left_after_weights() -> float:
+    """The H100's bytes beside J07's 8-bit weights (the source's reading, no workspace)."""
+    return j07_capacity(kv=False, workspace=False).headroom
+
+
+def j13_padding(skew: float):
+    """J13's MoE dispatch padded to its row tiles: ``skew=0`` uniform, ``1`` concentrated."""
+    return padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=skew),
+                       tile_rows=S.MOE_TILE_ROWS)
+
+
+def _j13_capacity_args() -> dict:
+    """J13's RTX 4090 (24e9 bytes) with the model's BF16 weights and the workspace."""
+    return dict(capacity=S.j13_rtx4090().mem_capacity,
+                weights=model(S.J13_MODEL).weight_bytes(S.J13_BYTES_PER_PARAM),
+                workspace=S.J13_WORKSPACE)
+
+
+def j13_left_after_weights() -> float:
+    """The RTX 4090's bytes beside J13's BF16 weights and the workspace."""
+    return capacity_check(**_j13_capacity_args(), kv=0.0).headroom
+
+
+def j13_max_batch(context: int) -> int:
+    """The most requests of ``context`` tokens (BF16 KV cache) that fit J13's RTX 4090."""
+    return max_batch(**_j13_capacity_args(), context=context,
+                     kv_bytes_per_token=model(S.J13_MODEL).kv_bytes_per_token(2))
 
 
 def j07_lines() -> list[str]:
     """The eleven lines of J07 §7, computed."""
-    from .models import model
-
     h100, a100 = S.j07_h100(), S.j07_a100()
     n, bw = S.J07_PARAMS, S.J07_BYTES_PER_PARAM
     r = n * bw
@@ -47,9 +91,8 @@ def j07_lines() -> list[str]:
     verdict = "-> compute now exceeds the read" if b148.bound == "compute" else "-> still below the read"
     lines.append(f"batch {b148.batch:<4.0f}: compute {shown(b148.t_compute, 'ms', 2, sep=False)} {verdict}")
 
-    m70 = model(S.J07_MODEL)
-    kv_one = kv_cache_bytes(S.J07_CONTEXT, m70.kv_bytes_per_token(2))
-    chk = capacity_check(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=kv_one, workspace=S.J07_WORKSPACE)
+    chk = j07_capacity()
+    kv_one = chk.kv
     rel = "<=" if chk.fits else ">"
     lines.append(
         f"capacity (8-bit, {tokens_k(S.J07_CONTEXT, 'k')} context): "
@@ -57,10 +100,9 @@ def j07_lines() -> list[str]:
         f"{shown(chk.kv, 'GB', 2, bare=True, sep=False)} + "
         f"{shown(chk.workspace, 'GB', 2, bare=True, sep=False)}"
         f" = {shown(chk.total, 'GB', 2, sep=False)} {rel} {shown(chk.capacity, 'GB', 1, sep=False)}")
-    left = capacity_check(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=0.0,
-                          workspace=0).headroom
+    left = j07_left_after_weights()
     b_max = max_batch(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=S.J07_CONTEXT,
-                      kv_bytes_per_token=m70.kv_bytes_per_token(2), workspace=0)
+                      kv_bytes_per_token=j07_kv_bytes_per_token(), workspace=0)
     lines.append(
         f"left after weights {shown(left, 'GB', 2, sep=False)}; one {S.J07_CONTEXT}"
         f"-token KV {shown(kv_one, 'GB', 2, sep=False)} "
@@ -73,8 +115,6 @@ def j07_lines() -> list[str]:
 
 def j13_lines() -> list[str]:
     """The eleven lines of J13 §7, computed."""
-    from .models import model
-
     k, n, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
     h100 = S.j13_h100()
     lines = [f"Q projection {k}×{n} (BF16)"]
@@ -89,10 +129,7 @@ def j13_lines() -> list[str]:
         f"/{shown(h100.mem_bandwidth, 'TB/s', 2, bare=True, sep=False)} = "
         f"{h100.ridge_point:.1f} FLOP/byte → M* ≈ {m_star:.0f} token")
 
-    uniform = padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=0.0),
-                          tile_rows=S.MOE_TILE_ROWS)
-    packed = padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=1.0),
-                         tile_rows=S.MOE_TILE_ROWS)
+    uniform, packed = j13_padding(0.0), j13_padding(1.0)
     per_expert_packed = packed.useful // packed.active_experts
     lines.append(
         f"η_shape ({S.MOE_TILE_ROWS}-row padding): uniform {uniform.active_experts}×{S.MOE_TILE_ROWS} = "
@@ -101,25 +138,23 @@ def j13_lines() -> list[str]:
 
     gpu = S.j13_rtx4090()
     q = model(S.J13_MODEL)
-    weights = q.weight_bytes(2)
+    weights = q.weight_bytes(S.J13_BYTES_PER_PARAM)
     m_kv = q.kv_bytes_per_token(2)
-    left = capacity_check(gpu.mem_capacity, weights=weights, kv=0.0, workspace=S.J13_WORKSPACE).headroom
+    left = j13_left_after_weights()
     s8, s16 = S.J13_CONTEXTS
     one8 = kv_cache_bytes(s8, m_kv)
     lines.append(
         f"RTX 4090 {shown(gpu.mem_capacity, 'GB', 0, sep=False)}"
         f": weights {shown(weights, 'GB', 2, sep=False)}, remaining "
         f"{shown(left, 'GB', 2, sep=False)}; {tokens_k(s8)} single request {shown(one8, 'GB', 2, sep=False)}")
-    b_max8 = max_batch(gpu.mem_capacity, weights=weights, context=s8, kv_bytes_per_token=m_kv,
-                       workspace=S.J13_WORKSPACE)
+    b_max8 = j13_max_batch(s8)
     for batch in (b_max8, b_max8 + 1):
         kv = kv_cache_bytes(s8, m_kv, batch=batch)
-        ok = capacity_check(gpu.mem_capacity, weights=weights, kv=kv, workspace=S.J13_WORKSPACE).fits
+        ok = capacity_check(**_j13_capacity_args(), kv=kv).fits
         lines.append(f"{batch} × {tokens_k(s8)} = {shown(kv, 'GB', 2, sep=False)}"
                      f" {'fits' if ok else 'exceeds'}")
     one16 = kv_cache_bytes(s16, m_kv)
-    b_max16 = max_batch(gpu.mem_capacity, weights=weights, context=s16, kv_bytes_per_token=m_kv,
-                        workspace=S.J13_WORKSPACE)
+    b_max16 = j13_max_batch(s16)
     lines.append(f"{tokens_k(s16)}: each {shown(one16, 'GB', 2, sep=False)} → fits {b_max16}")
     return lines
 

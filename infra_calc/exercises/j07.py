@@ -27,6 +27,7 @@ from ..capacity import capacity_check, kv_cache_bytes
 from ..display import PageValues, Shown, shown
 from ..hardware import accelerator, accelerator_names
 from ..models import model
+from ..reproduce import j07_capacity, j07_kv_bytes_per_token, j07_left_after_weights
 from ..step import batch_turning_point, compute_time, decode_step, mbu, read_time
 from .spec import Choice, Exercise, register, yes_no
 
@@ -48,28 +49,17 @@ def _h100():
     return S.j07_h100()
 
 
-def _m_kv():
-    """KV-cache bytes per token of the J07 model (BF16 keys and values)."""
-    return model(S.J07_MODEL).kv_bytes_per_token(2)
-
-
 def _base():
     """One request on the H100, the weights only: the chapter's step."""
     return decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM)
 
 
-# --- the worked example: the capacity check ----------------------------------------
-def e1():
-    """The 70B model at 8 bits, one request of J07_CONTEXT tokens and the workspace, on the H100."""
-    kv = kv_cache_bytes(S.J07_CONTEXT, _m_kv())
-    return capacity_check(_h100().mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=kv, workspace=S.J07_WORKSPACE)
-
-
+# --- the worked example: the capacity check (the source's, :func:`~infra_calc.reproduce.j07_capacity`)
 register(Exercise(
-    "j07-e1", "Exercise", "GB", lambda: e1().total,
+    "j07-e1", "Exercise", "GB", lambda: j07_capacity().total,
     hints=("Add the weights, one request's KV cache (tokens × bytes per token) and the "
            "workspace (a GiB is 2³⁰ bytes).",),
-    parts=(yes_no("Does it fit?", lambda: e1().fits, "The total is below the capacity."),),
+    parts=(yes_no("Does it fit?", lambda: j07_capacity().fits, "The total is below the capacity."),),
 ))
 
 
@@ -131,15 +121,10 @@ def bstar_requests() -> int:
     return math.ceil(batch_turning_point(_h100(), bytes_per_param=S.J07_BYTES_PER_PARAM))
 
 
-def left_after_weights():
-    """The H100's bytes beside the 8-bit weights (the source's reading, no workspace)."""
-    return capacity_check(_h100().mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=0.0,
-                          workspace=0).headroom
-
-
 def bstar_context() -> int:
-    """Tokens of context each of B* requests could keep in :func:`left_after_weights`."""
-    return math.floor(left_after_weights() / (bstar_requests() * _m_kv()))
+    """Tokens of context each of B* requests could keep beside the weights
+    (:func:`~infra_calc.reproduce.j07_left_after_weights`)."""
+    return math.floor(j07_left_after_weights() / (bstar_requests() * j07_kv_bytes_per_token()))
 
 
 register(Exercise(
@@ -152,7 +137,7 @@ register(Exercise(
 # --- 1.5: max against sum -------------------------------------------------------------
 def n1_kv():
     """KV-cache bytes of the 1.5 batch: N1_BATCH requests of N1_CONTEXT tokens."""
-    return kv_cache_bytes(N1_CONTEXT, _m_kv(), batch=N1_BATCH)
+    return kv_cache_bytes(N1_CONTEXT, j07_kv_bytes_per_token(), batch=N1_BATCH)
 
 
 def n1_step(overlap=True):
@@ -218,7 +203,7 @@ register(Exercise(
 # --- 1.7: which fix helps once the KV cache is read too -------------------------------
 def n3_kv():
     """KV-cache bytes of the 1.7 batch: N3_BATCH requests of N3_CONTEXT tokens."""
-    return kv_cache_bytes(N3_CONTEXT, _m_kv(), batch=N3_BATCH)
+    return kv_cache_bytes(N3_CONTEXT, j07_kv_bytes_per_token(), batch=N3_BATCH)
 
 
 def n3_steps() -> dict:
@@ -294,7 +279,7 @@ def selftest_values():
     """
     v = PageValues()
     h100, a100, h200 = _h100(), S.j07_a100(), accelerator("H200 SXM")
-    n, m_kv, base = S.J07_PARAMS, _m_kv(), _base()
+    n, m_kv, base = S.J07_PARAMS, j07_kv_bytes_per_token(), _base()
     v.target = shown(S.J07_TARGET_STEP, "ms", 0)
     v.bw = shown(S.J07_BYTES_PER_PARAM, digits=0)
     v.half = shown(HALF_BYTE, digits=1)
@@ -310,9 +295,10 @@ def selftest_values():
     v.h100_tbs = shown(h100.mem_bandwidth, "TB/s", 2)
     v.h100_read = shown(base.t_read, "ms", 2)
     # worked example: the capacity check
-    v.kv8 = shown(e1().kv, "GB", 2)
-    v.e1 = shown(e1().total, "GB", 2)
-    v.e1_spare = shown(e1().headroom, "GB", 2)
+    e1 = j07_capacity()
+    v.kv8 = shown(e1.kv, "GB", 2)
+    v.e1 = shown(e1.total, "GB", 2)
+    v.e1_spare = shown(e1.headroom, "GB", 2)
     # 1.1
     v.a100_tbs = shown(a100.mem_bandwidth, "TB/s", 3)
     v.a100_pi = shown(a100.peak_flops, "TFLOP/s", 0)
@@ -336,9 +322,9 @@ def selftest_values():
     # 1.4
     v.bstar = shown(batch_turning_point(h100, bytes_per_param=S.J07_BYTES_PER_PARAM), digits=1)
     v.bstar_int = shown(bstar_requests(), digits=0)
-    v.left = shown(left_after_weights(), "GB", 2)
-    v.left_per = shown(left_after_weights() / bstar_requests(), "MB", 2)
-    v.left_per_bare = shown(left_after_weights() / bstar_requests(), digits=0)
+    v.left = shown(j07_left_after_weights(), "GB", 2)
+    v.left_per = shown(j07_left_after_weights() / bstar_requests(), "MB", 2)
+    v.left_per_bare = shown(j07_left_after_weights() / bstar_requests(), digits=0)
     v.s4 = shown(bstar_context(), "tokens", 0)
     # 1.5
     st1, serial1 = n1_step(), n1_step(overlap=False)

@@ -28,9 +28,20 @@ from __future__ import annotations
 import math
 
 from .. import source as S
-from ..capacity import capacity_check, kv_cache_bytes, max_batch, max_context
-from ..roofline import arithmetic_intensity
-from ..shape import padded_gemm, padded_rows, route_tokens
+from ..capacity import capacity_check, kv_cache_bytes, max_context
+from ..display import PageValues, shown, tokens_k
+from ..hardware import accelerator
+from ..models import model
+from ..reproduce import j13_left_after_weights, j13_max_batch, j13_padding
+from ..roofline import (
+    arithmetic_intensity,
+    critical_rows,
+    gemm_bytes,
+    gemm_flops,
+    gemm_roofline,
+    intensity_limit,
+)
+from ..shape import padded_gemm
 from ..step import mbu, read_time
 from .spec import Choice, Exercise, register
 
@@ -40,11 +51,11 @@ N4_ROWS, N4_TILE_ROWS = 300, 128  # rows sent to one expert; a large kernel's ro
 N5_UNIT_SPEEDUP, N5_TARGET = 4.0, 2.0
 N6_MEASURED = 8e-3                # s per token: a made-up measurement
 N6_CONTEXT = 4096                 # tokens already in the request's KV cache
+#: the words exercise 2.1 answers with, for the labels of :func:`~infra_calc.bound.bounds`
+BOUND_WORDS = {"compute": "compute-bound", "memory": "bandwidth-bound"}
 
 
 def _qwen():
-    from ..models import model
-
     return model(S.J13_MODEL)
 
 
@@ -57,8 +68,9 @@ register(Exercise(
     "j13-1", "Exercise 2.1", "FLOP/byte", _i64, source_answer=62.1,
     hints=("I = F / V with F = 2MKN and V = b(MK + KN + MN), b = 2 bytes.",),
     parts=(Choice("Compute- or bandwidth-bound on an H100?",
-                  lambda: "compute-bound" if _i64() >= S.j13_h100().ridge_point
-                  else "bandwidth-bound", ("compute-bound", "bandwidth-bound"),
+                  lambda: BOUND_WORDS[gemm_roofline(64, S.J13_K, S.J13_N, S.j13_h100(),
+                                                    bytes_per_element=S.J13_BYTES_PER_ELEMENT).bound],
+                  tuple(BOUND_WORDS.values()),
                   "I is far below the ridge point I*."),),
 ))
 
@@ -73,23 +85,15 @@ register(Exercise(
 ))
 
 
-def _uniform():
-    return padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=0.0),
-                       tile_rows=S.MOE_TILE_ROWS)
-
-
 register(Exercise(
-    "j13-3", "Exercise 2.3", "rows", lambda: _uniform().executed, rel_tol=0.0,
+    "j13-3", "Exercise 2.3", "rows", lambda: j13_padding(0.0).executed, rel_tol=0.0,
     source_answer=4096,
     hints=("Each active expert's rows are rounded up to a whole tile.",),
 ))
 
 
 def _b4090():
-    q = _qwen()
-    gpu = S.j13_rtx4090()
-    return max_batch(gpu.mem_capacity, weights=q.weight_bytes(2), context=S.J13_CONTEXTS[0],
-                     kv_bytes_per_token=q.kv_bytes_per_token(2), workspace=S.J13_WORKSPACE)
+    return j13_max_batch(S.J13_CONTEXTS[0])
 
 
 register(Exercise(
@@ -100,16 +104,8 @@ register(Exercise(
 
 
 # --- new exercises (not in the source) ------------------------------------------
-def _acc(name):
-    from ..hardware import accelerator
-
-    return accelerator(name)
-
-
 def _m_star(name):
-    from ..roofline import critical_rows
-
-    return critical_rows(S.J13_K, S.J13_N, _acc(name), bytes_per_element=S.J13_BYTES_PER_ELEMENT)
+    return critical_rows(S.J13_K, S.J13_N, accelerator(name), bytes_per_element=S.J13_BYTES_PER_ELEMENT)
 
 
 register(Exercise(
@@ -135,7 +131,7 @@ register(Exercise(
 
 
 def _capacity_phys():
-    return _acc("RTX 4090").mem_capacity
+    return accelerator("RTX 4090").mem_capacity
 
 
 def _left_phys():
@@ -173,7 +169,7 @@ register(Exercise(
     hints=("Time is max(FLOPs/Π, bytes/β); the padding adds FLOPs, not bytes.",
            "Compare max(F_pad/Π, V/β) with max(F/Π, V/β); V is the same in both."),
     parts=(Choice("Which limit sets the padded GEMM's time?",
-                  lambda: "compute" if _n4_gemm().bound == "compute" else "memory",
+                  lambda: _n4_gemm().bound,
                   ("compute", "memory"),
                   "The padded arithmetic takes longer than reading the weight."),),
 ))
@@ -220,9 +216,6 @@ def selftest_values():
     solution hold only the answer checker; the page checks these against the source
     at its end.
     """
-    from ..display import PageValues, shown, tokens_k
-    from ..roofline import gemm_bytes, gemm_flops, intensity_limit
-
     v = PageValues()
     K, N, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
     h100, q = S.j13_h100(), _qwen()
@@ -258,14 +251,14 @@ def selftest_values():
     v.mstar = shown(_m_star("H100 SXM"), "rows", 1)
     v.w_share = shown(K * N * b / gemm_bytes(256, K, N, bytes_per_element=b), "%", 0)
     # 2.3
-    pr = _uniform()
+    pr = j13_padding(0.0)
     v.dispatch = shown(pr.useful, digits=0)
     v.per_expert = shown(pr.useful // pr.active_experts, digits=0)
     v.executed = shown(pr.executed, digits=0)
     v.waste = shown(pr.waste_ratio, "×", 0)
     v.zero_share = shown(1 - pr.useful / pr.executed, "%", 1)
     # 2.4
-    left = capacity_check(S.j13_rtx4090().mem_capacity, weights=w_bf16, kv=0.0, workspace=ws).headroom
+    left = j13_left_after_weights()
     v.w = shown(w_bf16, "GB", 2)
     v.left = shown(left, "GB", 2)
     v.one8 = shown(kv_cache_bytes(s8, m_kv), "GB", 2)
@@ -273,7 +266,7 @@ def selftest_values():
     v.m_kv_kib = shown(m_kv, "KiB", 0)
     v.b4 = shown(_b4090(), digits=0)
     # 2.5
-    mi = _acc("MI300X")
+    mi = accelerator("MI300X")
     v.mi_pi = shown(mi.peak_flops, "TFLOP/s", 1)
     v.mi_bw = shown(mi.mem_bandwidth, "TB/s", 1)
     v.mi_ridge = shown(mi.ridge_point, "FLOP/byte", 1)
@@ -321,8 +314,6 @@ def selftest_values():
     # 2.11
     v.i1 = shown(arithmetic_intensity(1, K, N, bytes_per_element=b), "FLOP/byte", 1)
     v.i_prefill = shown(arithmetic_intensity(K, K, N, bytes_per_element=b), "FLOP/byte", 0)
-    from ..models import model
-
     m70 = model(S.J07_MODEL)                 # the J07 model, exact, 2 bytes per parameter
     v.w70 = shown(m70.weight_bytes(2), "GB", 2)
     v.w70_round = shown(2 * S.J07_PARAMS, "GB", 0)   # the source's rounded 70e9 parameters
