@@ -13,6 +13,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from .ledger import gated_mlp_params
+
 __all__ = ["SUPPORTED_MODEL_TYPES", "spec_fields", "count_parameters"]
 
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe")
@@ -255,7 +257,7 @@ def count_parameters(cfg: dict, label: str = "config.json") -> dict:
     moe_layers = 0
     if mt in ("llama", "mistral", "qwen2", "qwen3"):
         intermediate = c.get_int("intermediate_size")
-        dense_mlp = 3 * hidden * intermediate
+        dense_mlp = gated_mlp_params(hidden, intermediate)
         if mt == "llama" and c.get_bool("mlp_bias"):
             dense_mlp += 2 * intermediate + hidden       # gate, up, down biases
             mlp_bias = layers * (2 * intermediate + hidden)
@@ -264,7 +266,7 @@ def count_parameters(cfg: dict, label: str = "config.json") -> dict:
         intermediate = c.get_int("intermediate_size")
         num_experts = c.get_int("num_local_experts")
         top_k = c.get_int("num_experts_per_tok")
-        expert = 3 * hidden * intermediate               # w1, w2, w3
+        expert = gated_mlp_params(hidden, intermediate)  # w1, w2, w3
         moe_layers = layers
         ffn_total = layers * (num_experts * expert + hidden * num_experts)
     else:  # qwen3_moe
@@ -284,11 +286,11 @@ def count_parameters(cfg: dict, label: str = "config.json") -> dict:
         if moe_layers:
             intermediate = c.get_int("moe_intermediate_size")
             top_k = c.get_int("num_experts_per_tok")
-            expert = 3 * hidden * intermediate
+            expert = gated_mlp_params(hidden, intermediate)
             ffn_total += moe_layers * (num_experts * expert + hidden * num_experts)
         if dense_layers:
             dense_intermediate = c.get_int("intermediate_size")
-            ffn_total += dense_layers * 3 * hidden * dense_intermediate
+            ffn_total += dense_layers * gated_mlp_params(hidden, dense_intermediate)
         if not moe_layers:                               # degenerate: every layer dense
             intermediate, num_experts = dense_intermediate, 0
     if num_experts and top_k > num_experts:

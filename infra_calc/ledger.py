@@ -28,7 +28,7 @@ import numpy as np
 
 from ._validate import check_int, check_number, unwrap
 
-__all__ = ["ParameterLedger", "ROUTINGS", "check_routing"]
+__all__ = ["ParameterLedger", "ROUTINGS", "check_routing", "gated_mlp_params"]
 
 #: How many experts per MoE layer a step is taken to read: ``"floor"``, the
 #: ``k`` any routing reads (a lower bound), or ``"uniform"``, the expectation
@@ -44,13 +44,19 @@ def check_routing(routing):
     return routing
 
 
+def gated_mlp_params(hidden, intermediate) -> int:
+    """Weights of one gated MLP (gate, up and down projections), ``3 d f``: a dense
+    layer's feed-forward block, or one routed expert of width ``f``."""
+    return 3 * hidden * intermediate
+
+
 class ParameterLedger:
     """Counts derived from a model's shape (mixed into :class:`~infra_calc.modelspec.ModelSpec`)."""
 
     @property
     def expert_params(self) -> int:
         """Parameters of one routed expert (gate, up and down): ``3 d f``; 0 if dense."""
-        return 3 * self.hidden * self.intermediate if self.is_moe else 0
+        return gated_mlp_params(self.hidden, self.intermediate) if self.is_moe else 0
 
     # ------------------------------------------------------ the parameter ledger
     @property
