@@ -180,21 +180,27 @@ def _build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _workload(args):
+    """The command's one :class:`~infra_calc.workload.Workload`: model, card and sizes, resolved once."""
+    from .workload import Workload
+
+    gib = getattr(args, "workspace_gib", None)     # only estimate takes a workspace
+    return Workload.of(args.model, args.hw, bytes_per_param=args.bytes_per_param, batch=args.batch,
+                       workspace=None if gib is None else gib * GiB,
+                       kv_bytes_per_element=args.kv_bytes_per_element, cards=args.cards,
+                       math=args.math)
+
+
 def _estimate(args) -> str:
     from .estimate import estimate
 
-    est = estimate(args.model, args.hw, bytes_per_param=args.bytes_per_param, batch=args.batch,
-                   context=args.context,
-                   workspace=None if args.workspace_gib is None else args.workspace_gib * GiB,
-                   kv_bytes_per_element=args.kv_bytes_per_element, cards=args.cards,
-                   prompt_tokens=args.prompt, output_tokens=args.output_tokens, math=args.math)
+    w = _workload(args)
+    est = estimate(w, context=args.context, prompt_tokens=args.prompt,
+                   output_tokens=args.output_tokens)
     fc = None
     if args.prompt is not None:
         from .forecasting import forecast
-        fc = forecast(est.model, est.hw, prompt_tokens=args.prompt,
-                      output_tokens=est.request.output_tokens, batch=args.batch, cards=args.cards,
-                      bytes_per_param=args.bytes_per_param,
-                      kv_bytes_per_element=args.kv_bytes_per_element, math=args.math,
+        fc = forecast(w, prompt_tokens=args.prompt, output_tokens=est.request.output_tokens,
                       engine=args.engine)
     if args.json:
         d = est.to_dict()
@@ -243,10 +249,8 @@ def _forecast_text(fc) -> str:
 
 def _forecast(args) -> str:
     from .forecasting import forecast
-    fc = forecast(args.model, args.hw, prompt_tokens=args.prompt, output_tokens=args.output_tokens,
-                  batch=args.batch, cards=args.cards, bytes_per_param=args.bytes_per_param,
-                  kv_bytes_per_element=args.kv_bytes_per_element, math=args.math, engine=args.engine,
-                  continuous=args.continuous)
+    fc = forecast(_workload(args), prompt_tokens=args.prompt, output_tokens=args.output_tokens,
+                  engine=args.engine, continuous=args.continuous)
     if args.json:
         return json.dumps(_forecast_dict(fc), indent=2, allow_nan=False)
     return _forecast_text(fc)
