@@ -234,6 +234,8 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
 
     Every parameter after ``hw`` is keyword-only, as in every function that takes a card.
     """
+    # chapter 3's modules and, through Workload, the model catalog load on first use:
+    # ``import infra_calc`` imports this module and stays light (tests/lib/test_import.py)
     from .decode import step_parts
     from .generation import check_request, generation_time, output_room
     from .kv import critical_context, turning_batch

@@ -38,6 +38,7 @@ from ._validate import check_int, check_number, unwrap
 from .capacity import CapacityCheck, HoldsMemory, capacity_check
 from .hardware import Accelerator, accelerator
 from .ledger import check_routing
+from .models import model as find_model
 from .modelspec import ModelSpec
 from .sharding import CardShare, card_share
 from .source import J13_WORKSPACE
@@ -120,8 +121,6 @@ class Workload(HoldsMemory):
     math: str = "bf16"
 
     def __post_init__(self):
-        from .models import model as find_model
-
         set_ = object.__setattr__
         set_(self, "model", find_model(self.model))
         set_(self, "hw", accelerator(self.hw))
