@@ -71,3 +71,14 @@ def test_j13_titles_number_the_exercises_in_page_order():
     assert [exercises.get(i).title for i in ids] == [f"Exercise 2.{k}" for k in range(1, len(ids) + 1)]
 
 
+
+
+def test_choice_parts_take_their_label_from_bounds():
+    """2.1's and 2.8's labels are the bound.bounds label of the GEMM (a tie is compute)."""
+    from infra_calc import gemm_roofline
+    from infra_calc import source as S
+
+    pt = gemm_roofline(64, S.J13_K, S.J13_N, S.j13_h100(), bytes_per_element=S.J13_BYTES_PER_ELEMENT)
+    assert pt.bound == "memory" and pt.intensity < S.j13_h100().ridge_point
+    assert exercises.get("j13-1").parts[0].answer() == "bandwidth-bound"
+    assert exercises.get("j13-n4").parts[0].answer() == "compute"
