@@ -133,7 +133,9 @@ class Workload(HoldsMemory):
         set_(self, "context", check_int(self.context, "context", "tokens", minimum=0))
         self.model.check_context(self.context, "context")
         set_(self, "workspace", _scalar(self.workspace, "workspace", "bytes", allow_zero=True))
-        set_(self, "cards", card_share(self.model, cards=self.cards).cards)
+        share = card_share(self.model, cards=self.cards)
+        set_(self, "cards", share.cards)
+        self.__dict__["share"] = share                # the cached :attr:`share`, computed once
         check_routing(self.routing)
         self.hw.peak(self.math)                      # refuses a precision the card lacks
         set_(self, "math", self.math.strip().lower())
@@ -169,7 +171,8 @@ class Workload(HoldsMemory):
     # --------------------------------------------------------- derived sizes
     @functools.cached_property
     def share(self) -> CardShare:
-        """One card's share of the model (:func:`infra_calc.sharding.card_share`)."""
+        """One card's share of the model (:func:`infra_calc.sharding.card_share`), computed
+        once, when the workload is built (its check of ``cards`` gives the field)."""
         return card_share(self.model, cards=self.cards)
 
     @property
