@@ -35,7 +35,7 @@ from dataclasses import KW_ONLY, dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
-from .capacity import CapacityCheck, HoldsMemory, capacity_check
+from .capacity import CapacityCheck, HoldsMemory, capacity_check, kv_cache_bytes
 from .hardware import Accelerator, accelerator
 from .ledger import check_routing
 from .modelspec import ModelSpec
@@ -196,10 +196,9 @@ class Workload(HoldsMemory):
         Per card, so not :func:`infra_calc.capacity.kv_cache_bytes` (the whole model's
         :math:`B S m_{KV}`) unless ``cards`` is 1.
         """
-        s = self.context if context is None else context
-        b = self.batch if batch is None else batch
-        return unwrap(np.asarray(b, dtype=float) * np.asarray(s, dtype=float)
-                      * np.asarray(self.kv_bytes_per_token_per_card))
+        return kv_cache_bytes(self.context if context is None else context,
+                              self.kv_bytes_per_token_per_card,
+                              batch=self.batch if batch is None else batch)
 
     def memory_at(self, context=None, *, batch=None, weights=None, kv=None, capacity=None,
                   like=0.0) -> CapacityCheck:
