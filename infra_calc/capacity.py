@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_number, unwrap
+from ._validate import check_int, check_number, unwrap
 
 __all__ = ["CapacityCheck", "HoldsMemory", "capacity_check", "max_batch", "max_context",
            "kv_cache_bytes"]
@@ -105,11 +105,18 @@ def capacity_check(capacity, *, weights, kv, workspace) -> CapacityCheck:
 
 
 def kv_cache_bytes(context, kv_bytes_per_token, *, batch=1):
-    """KV-cache size :math:`B\\,S\\,m_{KV}` in bytes, for ``context`` tokens per request."""
-    s = check_number(context, "context", "tokens")
+    """KV-cache size :math:`B\\,S\\,m_{KV}` in bytes, for ``batch`` requests of ``context``
+    tokens each: the one place it is computed (:class:`~infra_calc.workload.Workload`'s
+    per-card KV uses it with the per-card ``m_KV``).  ``context`` and ``batch`` are whole
+    numbers >= 0, the check a Workload's sizes get.
+
+    >>> kv_cache_bytes(8192, 131072, batch=3), kv_cache_bytes(0, 131072)
+    (3221225472.0, 0.0)
+    """
+    s = check_int(context, "context", "tokens", minimum=0)
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
-    b = check_number(batch, "batch", "requests", allow_zero=True)
-    return unwrap(b * s * m)
+    b = check_int(batch, "batch", "requests", minimum=0)
+    return unwrap(np.asarray(b, dtype=float) * s * m)
 
 
 def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace):

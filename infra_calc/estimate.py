@@ -27,7 +27,7 @@ import numpy as np
 from ._validate import check_int
 from .capacity import CapacityCheck, max_batch
 from .hardware import Accelerator
-from .step import batch_turning_point
+from .step import batch_turning_point, read_time_per_output
 
 if TYPE_CHECKING:                 # chapter-3 modules load on first use
     from .generation import GenerationTime
@@ -280,7 +280,8 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
         t_read=st.t_read, t_compute=st.t_compute, t_floor=st.t_floor,
         t_step_serial=step_parts(w, overlap=False).t_step, t_comm=st.t_comm, t_step=st.t_step,
         t_step_uniform_routing=uniform.t_step,
-        bound=st.bound, tokens_per_s=st.tokens_per_s, read_time_per_output=st.t_read / w.batch,
+        bound=st.bound, tokens_per_s=st.tokens_per_s,
+        read_time_per_output=read_time_per_output(st.t_read, w.batch),
         batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param),
         batch_turning_point_kv=turning_batch(w), critical_context=critical_context(w),
         kv_bytes_per_token_per_card=m_card, memory=mem,

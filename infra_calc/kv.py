@@ -43,14 +43,6 @@ __all__ = ["critical_context", "turning_batch", "kv_weight_batch", "decode_regio
            "per_request_terms", "turning_points"]
 
 
-def _workload(model, hw, **sizes) -> Workload:
-    if isinstance(model, (int, float, np.ndarray, list, tuple)) and not isinstance(model, bool):
-        raise TypeError(f"model must be a ModelSpec, a catalog name, a config.json path or a "
-                        f"Workload, not a number ({model!r}); the numeric forms of chapter 3's "
-                        f"first derivation are gone: pass the model")
-    return Workload.of(model, hw, **sizes)
-
-
 def _linear_terms(w: Workload, drafts=0):
     """``(R0, r, m, c, c_a)`` per card: a pass of ``k`` drafts per request reads ``R0 + B(r + S m)``
     (routed experts apart) and computes ``B(c + S c_a)``.  ``R0`` is the ledger's shared weights
@@ -153,7 +145,7 @@ def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_eleme
     >>> round(ic.critical_context("llama-2-70b", "H100 SXM"))
     1459
     """
-    w = _workload(model, hw, bytes_per_param=bytes_per_param,
+    w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
                   kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)
     return turning_points(w)[1]
 
@@ -188,7 +180,7 @@ def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
         Math precision whose dense peak bounds the math (the workload's; default
         ``"bf16"``, :meth:`~infra_calc.hardware.Accelerator.peak`).
     """
-    w = _workload(model, hw, context=context, bytes_per_param=bytes_per_param,
+    w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
                   kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing,
                   math=math)
     r0, r1, c1 = per_request_terms(w)
@@ -215,7 +207,7 @@ def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
         Accepted for a uniform signature and kept on the workload; a border
         between two reads does not depend on the math.
     """
-    w = _workload(model, hw, bytes_per_param=bytes_per_param, context=context,
+    w = Workload.of(model, hw, bytes_per_param=bytes_per_param, context=context,
                   kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing,
                   math=math)
     r0, row, m, _, _ = _linear_terms(w)
@@ -238,7 +230,7 @@ def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=N
     -------
     str or numpy.ndarray of str
     """
-    return model_decode_step(_workload(model, hw, batch=batch, context=context,
+    return model_decode_step(Workload.of(model, hw, batch=batch, context=context,
                                        bytes_per_param=bytes_per_param,
                                        kv_bytes_per_element=kv_bytes_per_element,
                                        routing=routing, math=math), weights=weights).region

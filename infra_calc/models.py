@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import functools
 import json
+import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
+
+import numpy as np
 
 from ._names import NameIndex, listed
 from .modelspec import ModelSpec
@@ -191,6 +194,10 @@ def model(name) -> ModelSpec:
                              or (os.path.isdir(name) and name not in MODELS)):
             return ModelSpec.from_hf_config(name)
         return MODELS[name]
+    if isinstance(name, (numbers.Number, np.ndarray, list, tuple)) and not isinstance(name, bool):
+        raise TypeError("model must be a ModelSpec, a catalog name or a path to a config.json, "
+                        f"not a number ({name!r}): a parameter count alone says nothing of the "
+                        "layers and KV heads, so pass the model")
     raise TypeError(
         "model must be a ModelSpec, a catalog name or a path to a config.json, "
         f"got {type(name).__name__}"

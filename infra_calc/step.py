@@ -129,6 +129,12 @@ class DecodeStep:
         return unwrap(np.asarray(self.t_read) / np.asarray(self.t_compute))
 
 
+def read_time_per_output(t_read, batch):
+    """``T_read / B``, seconds per output token: a throughput figure, not a latency (the one
+    place it is computed, for :func:`decode_step` and :func:`infra_calc.estimate`)."""
+    return unwrap(np.asarray(t_read, dtype=float) / np.asarray(batch, dtype=float))
+
+
 def decode_step(params, hw, *, bytes_per_param, batch=1, kv_bytes=0, overlap=True) -> DecodeStep:
     """Estimate one decode step of a dense model (one new token per request).
 
@@ -167,7 +173,7 @@ def decode_step(params, hw, *, bytes_per_param, batch=1, kv_bytes=0, overlap=Tru
         hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r), flops=unwrap(f),
         t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor, bound=t.floor_bound,
         tokens_per_s=unwrap(b / np.asarray(t.t_floor)),
-        read_time_per_output=unwrap(np.asarray(t.t_read) / b),
+        read_time_per_output=read_time_per_output(t.t_read, b),
     )
 
 

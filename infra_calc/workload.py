@@ -35,7 +35,7 @@ from dataclasses import KW_ONLY, dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
-from .capacity import CapacityCheck, HoldsMemory, capacity_check
+from .capacity import CapacityCheck, HoldsMemory, capacity_check, kv_cache_bytes
 from .hardware import Accelerator, accelerator
 from .ledger import check_routing
 from .models import model as find_model
@@ -132,7 +132,9 @@ class Workload(HoldsMemory):
         set_(self, "context", check_int(self.context, "context", "tokens", minimum=0))
         self.model.check_context(self.context, "context")
         set_(self, "workspace", _scalar(self.workspace, "workspace", "bytes", allow_zero=True))
-        set_(self, "cards", card_share(self.model, cards=self.cards).cards)
+        share = card_share(self.model, cards=self.cards)
+        set_(self, "cards", share.cards)
+        self.__dict__["share"] = share                # the cached :attr:`share`, computed once
         check_routing(self.routing)
         self.hw.peak(self.math)                      # refuses a precision the card lacks
         set_(self, "math", self.math.strip().lower())
@@ -168,7 +170,8 @@ class Workload(HoldsMemory):
     # --------------------------------------------------------- derived sizes
     @functools.cached_property
     def share(self) -> CardShare:
-        """One card's share of the model (:func:`infra_calc.sharding.card_share`)."""
+        """One card's share of the model (:func:`infra_calc.sharding.card_share`), computed
+        once, when the workload is built (its check of ``cards`` gives the field)."""
         return card_share(self.model, cards=self.cards)
 
     @property
@@ -192,10 +195,9 @@ class Workload(HoldsMemory):
         Per card, so not :func:`infra_calc.capacity.kv_cache_bytes` (the whole model's
         :math:`B S m_{KV}`) unless ``cards`` is 1.
         """
-        s = self.context if context is None else context
-        b = self.batch if batch is None else batch
-        return unwrap(np.asarray(b, dtype=float) * np.asarray(s, dtype=float)
-                      * np.asarray(self.kv_bytes_per_token_per_card))
+        return kv_cache_bytes(self.context if context is None else context,
+                              self.kv_bytes_per_token_per_card,
+                              batch=self.batch if batch is None else batch)
 
     def memory_at(self, context=None, *, batch=None, weights=None, kv=None, capacity=None,
                   like=0.0) -> CapacityCheck:

@@ -314,10 +314,10 @@ def reality_figure():
         c, h = kinds[kind]
         label = None if kind in seen else labels[kind]
         seen.add(kind)
-        ax.barh(yi, r.fraction * 100, color=c, hatch=h, edgecolor="white", label=label)
-        ax.text(r.fraction * 100 + 1, yi, str(shown(r.fraction, "%", 0)), va="center", fontsize=7.5)
+        ax.barh(yi, in_unit(r.fraction, "%"), color=c, hatch=h, edgecolor="white", label=label)
+        ax.text(in_unit(r.fraction, "%") + 1, yi, str(shown(r.fraction, "%", 0)), va="center", fontsize=7.5)
         if r.uniform_fraction != r.fraction:      # an MoE row: the uniform-routing model too
-            ax.plot(r.uniform_fraction * 100, yi, marker="D", ms=5, mfc="white",
+            ax.plot(in_unit(r.uniform_fraction, "%"), yi, marker="D", ms=5, mfc="white",
                     mec=PALETTE["orange"], mew=1.5, ls="none",
                     label=None if "uniform" in seen else "MoE row against uniform routing (a model)")
             seen.add("uniform")

@@ -67,9 +67,9 @@ def floor_fraction_figure():
         one = np.array([m.cards == 1 for m, _ in rows if (m.engine, m.vendor) == key])
         y = y0 + rng.uniform(-0.18, 0.18, len(fr))
         c, mk = colours[i % len(colours)], MARKERS[i % len(MARKERS)]
-        ax.plot(fr[one] * 100, y[one], mk, color=c, ls="none", ms=6)
-        ax.plot(fr[~one] * 100, y[~one], mk, mfc="white", mec=c, mew=1.4, ls="none", ms=6)
-        ax.plot([np.median(fr) * 100] * 2, [y0 - 0.3, y0 + 0.3], color=c, lw=2)
+        ax.plot(in_unit(fr[one], "%"), y[one], mk, color=c, ls="none", ms=6)
+        ax.plot(in_unit(fr[~one], "%"), y[~one], mk, mfc="white", mec=c, mew=1.4, ls="none", ms=6)
+        ax.plot([in_unit(np.median(fr), "%")] * 2, [y0 - 0.3, y0 + 0.3], color=c, lw=2)
     ax.set_yticks(np.arange(len(keys))[::-1],
                   [f"{e}, {v} (n = {sum((m.engine, m.vendor) == (e, v) for m, _ in rows)})"
                    for e, v in keys], fontsize=8)
@@ -229,7 +229,7 @@ def residuals_figure():
     for i, key in enumerate(keys):
         y0 = len(keys) - 1 - i
         mine = [p for p in cv if (p.row.m.engine, p.row.m.vendor) == key]
-        err = np.array([100 * p.error() for p in mine])
+        err = in_unit(np.array([p.error() for p in mine]), "%")
         y = y0 + rng.uniform(-0.18, 0.18, len(err))
         c = colours[i % len(colours)]
         for j, kind in enumerate(kinds):

@@ -19,7 +19,6 @@ from ..display import in_unit, round_sig, shown, shown_e, sig, tokens_k
 from ..hardware import accelerator
 from ..models import model
 from ..step import batch_turning_point, decode_step, fix_scenarios
-from ..units import GB
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["draw_decode_panel", "update_decode_panel", "fixes_figure",
@@ -145,7 +144,7 @@ def capacity_figure(context=S.J07_CONTEXT):
     y = np.arange(len(labels))
     left = np.zeros(len(labels))
     for i, (name, attr, colour) in enumerate(parts):
-        vals = np.array([getattr(c, attr) for c in rows.values()]) / GB
+        vals = in_unit(np.array([getattr(c, attr) for c in rows.values()]), "GB")
         ax.barh(y, vals, left=left, height=0.55, color=colour, hatch=HATCHES[i],
                 edgecolor="white" if i < 3 else "grey", label=name)
         left = left + vals

@@ -131,10 +131,10 @@ def tpu_area(source_shares=None, paper_shares=None) -> Figure:
         left = 0.0
         for part, share in shares.items():
             col, hatch = style[kind(part)]
-            ax.barh(y, share * 100, left=left, color=col, hatch=hatch, edgecolor="white", height=0.55)
-            ax.text(left + share * 50, y, str(shown(share, "%", 0)), ha="center", va="center",
+            ax.barh(y, in_unit(share, "%"), left=left, color=col, hatch=hatch, edgecolor="white", height=0.55)
+            ax.text(left + in_unit(share, "%") / 2, y, str(shown(share, "%", 0)), ha="center", va="center",
                     fontsize=9, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0})
-            left += share * 100
+            left += in_unit(share, "%")
         if left < 100:
             ax.barh(y, 100 - left, left=left, color="white", edgecolor="0.6", hatch="", height=0.55,
                     linestyle=":")
@@ -220,7 +220,7 @@ def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.
     for y, st in enumerate(states):
         mem, left = st.memory, 0.0
         for key, val in (("weights", mem.weights), ("workspace", mem.workspace), ("kv", mem.kv)):
-            w = val / mem.capacity * 100
+            w = in_unit(val / mem.capacity, "%")
             ax.barh(y, w, left=left, color=SEGMENT_COLOURS[key], hatch=SEGMENT_HATCHES[key],
                     edgecolor="white", height=0.6)
             left += w

@@ -22,11 +22,11 @@ import html
 
 import ipywidgets as w
 
-from ..display import round_sig, shown, tokens_k
+from ..display import in_unit, round_sig, shown, tokens_k
 from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles
 from ..hardware import READINGS
 from ..planner import planner_state
-from ..units import GB, GiB
+from ..units import GiB
 from ._base import BYTE_WIDTHS, Explorer, model_and_card_menus, warning_html
 from .moe import nice_ceiling
 
@@ -55,8 +55,8 @@ class CapacityPlanner(Explorer):
                                         continuous_update=False, style=wide),
             "batch": w.IntSlider(value=st.batch, min=1, max=64, description="batch (requests)",
                                  continuous_update=False, style=wide),
-            "workspace_gib": w.FloatSlider(value=st.memory.workspace / GiB, min=0.0, max=16.0, step=0.25,
-                                           description="workspace (GiB)", continuous_update=False,
+            "workspace_gib": w.FloatSlider(value=in_unit(st.memory.workspace, "GiB"), min=0.0, max=16.0,
+                                           step=0.25, description="workspace (GiB)", continuous_update=False,
                                            style=wide),
             # the menus hold the objects themselves (a changed model or card keeps its figures)
             **model_and_card_menus(st.model, st.hw),
@@ -101,12 +101,12 @@ class CapacityPlanner(Explorer):
         mem = st.memory
         left = 0.0
         for key, val in (("weights", mem.weights), ("workspace", mem.workspace), ("kv", mem.kv)):
-            self.bars[key].set_x(left / GB)
-            self.bars[key].set_width(val / GB)
+            self.bars[key].set_x(in_unit(left, "GB"))
+            self.bars[key].set_width(in_unit(val, "GB"))
             left += val
-        cap = mem.capacity / GB
+        cap = in_unit(mem.capacity, "GB")
         # steady axis: a 1-2-2.5-5 step above the larger of total and capacity
-        hi = nice_ceiling(max(mem.total, mem.capacity) / GB * 1.05)
+        hi = nice_ceiling(in_unit(max(mem.total, mem.capacity), "GB") * 1.05)
         self.ax.set_xlim(0, hi)
         self.cap_line.set_xdata([cap, cap])
         # the label sits on whichever side of the line has room, so it is never cut

@@ -42,7 +42,7 @@ def _from_box(billions: float) -> float:
 
 def _to_box(count: float) -> float:
     """The text box's number (in billions) for a parameter count."""
-    return count / BILLION
+    return in_unit(count, "billion")
 
 
 #: the box's range as counts

@@ -86,3 +86,25 @@ def test_max_context_refuses_bad_input_by_name_and_unit():
         ic.max_context(float("nan"), **kw)
     with pytest.raises(TypeError):
         ic.max_context(1e9, 1, 1, 1, 0)                         # every size by name
+
+
+def test_kv_cache_bytes_checks_sizes_as_a_workload_does():
+    """One check for a request's sizes: whole numbers, context 0 allowed (a fresh request)."""
+    assert ic.kv_cache_bytes(0, 131072) == 0.0
+    assert list(ic.kv_cache_bytes(np.array([0, 8, 16]), 2.0, batch=3)) == [0.0, 48.0, 96.0]
+    for bad, name in (({"context": 10.5}, "context"), ({"context": -1}, "context"),
+                      ({"batch": 1.5}, "batch"), ({"batch": -2}, "batch")):
+        kwargs = {"context": 10, "kv_bytes_per_token": 3, **bad}
+        with pytest.raises(ValueError, match=rf"{name} \(\w+\)"):
+            ic.kv_cache_bytes(**kwargs)
+        if bad.get("batch", 1) != -2 and bad.get("context", 0) != -1:   # a Workload says the same
+            field = {"batch": bad.get("batch", 1), "context": bad.get("context", 10)}
+            with pytest.raises(ValueError, match=rf"{name} \(\w+\) must be a whole number"):
+                ic.Workload("qwen3-8b", "H100 SXM", **field)
+
+
+def test_workload_kv_is_kv_cache_bytes_per_card():
+    w = ic.Workload("llama-2-70b", "H100 SXM", batch=4, context=1024, cards=2)
+    assert w.kv_bytes_per_card() == ic.kv_cache_bytes(1024, w.kv_bytes_per_token_per_card, batch=4)
+    with pytest.raises(ValueError, match=r"context \(tokens\) must be a whole number"):
+        w.kv_bytes_per_card(10.5)

@@ -215,3 +215,56 @@ def test_no_f_string_in_the_package_scales_by_hand():
     assert not found, ("f-strings that scale by hand (give the SI value and its unit to "
                        "infra_calc.display instead):\n  " + "\n  ".join(found))
     assert used == set(HAND_SCALED), f"allowed but no longer there: {sorted(set(HAND_SCALED) - used)}"
+
+
+# ------------------------------------------------- no plotted number scales by hand either
+# display.in_unit is the one scaling of a figure's or an explorer's numbers (axis data,
+# bar widths, limits, a slider's value).  In infra_calc/figures/ and infra_calc/widgets/
+# every expression is looked at, not only f-string fields:
+#   * a quotient or floor quotient by a scale (``x / GB``, ``t / MS``, ``n / 1e9``,
+#     ``f / 100``): a number taken out of SI by hand;
+#   * a product with a number that is a scale (``x * 100``, ``1e3 * t``, ``b * 2**30``);
+#     ten is not one (no unit is ten of another: ``10 * k`` is the next decade of an axis).
+# A product with a unit constant (``gib * GiB``, ``billions * BILLION``) brings a number a
+# reader typed in that unit into SI, the other direction, and is not looked at.
+PLOTTING = ("figures", "widgets")
+
+
+def plotted_scalings(source: str) -> list[tuple[int, str]]:
+    """(line, expression) of every product or quotient in ``source`` that scales out of SI
+    by hand (see above)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.BinOp):
+            continue
+        if isinstance(node.op, (ast.Div, ast.FloorDiv)) and _is_scale(node.right):
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node.op, ast.Mult) and any(
+                _is_scale(side) and not _is_unit_constant(side) and _number(side) not in (10, 0.1)
+                for side in (node.left, node.right)):
+            found.append((node.lineno, ast.unparse(node)))
+    return sorted(found)
+
+
+def test_the_plot_scan_sees_a_hand_scaling_and_nothing_else():
+    flagged = plotted_scalings(
+        "a = x / GB\nb = share * 100\nc = 1e3 * t\nd = n / units.TERA\ne = c / BILLION\n"
+        "f = w / 2**30\ng = gib * GiB\nh = x * 1.05\ni = left + w / 2\nj = ax.set_xlim(1, 1e4)\n"
+        "k = in_unit(x, 'GB')\nl = n // 1024\nm = 0.55 * len(keys)\nn = t / MS\no = 10 * k\n"
+        "p = -1e-3 * x\n")
+    assert [line for line, _ in flagged] == [1, 2, 3, 4, 5, 6, 12, 14, 16]
+
+
+def test_the_plot_scan_fails_on_a_planted_hand_scaling():
+    path = PACKAGE / "figures" / "j07.py"
+    source = path.read_text(encoding="utf-8")
+    assert plotted_scalings(source) == []
+    assert plotted_scalings(source + "\nvals = x / GB\n") == [(source.count("\n") + 2, "x / GB")]
+
+
+def test_no_plotted_number_in_the_package_scales_by_hand():
+    found = [f"{path.relative_to(PACKAGE.parent).as_posix()}:{line}: {expr}"
+             for part in PLOTTING for path in sorted((PACKAGE / part).rglob("*.py"))
+             for line, expr in plotted_scalings(path.read_text(encoding="utf-8"))]
+    assert not found, ("figure or explorer numbers scaled by hand (use "
+                       "infra_calc.display.in_unit(value, unit)):\n  " + "\n  ".join(found))

@@ -111,6 +111,26 @@ def test_model_type_errors_and_passthrough():
         model(8)
 
 
+def test_a_number_for_a_model_gets_one_message_everywhere():
+    """models.model is the one place that refuses a number where a model goes: a chapter-3
+    function, a Workload and model() itself say the same."""
+    import numpy as np
+
+    import infra_calc as ic
+
+    calls = [lambda: model(70e9), lambda: model(np.float64(8e9)), lambda: model([1, 2]),
+             lambda: ic.Workload(70e9, "H100 SXM"),
+             lambda: ic.turning_batch(70e9, "H100 SXM", context=1024)]
+    messages = set()
+    for call in calls:
+        with pytest.raises(TypeError, match="model must be a ModelSpec.*not a number") as info:
+            call()
+        messages.add(str(info.value).split("(")[0])
+    assert len(messages) == 1
+    with pytest.raises(TypeError, match="got bool"):
+        model(True)
+
+
 def test_catalog_is_lazy():
     models._load.cache_clear()
     list(MODELS), len(MODELS), model_names(), "qwen3-8b" in MODELS

@@ -197,3 +197,20 @@ def test_the_function_table_covers_every_chapter3_function_that_takes_a_workload
              and f.__module__.rsplit(".", 1)[-1] in ch3
              and ("Workload.of(model" in (src := inspect.getsource(f)) or "_workload(model" in src)}
     assert takes == set(_CH3)
+
+
+def test_the_card_share_is_computed_once_per_workload(monkeypatch):
+    import infra_calc.workload as wl
+
+    calls = []
+    real = wl.card_share
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("cards"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(wl, "card_share", counted)
+    w = wl.Workload("llama-2-70b", "H100 SXM", cards=2)
+    assert w.share.cards == w.cards == 2 and w.kv_bytes_per_token_per_card > 0
+    w.resident_weight_bytes(), w.memory
+    assert calls == [2]
