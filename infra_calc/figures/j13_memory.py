@@ -20,13 +20,24 @@ from ..hardware import capacity_reading
 from ..planner import planner_state
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
-__all__ = ["SEGMENT_COLOURS", "SEGMENT_HATCHES", "legend_handles", "capacity_4090",
+__all__ = ["SEGMENT_COLOURS", "SEGMENT_HATCHES", "memory_segments", "legend_handles", "capacity_4090",
            "tpu_area", "amdahl_curves", "capacity_planner_snapshot"]
 
 #: Colour and hatch of each memory segment (weights, workspace, KV cache), shared with
 #: the capacity planner widget.
 SEGMENT_COLOURS = {"weights": PALETTE["blue"], "workspace": PALETTE["orange"], "kv": PALETTE["green"]}
 SEGMENT_HATCHES = {"weights": HATCHES[0], "workspace": HATCHES[2], "kv": HATCHES[1]}
+
+
+def memory_segments(mem):
+    """``(segment, left, width)`` in bytes for weights, workspace and KV cache of a memory
+    record, stacked in that order: the stacking of the planner's bar and of its snapshot."""
+    left, out = 0.0, []
+    for key in SEGMENT_COLOURS:
+        width = getattr(mem, key)
+        out.append((key, left, width))
+        left += width
+    return out
 
 
 def legend_handles(per_request: bool = True):
@@ -218,12 +229,11 @@ def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.
     fig = Figure(figsize=(7.0, 1.0 + 0.75 * len(states)))
     ax = fig.add_subplot()
     for y, st in enumerate(states):
-        mem, left = st.memory, 0.0
-        for key, val in (("weights", mem.weights), ("workspace", mem.workspace), ("kv", mem.kv)):
-            w = in_unit(val / mem.capacity, "%")
-            ax.barh(y, w, left=left, color=SEGMENT_COLOURS[key], hatch=SEGMENT_HATCHES[key],
-                    edgecolor="white", height=0.6)
-            left += w
+        mem = st.memory
+        for key, start, width in memory_segments(mem):
+            ax.barh(y, in_unit(width / mem.capacity, "%"), left=in_unit(start / mem.capacity, "%"),
+                    color=SEGMENT_COLOURS[key], hatch=SEGMENT_HATCHES[key], edgecolor="white", height=0.6)
+        left = in_unit(mem.total / mem.capacity, "%")
         ax.plot([100, 100], [y - 0.38, y + 0.38], color=PALETTE["black"], linewidth=2.2, linestyle="-")
         verdict = "fits" if st.fits else "exceeds"
         total, cap = shown(mem.total, "GB", 2, bare=True), shown(mem.capacity, "GB", 2)

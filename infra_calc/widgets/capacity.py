@@ -23,7 +23,7 @@ import html
 import ipywidgets as w
 
 from ..display import in_unit, round_sig, shown, tokens_k
-from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles
+from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles, memory_segments
 from ..hardware import READINGS
 from ..planner import planner_state
 from ..units import GiB
@@ -68,7 +68,7 @@ class CapacityPlanner(Explorer):
         ax = self.fig.add_subplot()
         self.ax = ax
         self.bars = {}
-        for key in ("weights", "workspace", "kv"):
+        for key in SEGMENT_COLOURS:
             self.bars[key] = ax.barh(0, 1.0, left=0.0, height=0.5, color=SEGMENT_COLOURS[key],
                                      hatch=SEGMENT_HATCHES[key], edgecolor="white")[0]
         self.cap_line = ax.axvline(1.0, color="black", linestyle="-", linewidth=2.0)
@@ -99,11 +99,9 @@ class CapacityPlanner(Explorer):
     def _update(self):
         st = self.state()
         mem = st.memory
-        left = 0.0
-        for key, val in (("weights", mem.weights), ("workspace", mem.workspace), ("kv", mem.kv)):
-            self.bars[key].set_x(in_unit(left, "GB"))
-            self.bars[key].set_width(in_unit(val, "GB"))
-            left += val
+        for key, start, width in memory_segments(mem):
+            self.bars[key].set_x(in_unit(start, "GB"))
+            self.bars[key].set_width(in_unit(width, "GB"))
         cap = in_unit(mem.capacity, "GB")
         # steady axis: a 1-2-2.5-5 step above the larger of total and capacity
         hi = nice_ceiling(in_unit(max(mem.total, mem.capacity), "GB") * 1.05)

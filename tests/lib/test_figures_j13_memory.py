@@ -120,3 +120,16 @@ def test_capacity_planner_snapshot_rows():
     _close(fig)
 
 
+
+
+def test_memory_segments_stack_weights_workspace_kv_to_the_total():
+    from infra_calc.figures.j13_memory import memory_segments
+    from infra_calc.planner import planner_state
+    mem = planner_state("qwen3-8b", "RTX 4090", context=8192, batch=4, workspace=2 * 2**30,
+                        bytes_per_param=2.0, reading="decimal GB").memory
+    segs = memory_segments(mem)
+    assert [k for k, _, _ in segs] == ["weights", "workspace", "kv"]
+    assert [w for _, _, w in segs] == [mem.weights, mem.workspace, mem.kv]
+    for (_, left, width), (_, nxt, _) in zip(segs, segs[1:]):
+        assert nxt == left + width            # each segment starts where the last ended
+    assert segs[-1][1] + segs[-1][2] == pytest.approx(mem.total, rel=1e-15)
