@@ -27,7 +27,7 @@ import json
 import pathlib
 import re
 
-__all__ = ["CODE_DIRECTIVES", "eval_expressions", "split_inline", "stored_expressions",
+__all__ = ["CODE_DIRECTIVES", "eval_expressions", "split_inline", "stored_entries", "stored_expressions",
            "plain_result", "unquoted", "stored_values", "EXERCISE_LABEL", "SOLUTION_TARGET",
            "exercise_labels", "solution_targets"]
 
@@ -92,14 +92,20 @@ def split_inline(text: str) -> list[str]:
     return parts
 
 
-def stored_expressions(cell: dict) -> dict[str, dict]:
-    """``{expression: result}`` of a markdown cell's ``metadata.user_expressions``.
+def stored_entries(cell: dict) -> list[dict]:
+    """A markdown cell's ``metadata.user_expressions``: one entry per ``{eval}`` occurrence,
+    in document order (an expression used twice is stored twice).
 
     jupyterlab-myst's format:
     ``[{"expression": "v.x", "result": {"status": "ok", "data": {"text/plain": ...}}}]``.
     """
     stored = cell.get("metadata", {}).get("user_expressions") or []
-    return {e.get("expression"): e.get("result") or {} for e in stored if isinstance(e, dict)}
+    return [e for e in stored if isinstance(e, dict)]
+
+
+def stored_expressions(cell: dict) -> dict[str, dict]:
+    """``{expression: result}`` of a markdown cell's :func:`stored_entries`."""
+    return {e.get("expression"): e.get("result") or {} for e in stored_entries(cell)}
 
 
 def plain_result(result: dict) -> str | None:

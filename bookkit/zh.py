@@ -8,19 +8,27 @@ and glue it to the Chinese text around it with :func:`zh_glue_after` and
 """
 from __future__ import annotations
 
+import math
 import re
+
+from infra_calc.units import UNIT_SCALES
 
 __all__ = ["ZH_UNITS", "ZH_WORDS", "ZH_LIST_SEP", "ZH_TIMES", "zh_text", "zh_glue_after", "zh_glue_before"]
 
-#: The Chinese edition's words for the units of :data:`infra_calc.units.UNIT_SCALES` that are English
-#: words: unit -> (Chinese, power of ten).  :func:`zh_text` writes a number followed by
+#: The Chinese edition's words for the English unit words a stored value may end in (those of
+#: :data:`infra_calc.units.UNIT_SCALES`, and "CPUs" of a machine's description):
+#: unit -> (Chinese, power of ten).  :func:`zh_text` writes a number followed by
 #: one of them as the number times ``10**power`` (its decimal point moved: no digit is
 #: added or lost) followed by the Chinese, e.g. "8.03 billion" -> "80.3 亿".
 #: Units written as symbols (ms, GB, TFLOP/s, FLOP/byte, %) are not listed: they
 #: stay as they are; a ratio ("147.7×") reads "147.7 倍" (:data:`ZH_TIMES`).
 #: ``tools/stored_eval.py`` applies this to every stored ``{eval}``
 #: value when the book is built with ``language: zh_CN``; ``tests/book/test_zh_units.py``
-#: fails when a unit word of UNIT_SCALES has no entry here.
+#: fails when a unit word of UNIT_SCALES has no entry here.  A scale word's power is
+#: derived: its magnitude in UNIT_SCALES over the Chinese word's (万 = 10⁴, 亿 = 10⁸).
+_ZH_MAGNITUDES = {"": 0, "万": 4, "亿": 8}
+_ZH_SCALE_WORDS = {"thousand": ("", ""), "million": ("万", "万"), "billion": ("亿", "亿"),
+                   "B params": ("亿参数", "亿")}   # unit -> (Chinese, its magnitude word)
 ZH_UNITS: dict[str, tuple[str, int]] = {
     "tokens": ("个 token", 0), "token": ("个 token", 0),
     "tokens/s": ("token/s", 0), "token/s": ("token/s", 0), "tok/s": ("token/s", 0),
@@ -28,7 +36,8 @@ ZH_UNITS: dict[str, tuple[str, int]] = {
     "rows": ("行", 0), "cards": ("张卡", 0), "experts": ("个专家", 0), "layers": ("层", 0),
     "elements": ("个元素", 0),
     "bytes": ("字节", 0), "CPUs": ("个 CPU", 0), "years": ("年", 0),
-    "thousand": ("", 3), "million": ("万", 2), "billion": ("亿", 1), "B params": ("亿参数", 1),
+    **{unit: (zh, round(math.log10(UNIT_SCALES[unit])) - _ZH_MAGNITUDES[magnitude])
+       for unit, (zh, magnitude) in _ZH_SCALE_WORDS.items()},
 }
 #: Whole words a stored value may hold besides numbers (a yes/no column, "1,024 and 2,048").
 ZH_WORDS: dict[str, str] = {

@@ -22,9 +22,13 @@ One calling convention: a function that takes a card is
 ``f(subject, hw, *, sizes...)``.  The subject (a model, a parameter count,
 FLOPs and bytes, a GEMM shape ``m, k, n``) comes first, then the card ``hw``,
 then only keyword-only parameters (``batch=``, ``context=``,
-``bytes_per_param=``, ``cards=``...), so a size never lands in another's slot.
-A function without a card keeps its subject positional and its options by
-keyword: ``arithmetic_intensity(m, k, n, bytes_per_element=2)``.
+``bytes_per_param=``, ``cards=``...), so no size after the card lands in
+another's slot.  A function without a card keeps its subject positional and
+its options (every parameter with a default) by keyword:
+``arithmetic_intensity(m, k, n, bytes_per_element=2)``; its required inputs
+stay positional, in the formula's order (``amdahl_time(t_total, f, s)``).  A
+record (:class:`~infra_calc.modelspec.ModelSpec`, built from a config) takes
+every field by keyword.  ``tests/lib/test_api_convention.py`` holds this.
 
 >>> import infra_calc as ic
 >>> ic.shown(ic.read_time(70e9, "H100 SXM"), "ms", 3)

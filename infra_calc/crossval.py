@@ -24,6 +24,7 @@
 """
 from __future__ import annotations
 
+import csv
 import functools
 import io
 from dataclasses import dataclass
@@ -250,7 +251,8 @@ def knobs_csv(report: Report | None = None) -> str:
     """The text of ``forecast_knobs.csv``: one line per family, the pooled ``any`` first."""
     rep = evaluate() if report is None else report
     buf = io.StringIO()
-    buf.write(",".join(KNOB_COLUMNS) + "\n")
+    out = csv.writer(buf, lineterminator="\n")    # read back with csv.DictReader (forecasting)
+    out.writerow(KNOB_COLUMNS)
     rows = rep.data.rows
     for fam in [POOLED] + sorted(f for f in rep.fits if f != POOLED):
         mine = [r for r in rows if fam == POOLED or r.family == fam]
@@ -258,14 +260,13 @@ def knobs_csv(report: Report | None = None) -> str:
         lo, hi, n = rep.bands.get(fam, rep.bands[POOLED])
         if fam == POOLED:
             hold = [p for p in rep.holdout]
-            inside = sum(lo <= float(np.log(p.row.y / p.pooled)) <= hi for p in hold)
+            inside = sum(lo <= p.log_ratio("pooled") <= hi for p in hold)
         else:
             hold = [p for p in rep.holdout if p.row.family == fam]
             inside = sum(rep.inside(p) for p in hold)
         lam = 0.0 if fam == POOLED else FAMILY_PRIOR
-        buf.write(",".join([fam, *map(_num, k), str(len(mine)), str(len({r.group for r in mine})),
-                            _num(lam), _num(lo), _num(hi), str(n), str(len(hold)),
-                            str(int(inside))]) + "\n")
+        out.writerow([fam, *map(_num, k), len(mine), len({r.group for r in mine}),
+                      _num(lam), _num(lo), _num(hi), n, len(hold), int(inside)])
     return buf.getvalue()
 
 

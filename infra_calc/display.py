@@ -150,6 +150,19 @@ def _infinity(x: float) -> str:
     return "∞" if x > 0 else "−∞"
 
 
+def _a_number(value, name: str) -> float:
+    """``value`` as a float; a bool, a non-number or NaN is refused, naming ``name``."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, got a bool")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {value!r}") from None
+    if math.isnan(x):
+        raise ValueError(f"{name} must be a number, got NaN")
+    return x
+
+
 #: a time of 10,000 or more of its unit is shown in the next one (no 19-digit milliseconds)
 TIME_UNITS = ("ms", "s", "h", "years")
 
@@ -244,25 +257,37 @@ def shown_e(value, exponent: int = 9, digits: int | None = None, unit: str | Non
     """``value`` as a number times a power of ten, written the source's way ("80e9 B"):
     ``digits`` decimals, or as few as it needs when ``digits`` is None.
 
+    An infinite value is ``∞`` (no power of ten); NaN is refused.
+
     >>> shown_e(80e9, unit="B"), shown_e(85.899e9, digits=1, unit="B"), shown_e(70e9)
     ('80e9 B', '85.9e9 B', '70e9')
+    >>> shown_e(math.inf, unit="B")
+    '∞ B'
     """
-    x = float(value) / 10.0 ** exponent
+    x = _a_number(value, "value") / 10.0 ** exponent
+    if math.isinf(x):
+        return with_unit(_infinity(x), unit)
     num = f"{x:g}" if digits is None else f"{x:.{digits}f}"
     return with_unit(f"{num}e{exponent}", unit)
 
 
 def tokens_k(tokens, suffix: str = "K") -> str:
     """A token count in K (:data:`~infra_calc.units.K_TOKENS` = 2¹⁰ tokens), as the source
-    writes a context length: as few digits as it needs, no space before the K (``suffix``:
-    J07's printout writes ``"k"``; ``""`` for prose that writes the K itself,
-    "{eval}`v.ctx_k`K tokens").
+    writes a context length: as few digits as it needs to be exact (the shortest text that
+    reads back as the same number), no space before the K (``suffix``: J07's printout
+    writes ``"k"``; ``""`` for prose that writes the K itself, "{eval}`v.ctx_k`K tokens").
+    An infinite count is ``∞``; NaN is refused.
 
     >>> tokens_k(8192), tokens_k(131072), tokens_k(1448), tokens_k(8192, "k"), tokens_k(12288, "")
-    ('8K', '128K', '1.41406K', '8k', '12')
+    ('8K', '128K', '1.4140625K', '8k', '12')
+    >>> tokens_k(math.inf)
+    '∞K'
     """
-    k = tokens / K_TOKENS
-    return f"{k:g}{suffix}"
+    k = _a_number(tokens, "tokens") / K_TOKENS
+    if math.isinf(k):
+        return f"{_infinity(k)}{suffix}"
+    num = repr(k)
+    return f"{num[:-2] if num.endswith('.0') else num}{suffix}"
 
 
 def plain_number(x: float) -> str:

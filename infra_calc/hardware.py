@@ -395,12 +395,13 @@ def accelerator_names() -> list[str]:
 
 
 def accelerator(name: str | Accelerator) -> Accelerator:
-    """Look up a catalog accelerator, ignoring case, spaces, dashes and dots.
+    """Look up a catalog accelerator, ignoring case, spaces, dashes, underscores and dots
+    (:func:`~infra_calc._names.name_key`).
 
     An :class:`Accelerator` is returned as it is (a changed copy keeps its figures).
 
-    >>> accelerator("h100-sxm").name
-    'H100 SXM'
+    >>> accelerator("h100-sxm").name, accelerator("h100_sxm").name
+    ('H100 SXM', 'H100 SXM')
     """
     if isinstance(name, Accelerator):
         return name

@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import numbers
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,12 +52,14 @@ _INT_FIELDS = (
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelSpec(ParameterLedger):
     """Shape of one decoder-only transformer.
 
     The parameter ledger (``matmul_params``, ``shared_params``,
     ``decode_weight_bytes`` ...) comes from :class:`~infra_calc.ledger.ParameterLedger`.
+    Every field is passed by keyword (``from_hf_config`` does): ten whole numbers in a
+    row are too easy to misorder.
 
     Parameters
     ----------
@@ -130,7 +132,6 @@ class ModelSpec(ParameterLedger):
     head_dim: int
     intermediate: int
     vocab: int
-    _: KW_ONLY                         # the optional fields by name only
     num_experts: int = 0
     experts_per_token: int = 0
     tie_word_embeddings: bool = False

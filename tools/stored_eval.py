@@ -20,7 +20,8 @@ reads "RTX 4090、L40S".  After the translated messages are in place, ``ZhValueS
 drops the space a translator wrote between a value that ends in a Chinese character
 and the Chinese text that follows it ("8 个请求 时" reads "8 个请求时"), and before a
 value that starts with one: ``bookkit.zh_glue_after`` / ``zh_glue_before``,
-the same rule ``tools/translations.py`` checks the catalogs with.
+the same rule ``tools/zh_checks.py`` checks the catalogs with (through
+``tools.zh_message.render``).
 """
 from __future__ import annotations
 

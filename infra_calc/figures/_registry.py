@@ -25,8 +25,13 @@ PALETTE = {"blue": "#0072B2", "vermillion": "#D55E00", "green": "#009E73", "purp
            "orange": "#E69F00", "sky": "#56B4E9", "yellow": "#F0E442", "black": "#000000"}
 HATCHES = ("", "//", "..", "xx", "\\\\", "oo", "--", "++")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-#: How published PNGs are written; pytest-mpl compares with the same settings.
-SAVE_KWARGS = {"metadata": {"Software": None}}
+#: How each format of a published figure is written (no dates, no software tag):
+#: :func:`render_all` saves with ``SAVE_KWARGS[fmt]``, pytest-mpl compares PNGs with
+#: ``SAVE_KWARGS["png"]``.
+SAVE_KWARGS = {"png": {"metadata": {"Software": None}},
+               "svg": {"metadata": {"Date": None, "Creator": None}},
+               "pdf": {"metadata": {"CreationDate": None, "ModDate": None, "Producer": None,
+                                    "Creator": None}}}
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,8 @@ def _jsonable(v):
 def render_all(out_dir, formats=("png", "svg"), progress=True) -> list[pathlib.Path]:
     """Write every figure as each of ``formats`` plus ``figures.json``.
 
-    Output is byte-stable: no dates, fixed SVG hash salt, no software tag.
+    Output is byte-stable: no dates, fixed SVG hash salt, no software tag
+    (:data:`SAVE_KWARGS`).
     """
     import matplotlib
     import matplotlib.pyplot as plt
@@ -115,10 +121,7 @@ def render_all(out_dir, formats=("png", "svg"), progress=True) -> list[pathlib.P
             fig = spec.func()
             for fmt in formats:
                 path = out / f"{fid}.{fmt}"
-                meta = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
-                        "pdf": {"CreationDate": None, "ModDate": None, "Producer": None,
-                                "Creator": None}}[fmt]
-                fig.savefig(path, format=fmt, metadata=meta)
+                fig.savefig(path, format=fmt, **SAVE_KWARGS[fmt])
                 written.append(path)
         plt.close(fig)
         manifest.append({"id": fid, "caption": spec.caption, "function": spec.function,
@@ -130,7 +133,7 @@ def render_all(out_dir, formats=("png", "svg"), progress=True) -> list[pathlib.P
 
 
 def main(argv=None) -> int:
-    """``python -m infra_calc figures [--out DIR] [--format png svg pdf] [--only ID ...]``."""
+    """``python -m infra_calc figures [--out DIR] [--format png svg pdf] [--list]``."""
     from .._parser import Parser
 
     p = Parser(prog="python -m infra_calc figures",

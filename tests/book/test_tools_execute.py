@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from conftest import NOTEBOOKS, ROOT, cells, load, source
 
-from bookkit import eval_expressions
+from bookkit.roles import eval_expressions, stored_entries
 from bookkit.widget_state import WIDGET_VIEW, strip
 from tools.execute import execute, merge_streams
 
@@ -120,7 +120,7 @@ def test_pages_are_stored_as_jupyterlab_writes_them(path):
         if c["cell_type"] != "markdown":
             continue
         want = eval_expressions(source(c))
-        got = [e["expression"] for e in c.get("metadata", {}).get("user_expressions", [])]
+        got = [e.get("expression") for e in stored_entries(c)]
         if got != want:
             bad.append(f"cell {i}: stored {got}, jupyterlab-myst writes {want}")
     assert not bad, "user_expressions not as jupyterlab-myst writes them (make execute):\n" + \

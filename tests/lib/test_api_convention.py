@@ -95,7 +95,7 @@ def test_every_option_is_keyword_only(name):
     lambda: ic.arithmetic_intensity(64, 4096, 4096, 2),
     lambda: ic.capacity_check(80e9, 16e9, 4e9, 2e9),              # workspace is keyword-only
     lambda: ic.capacity_check(80e9, 16e9, 4e9),                   # so are weights and kv
-    lambda: ic.ModelSpec("m", 10, 10, 1, 8, 2, 2, 4, 16, 32, 4),  # num_experts too
+    lambda: ic.ModelSpec("toy", 1000, 1000, 2, 16, 4, 2, 4, 32, 10),  # a record: every field by name
     lambda: ic.Workload("llama-2-70b", "H100 SXM", 1),
 ])
 def test_a_size_by_position_is_refused(call):

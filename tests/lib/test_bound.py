@@ -88,9 +88,3 @@ def test_crossover_is_where_the_label_of_bounds_flips():
     x = crossover(f[0], r[0], f[1], r[1], CARD)
     labels = [bounds(f @ [1, x * a], r @ [1, x * a], CARD).bound for a in (0.999, 1.001)]
     assert labels == ["memory", "compute"] and np.isinf(crossover(0.0, 1.0, 1e9, 1e7, CARD))
-
-
-@pytest.mark.parametrize("kw", [dict(overlap_comm="yes"), dict(comm="tree")])
-def test_flag_and_comm_model_are_refused_without_a_decode_step_too(kw):
-    with pytest.raises((TypeError, ValueError), match=next(iter(kw))):
-        ic.generation_time("llama-3.1-8b", "H100", prompt_tokens=8, output_tokens=1, cards=2, **kw)

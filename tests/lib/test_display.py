@@ -72,12 +72,33 @@ def test_page_values_show_plain_text_without_quotes():
 
 def test_every_number_form_writes_infinity_the_same_way():
     """One rule for ∞: the prose, the tables, the labels and the checker's echo agree."""
-    from infra_calc.display import plain_number, round_sig, shown, shown_up, sig
+    from infra_calc.display import plain_number, round_sig, shown, shown_e, shown_up, sig, tokens_k
 
     inf = float("inf")
-    forms = [str(shown(inf)), str(shown_up(inf, "ms")), sig(inf), round_sig(inf), plain_number(inf)]
-    assert forms == ["∞", "∞ ms", "∞", "∞", "∞"]
-    assert [str(shown(-inf)), sig(-inf), round_sig(-inf), plain_number(-inf)] == ["−∞"] * 4
+    forms = [str(shown(inf)), str(shown_up(inf, "ms")), sig(inf), round_sig(inf), plain_number(inf),
+             shown_e(inf, unit="B"), tokens_k(inf)]
+    assert forms == ["∞", "∞ ms", "∞", "∞", "∞", "∞ B", "∞K"]
+    assert [str(shown(-inf)), sig(-inf), round_sig(-inf), plain_number(-inf), shown_e(-inf),
+            tokens_k(-inf, "")] == ["−∞"] * 6
+
+
+@pytest.mark.parametrize("form, name", [("shown_e", "value"), ("tokens_k", "tokens")])
+def test_a_count_form_refuses_nan_naming_the_parameter(form, name):
+    from infra_calc import display
+
+    with pytest.raises(ValueError, match=f"{name} must be a number, got NaN"):
+        getattr(display, form)(float("nan"))
+
+
+def test_tokens_k_is_exact():
+    """As few digits as the number needs, and no fewer: 1448 tokens is 1.4140625K, not 1.41406K."""
+    from infra_calc.display import tokens_k
+    from infra_calc.units import K_TOKENS
+
+    for tokens in (1448, 8192, 131072, 12288, 1000, 3 * 8192 / 2):
+        text = tokens_k(tokens, "")
+        assert float(text) * K_TOKENS == tokens, (tokens, text)
+    assert tokens_k(1448) == "1.4140625K" and tokens_k(8192) == "8K"
 
 
 def test_long_times_move_up_a_unit_and_the_unit_is_written_once():

@@ -68,7 +68,7 @@ def test_manifest_matches_registry():
 
 def _make_test(fig_id):
     @pytest.mark.mpl_image_compare(baseline_dir=str(FIG_DIR), filename=f"{fig_id}.png",
-                                   style=STYLE, savefig_kwargs=SAVE_KWARGS, tolerance=2)
+                                   style=STYLE, savefig_kwargs=SAVE_KWARGS["png"], tolerance=2)
     def test():
         return FIGURES[fig_id].func()
     test.__name__ = f"test_figure_{fig_id.replace('-', '_')}"

@@ -9,6 +9,7 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from infra_calc.display import shown, tokens_k
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j13_memory as figs
 from infra_calc.units import GB, GiB
@@ -28,14 +29,22 @@ def _close(fig):
 
 
 # --------------------------------------------------------------------------- figures
-def test_figures_registered_with_captions():
-    for fid, func in (("j13-capacity-4090", figs.capacity_4090), ("j13-tpu-area", figs.tpu_area),
-                      ("j13-amdahl", figs.amdahl_curves),
-                      ("j13-capacity-planner", figs.capacity_planner_snapshot)):
-        assert fid in FIGURES
-        assert FIGURES[fid].func is func
-        assert len(FIGURES[fid].caption) > 20
-        json.dumps(FIGURES[fid].inputs)  # inputs are serialisable for figures.json
+def test_captions_state_what_the_figures_draw():
+    """Each caption names the inputs its figure is drawn from (a changed default that the
+    caption still contradicts fails here); the inputs are serialisable for figures.json."""
+    words = dict(enumerate("zero one two three four five six seven".split()))
+    cap = FIGURES["j13-capacity-4090"]
+    got = cap.inputs
+    assert f"{got['model']} in BF16 on an {got['hw']}" in cap.caption and got["bytes_per_param"] == 2
+    assert f"{shown(got['workspace'], 'GiB', 0)} workspace" in cap.caption
+    assert f"{' or '.join(words[b] for b in got['batches'])} {tokens_k(got['context'])}-token" \
+        in cap.caption
+    planner = FIGURES["j13-capacity-planner"]
+    assert f"at {words[len(planner.inputs['settings'])]} settings" in planner.caption
+    assert "1/(1 − f)" in FIGURES["j13-amdahl"].caption and FIGURES["j13-amdahl"].inputs["fractions"]
+    assert "Jouppi" in FIGURES["j13-tpu-area"].caption
+    for fid in ("j13-capacity-4090", "j13-tpu-area", "j13-amdahl", "j13-capacity-planner"):
+        json.dumps(FIGURES[fid].inputs)
 
 
 def test_capacity_4090_bars_and_capacity_lines():

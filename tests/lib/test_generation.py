@@ -153,3 +153,9 @@ def test_step_times_are_read_off_the_steps():
     assert (g.step_times == g.steps.t_step).all() and (g.floor_step_times == g.steps.t_floor).all()
     assert "step_times" not in {f.name for f in dataclasses.fields(g)}     # stored once
     assert g.step_times.size == 19
+
+
+@pytest.mark.parametrize("kw", [dict(overlap_comm="yes"), dict(comm="tree")])
+def test_flag_and_comm_model_are_refused_without_a_decode_step_too(kw):
+    with pytest.raises((TypeError, ValueError), match=next(iter(kw))):
+        ic.generation_time("llama-3.1-8b", "H100", prompt_tokens=8, output_tokens=1, cards=2, **kw)

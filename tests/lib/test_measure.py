@@ -326,15 +326,15 @@ def test_notebooks_exist():
 
 
 def test_roofline_and_sweep_give_their_accelerator_the_same_way():
-    """Both records offer the measured roofline as a property, and the ridge point is the
-    Accelerator's own."""
-    assert isinstance(MachineRoofline.accelerator, property)
-    assert isinstance(GemmSweep.accelerator, property)
+    """Both records give the measured roofline as an Accelerator the library's functions take
+    as ``hw``, and the ridge point is the Accelerator's own."""
     roof = MachineRoofline(peak_flops=2e12, mem_bandwidth=5e10, machine={"memory_bytes": 8e9})
     acc = roof.accelerator
+    assert isinstance(acc, ic.Accelerator) and ic.read_time(5e10, acc) == 1.0
     assert (acc.peak_flops, acc.mem_bandwidth, acc.mem_capacity) == (2e12, 5e10, 8e9)
     assert roof.ridge_point == acc.ridge() == 40.0
     run = _fake_run()
     a, b = run.roofline.accelerator, run.sweep.accelerator
+    assert isinstance(b, ic.Accelerator)
     assert (a.name, a.source, a.peak_flops, a.mem_bandwidth) == (b.name, b.source, b.peak_flops,
                                                                  b.mem_bandwidth)
