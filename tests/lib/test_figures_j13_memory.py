@@ -139,6 +139,6 @@ def test_memory_segments_stack_weights_workspace_kv_to_the_total():
     segs = memory_segments(mem)
     assert [k for k, _, _ in segs] == ["weights", "workspace", "kv"]
     assert [w for _, _, w in segs] == [mem.weights, mem.workspace, mem.kv]
-    for (_, left, width), (_, nxt, _) in zip(segs, segs[1:]):
+    for (_, left, width), (_, nxt, _) in zip(segs, segs[1:], strict=False):
         assert nxt == left + width            # each segment starts where the last ended
     assert segs[-1][1] + segs[-1][2] == pytest.approx(mem.total, rel=1e-15)
