@@ -33,8 +33,8 @@ from .comm import layer_comm
 from .workload import ModelOnCard, Workload
 
 __all__ = ["ModelDecodeStep", "model_decode_step", "decode_counts", "decode_coefficients",
-           "step_parts", "StepParts", "routed_expert_bytes", "weight_read_params",
-           "WEIGHT_READS", "REGIONS"]
+           "step_parts", "StepParts", "StepCounts", "StepCoefficients", "routed_expert_bytes",
+           "weight_read_params", "WEIGHT_READS", "REGIONS"]
 
 #: What a step is taken to read: the bytes it touches (default), J07's
 #: ``N_active b_W`` (the whole input table, ``k`` experts whatever the batch), or every weight.
@@ -69,20 +69,66 @@ def routed_expert_bytes(w: Workload, b):
             / np.asarray(w.cards, dtype=float))
 
 
-def decode_coefficients(w: Workload, weights="touched") -> dict:
+@dataclass(frozen=True)
+class StepCounts:
+    """Per-card bytes and FLOPs of a decode step (:func:`decode_counts`; arrays broadcast)."""
+
+    #: Weight bytes read, ``R_W`` split per card, bytes.
+    weight_bytes: np.ndarray
+    #: KV-cache bytes the batch reads, ``B S m_kv h_kv/n_kv``, bytes.
+    kv_bytes: np.ndarray
+    #: FLOPs of the matrix products, ``2 B N_mm`` split per card (replicated K/V projections included).
+    flops_linear: np.ndarray
+    #: FLOPs of attention over the cache, ``4 B S L (H/n) d_h``.
+    flops_attention: np.ndarray
+
+    @property
+    def bytes_read(self):
+        """Bytes read this step, ``weight_bytes + kv_bytes``."""
+        return self.weight_bytes + self.kv_bytes
+
+    @property
+    def flops(self):
+        """FLOPs this step, ``flops_linear + flops_attention``."""
+        return self.flops_linear + self.flops_attention
+
+
+@dataclass(frozen=True)
+class StepCoefficients:
+    """Per-card terms of a decode step, linear in the context ``S`` (:func:`decode_coefficients`;
+    arrays over the batch).  A step reads ``weight_bytes + kv_bytes_per_token * S`` bytes and does
+    ``flops_linear + attention_flops_per_token * S`` FLOPs: :meth:`at` is that step."""
+
+    #: Weights the step touches (:func:`weight_read_params`), per card, bytes.
+    weight_bytes: np.ndarray
+    #: The batch's cache per cached token, ``B m_kv`` per card, bytes/token.
+    kv_bytes_per_token: np.ndarray
+    #: FLOPs of the matrix products, ``2 B N_mm`` per card.
+    flops_linear: np.ndarray
+    #: FLOPs of attention per cached token, ``4 B L (H/n) d_h``, FLOPs/token.
+    attention_flops_per_token: np.ndarray
+
+    def at(self, context) -> StepCounts:
+        """The :class:`StepCounts` of the step at ``context`` tokens of cache (arrays broadcast)."""
+        s = np.asarray(context, dtype=float)
+        return StepCounts(*np.broadcast_arrays(self.weight_bytes, self.kv_bytes_per_token * s,
+                                               self.flops_linear,
+                                               self.attention_flops_per_token * s))
+
+
+def decode_coefficients(w: Workload, weights="touched") -> StepCoefficients:
     """Per-card terms of a decode step of ``w``, linear in the context ``S``.
 
-    A step reads ``weight_bytes + kv_bytes_per_token * S`` bytes and does
-    ``flops_linear + attention_flops_per_token * S`` FLOPs per card (arrays
-    over ``w.batch``): the weights touched (:func:`weight_read_params`), the
-    batch's cache per cached token, the matrix products and attention per
-    cached token: the one account of a step, read by :func:`decode_counts`, the levers
-    and the turning points (:func:`infra_calc.kv.per_request_terms`).
+    A :class:`StepCoefficients` (arrays over ``w.batch``): the weights touched
+    (:func:`weight_read_params`), the batch's cache per cached token, the matrix
+    products and attention per cached token: the one account of a step, read by
+    :func:`decode_counts`, the levers and the turning points
+    (:func:`infra_calc.kv.per_request_terms`).
     """
     spec, sh = w.model, w.share
     b = np.asarray(w.batch, dtype=float)
     n = np.asarray(w.cards, dtype=float)
-    return dict(
+    return StepCoefficients(
         weight_bytes=np.asarray(sh.of(spec, weight_read_params(spec, w.batch, weights,
                                                                 w.routing)))
         * w.bytes_per_param,
@@ -97,7 +143,8 @@ class StepParts(Bounds):
     """A decode step's :class:`~infra_calc.bound.Bounds` with its :func:`decode_counts` and
     the all-reduce's message ``M = 2 B d``, bytes (:func:`~infra_calc.comm.layer_comm`)."""
 
-    counts: dict = None
+    #: The step's per-card bytes and FLOPs (:func:`decode_counts`).
+    counts: StepCounts = None
     comm_bytes: float | np.ndarray = 0.0
 
 
@@ -115,28 +162,19 @@ def step_parts(w: Workload, weights="touched", comm="ring", context=None, *, ove
     """
     c = decode_counts(w, weights, context)
     msg, tcomm = layer_comm(w.model, w.hw, tokens=w.batch, cards=w.cards, comm=comm)
-    t = bounds(c["flops"], c["bytes_read"], w.hw, t_comm=tcomm, overlap=overlap,
+    t = bounds(c.flops, c.bytes_read, w.hw, t_comm=tcomm, overlap=overlap,
                overlap_comm=overlap_comm, math=w.math)
     return StepParts(**vars(t), counts=c, comm_bytes=msg)
 
 
-def decode_counts(w: Workload, weights="touched", context=None) -> dict:
+def decode_counts(w: Workload, weights="touched", context=None) -> StepCounts:
     """Per-card bytes and FLOPs of one decode step of workload ``w`` (arrays broadcast).
 
-    Returns a dict of ``weight_bytes`` (:math:`R_W` split per card),
-    ``kv_bytes`` (:math:`B S m_{kv} h_{kv}/n_{kv}`), ``flops_linear``
-    (:math:`2 B N_{mm}` split per card, replicated K/V projections included)
-    and ``flops_attention`` (:math:`4 B S L (H/n) d_h`), and their sums
-    ``bytes_read`` and ``flops``, at ``context`` (default: the workload's).
+    The :class:`StepCounts` of :func:`decode_coefficients` at ``context``
+    (default: the workload's): ``weight_bytes``, ``kv_bytes``, ``flops_linear``,
+    ``flops_attention`` and their sums ``bytes_read`` and ``flops``.
     """
-    k = decode_coefficients(w, weights)
-    s = np.asarray(w.context if context is None else context, dtype=float)
-    out = dict(weight_bytes=k["weight_bytes"], kv_bytes=k["kv_bytes_per_token"] * s,
-               flops_linear=k["flops_linear"],
-               flops_attention=k["attention_flops_per_token"] * s)
-    out.update(bytes_read=out["weight_bytes"] + out["kv_bytes"],
-               flops=out["flops_linear"] + out["flops_attention"])
-    return dict(zip(out, np.broadcast_arrays(*out.values()), strict=True))
+    return decode_coefficients(w, weights).at(w.context if context is None else context)
 
 
 @dataclass(frozen=True)
@@ -239,15 +277,15 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
     c, acc = t.counts, w.hw
     bound = np.asarray(t.floor_bound)
     region = np.where(bound == "compute", "compute",
-                      np.where(c["weight_bytes"] >= c["kv_bytes"], "weight-read", "kv-read"))
+                      np.where(c.weight_bytes >= c.kv_bytes, "weight-read", "kv-read"))
     return ModelDecodeStep(
         model=w.model, hw=acc, batch=w.batch, context=w.context, weights=weights,
         routing=w.routing,
-        weight_bytes=unwrap(c["weight_bytes"]), kv_bytes=unwrap(c["kv_bytes"]),
-        bytes_read=unwrap(c["bytes_read"]), flops_linear=unwrap(c["flops_linear"]),
-        flops_attention=unwrap(c["flops_attention"]), flops=unwrap(c["flops"]),
-        t_weights=bounds(0.0, c["weight_bytes"], acc).t_read,
-        t_kv=bounds(0.0, c["kv_bytes"], acc).t_read, t_read=t.t_read, t_compute=t.t_compute,
+        weight_bytes=unwrap(c.weight_bytes), kv_bytes=unwrap(c.kv_bytes),
+        bytes_read=unwrap(c.bytes_read), flops_linear=unwrap(c.flops_linear),
+        flops_attention=unwrap(c.flops_attention), flops=unwrap(c.flops),
+        t_weights=bounds(0.0, c.weight_bytes, acc).t_read,
+        t_kv=bounds(0.0, c.kv_bytes, acc).t_read, t_read=t.t_read, t_compute=t.t_compute,
         t_step=t.t_floor, bound=t.floor_bound, region=unwrap(region, str),
-        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory=w.memory_at(like=c["bytes_read"]),
+        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory=w.memory_at(like=c.bytes_read),
     )

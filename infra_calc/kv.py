@@ -32,6 +32,8 @@ whatever the type of the first argument.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._validate import unwrap
@@ -43,20 +45,38 @@ __all__ = ["critical_context", "turning_batch", "kv_weight_batch", "decode_regio
            "per_request_terms", "turning_points"]
 
 
-def _linear_terms(w: Workload, drafts=0):
-    """``(R0, r, m, c, c_a)`` per card: a pass of ``k`` drafts per request reads ``R0 + B(r + S m)``
-    (routed experts apart) and computes ``B(c + S c_a)``.  ``R0`` is the ledger's shared weights
-    and ``r`` its gathered rows (:attr:`~infra_calc.ledger.ParameterLedger.gathered_row_params`,
-    split over the cards like the table), each card's share as
-    :func:`~infra_calc.decode.decode_coefficients` counts it; ``m``, ``c`` and ``c_a`` are one
-    request's terms there."""
+@dataclass(frozen=True)
+class _LinearTerms:
+    """One pass's per-card terms, linear in the batch ``B`` and the context ``S``: a pass of ``k``
+    drafts per request reads ``shared_bytes + B(row_bytes + S kv_bytes_per_token)`` (routed experts
+    apart) and computes ``B(flops + S attention_flops_per_token)``, each card's share as
+    :func:`~infra_calc.decode.decode_coefficients` counts it."""
+
+    #: ``R0``: the ledger's shared weights, read once per step whatever the batch, bytes.
+    shared_bytes: np.ndarray
+    #: ``r``: one request's gathered rows, ``k + 1`` of them
+    #: (:attr:`~infra_calc.ledger.ParameterLedger.gathered_row_params`, split like the table), bytes.
+    row_bytes: np.ndarray
+    #: ``m``: one request's cache per cached token, bytes/token.
+    kv_bytes_per_token: np.ndarray
+    #: ``c``: one request's FLOPs whatever the cache (matrix products, causal attention of its
+    #: ``k + 1`` tokens among themselves), FLOPs.
+    flops: np.ndarray
+    #: ``c_a``: one request's attention FLOPs per cached token, FLOPs/token.
+    attention_flops_per_token: np.ndarray
+
+
+def _linear_terms(w: Workload, drafts=0) -> _LinearTerms:
+    """The :class:`_LinearTerms` of a pass of ``drafts`` (``k``) draft tokens per request of ``w``."""
     q = np.asarray(drafts, dtype=float) + 1.0       # tokens per request through the weights
     spec, n = w.model, np.asarray(w.cards, dtype=float)
     one = decode_coefficients(w.with_(batch=1))
-    r0 = np.asarray(w.share.of(spec, spec.shared_params)) * w.bytes_per_param
     row = spec.gathered_row_params * w.bytes_per_param / n
-    c = q * one["flops_linear"] + spec.causal_attention_flops(q) / n
-    return r0, q * row, one["kv_bytes_per_token"], c, q * one["attention_flops_per_token"]
+    return _LinearTerms(
+        shared_bytes=np.asarray(w.share.of(spec, spec.shared_params)) * w.bytes_per_param,
+        row_bytes=q * row, kv_bytes_per_token=one.kv_bytes_per_token,
+        flops=q * one.flops_linear + spec.causal_attention_flops(q) / n,
+        attention_flops_per_token=q * one.attention_flops_per_token)
 
 
 def per_request_terms(w: Workload):
@@ -70,17 +90,20 @@ def per_request_terms(w: Workload):
     experts the routed experts come on top of ``R0``
     (:func:`~infra_calc.decode.routed_expert_bytes`).
     """
-    r0, row, m, c, ca = _linear_terms(w)
+    t = _linear_terms(w)
     s = np.asarray(w.context, dtype=float)
-    r1 = row + s * m
-    return np.broadcast_arrays(r0 + 0.0 * s, r1, c + s * ca + 0.0 * r1)
+    r1 = t.row_bytes + s * t.kv_bytes_per_token
+    return np.broadcast_arrays(t.shared_bytes + 0.0 * s, r1,
+                               t.flops + s * t.attention_flops_per_token + 0.0 * r1)
 
 
 def turning_points(w: Workload, *, drafts=0):
     """``(B*, S_max)`` per card of a pass verifying ``k`` drafts per request, at ``w.context``:
     the :func:`~infra_calc.bound.crossover` of its :func:`per_request_terms` (the experts at
     the floor); ``k = 0`` is a decode step (:func:`critical_context`, dense :func:`turning_batch`)."""
-    r0, r, m, c, ca = _linear_terms(w, drafts)
+    t = _linear_terms(w, drafts)
+    r0, r, m, c, ca = (t.shared_bytes, t.row_bytes, t.kv_bytes_per_token, t.flops,
+                       t.attention_flops_per_token)
     s = np.asarray(w.context, dtype=float)
     b_star = crossover(0.0, r0 + routed_expert_bytes(w, 1.0), c + s * ca, r + s * m, w.hw, math=w.math)
     return b_star, crossover(-c, -r, -ca, -m, w.hw, math=w.math)
@@ -210,9 +233,10 @@ def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param, context=context,
                   kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing,
                   math=math)
-    r0, row, m, _, _ = _linear_terms(w)
-    slope = np.asarray(w.context, dtype=float) * m - row   # cache bytes per request over its row
-    return _with_experts(w, lambda e: np.where(slope > 0, (r0 + e) / np.where(slope > 0, slope, 1.0),
+    t = _linear_terms(w)
+    slope = np.asarray(w.context, dtype=float) * t.kv_bytes_per_token - t.row_bytes   # cache over row
+    return _with_experts(w, lambda e: np.where(slope > 0,
+                                               (t.shared_bytes + e) / np.where(slope > 0, slope, 1.0),
                                                np.inf))
 
 

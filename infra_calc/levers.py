@@ -165,10 +165,10 @@ def _verify_counts(w: Workload, k):
     tok = w.with_(batch=np.asarray(w.batch) * (np.asarray(k) + 1))
     per_tok = decode_coefficients(tok)            # weights and matrix products of B(k+1) tokens
     s = np.asarray(w.context, dtype=float)
-    kv = decode_coefficients(w)["kv_bytes_per_token"] * s      # each request's cache, once
+    kv = decode_coefficients(w).kv_bytes_per_token * s      # each request's cache, once
     f_att = b * w.model.causal_attention_flops(kf + 1.0, s)
     return [np.asarray(x, dtype=float) + 0.0 * s * kf for x in
-            (b * (kf + 1.0), per_tok["weight_bytes"], kv, per_tok["flops_linear"], f_att)]
+            (b * (kf + 1.0), per_tok.weight_bytes, kv, per_tok.flops_linear, f_att)]
 
 
 def speculative_step(model, hw=None, *, batch=None, context=None, drafts, acceptance=None,

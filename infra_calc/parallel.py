@@ -143,8 +143,8 @@ def tensor_parallel_step(model, hw=None, *, cards=None, batch=None, context=None
     zero = 0.0 * np.asarray(t.t_step)
     return TensorParallelStep(
         model=w.model, hw=w.hw, cards=w.cards, batch=w.batch, context=w.context,
-        kv_heads_per_card=w.share.kv_heads, bytes_read=unwrap(t.counts["bytes_read"] + zero),
-        flops=unwrap(t.counts["flops"] + zero), comm_bytes=unwrap(t.comm_bytes + zero),
+        kv_heads_per_card=w.share.kv_heads, bytes_read=unwrap(t.counts.bytes_read + zero),
+        flops=unwrap(t.counts.flops + zero), comm_bytes=unwrap(t.comm_bytes + zero),
         t_read=t.t_read, t_compute=t.t_compute, t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
         bound=t.bound, floor_bound=t.floor_bound, comm=comm,
         overlap_comm=bool(overlap_comm), tokens_per_s=unwrap(np.asarray(w.batch) / t.t_step),

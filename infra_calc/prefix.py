@@ -95,13 +95,13 @@ def shared_prefix_step(model, hw=None, *, batch=None, context=None, prefix,
     b = np.asarray(w.batch, dtype=float)
     s = np.asarray(w.context, dtype=float)
     kv_cached = (sp + b * (s - sp)) * np.asarray(w.kv_bytes_per_token_per_card)   # held and read
-    kv = kv_cached + 0.0 * c["weight_bytes"]
-    f = c["flops_linear"] + c["attention_flops_per_token"] * s
-    t = bounds(f, c["weight_bytes"] + kv, w.hw, math=w.math)
+    kv = kv_cached + 0.0 * c.weight_bytes
+    f = c.flops_linear + c.attention_flops_per_token * s
+    t = bounds(f, c.weight_bytes + kv, w.hw, math=w.math)
     return SharedPrefixStep(
         model=w.model, hw=w.hw, batch=w.batch, context=w.context, prefix=unwrap(sp, int),
-        weight_bytes=unwrap(c["weight_bytes"] + 0.0 * kv), kv_bytes=unwrap(kv),
-        kv_bytes_unshared=unwrap(c["kv_bytes_per_token"] * s + 0.0 * kv),
+        weight_bytes=unwrap(c.weight_bytes + 0.0 * kv), kv_bytes=unwrap(kv),
+        kv_bytes_unshared=unwrap(c.kv_bytes_per_token * s + 0.0 * kv),
         flops=unwrap(f + 0.0 * kv), t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
         bound=t.floor_bound, memory=w.memory_at(kv=kv_cached, like=kv))
 

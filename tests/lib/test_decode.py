@@ -133,5 +133,5 @@ def test_the_weight_read_is_the_turning_points_linear_terms_plus_the_experts(nam
     w = ic.Workload(spec, "H100 SXM", cards=cards, routing=routing, context=0)
     r0, r1, _ = per_request_terms(w)
     for b in (1, 2, 37, 4096):
-        read = decode_coefficients(w.with_(batch=b))["weight_bytes"]
+        read = decode_coefficients(w.with_(batch=b)).weight_bytes
         assert read == pytest.approx(r0 + b * r1 + routed_expert_bytes(w, float(b)), rel=1e-12)
