@@ -84,9 +84,6 @@ TESTED_ELSEWHERE = {
     "figures/lab.py": ("tests/lib/test_measure.py", "the lab's figure, with the lab's run"),
     "widgets/moe.py": ("tests/lib/test_widgets_roofline.py",
                        "the MoE-padding explorer shares the roofline explorer's test file"),
-    "widgets/forecast.py": ("tests/e2e/test_lab_explorers.py",
-                            "so far only in the browser: a unit test would be "
-                            "tests/lib/test_widgets_forecast.py"),
 }
 
 
