@@ -32,17 +32,31 @@ from .comm import layer_comm
 from .decode import weight_read_params
 from .workload import ModelOnCard, Workload
 
-__all__ = ["PrefillStep", "prefill_step", "prefill_counts"]
+__all__ = ["PrefillStep", "PrefillCounts", "prefill_step", "prefill_counts"]
 
 
-def prefill_counts(w: Workload, prompt_tokens, weights="touched") -> dict:
-    """Per-card bytes and FLOPs of the prefill of ``prompt_tokens`` per request (arrays broadcast).
+@dataclass(frozen=True, kw_only=True)
+class PrefillCounts:
+    """Bytes and FLOPs of a prefill (arrays broadcast over the prompt lengths)."""
 
-    Keys: ``flops_linear`` (all cards together: :math:`2BPN_{body} + 2BVd`),
-    ``flops_attention`` (all cards: :math:`2BLHd_hP(P+1)`), ``flops`` (per
-    card), ``weight_bytes`` and ``kv_bytes_written`` (all cards) and
-    ``bytes_read`` (per card).
-    """
+    #: Matrix-product FLOPs, all cards together: :math:`2BPN_{body} + 2BVd`.
+    flops_linear: object
+    #: The LM head's share of ``flops_linear``: :math:`2BVd` (one token per request).
+    flops_lm_head: object
+    #: Causal attention FLOPs, all cards together: :math:`2BLHd_hP(P+1)`.
+    flops_attention: object
+    #: FLOPs per card.
+    flops: object
+    #: Weight bytes read, all cards together.
+    weight_bytes: object
+    #: KV-cache bytes written, all cards together: :math:`BP\,m_{KV}`.
+    kv_bytes_written: object
+    #: Bytes read per card: its share of the weights plus its KV cache written.
+    bytes_read: object
+
+
+def prefill_counts(w: Workload, prompt_tokens, weights="touched") -> PrefillCounts:
+    """The :class:`PrefillCounts` of the prefill of ``prompt_tokens`` per request."""
     spec, sh = w.model, w.share
     b = float(w.batch)
     n = float(w.cards)
@@ -58,9 +72,9 @@ def prefill_counts(w: Workload, prompt_tokens, weights="touched") -> dict:
     wb_card = np.asarray(sh.of(spec, read)) * w.bytes_per_param
     kvw = b * p * w.kv_bytes_per_token
     kvw_card = b * p * np.asarray(w.kv_bytes_per_token_per_card)
-    return dict(flops_linear=f_body + f_head, flops_lm_head=f_head, flops_attention=f_att,
-                flops=per_card, weight_bytes=wb, kv_bytes_written=kvw,
-                bytes_read=wb_card + kvw_card)
+    return PrefillCounts(flops_linear=f_body + f_head, flops_lm_head=f_head, flops_attention=f_att,
+                         flops=per_card, weight_bytes=wb, kv_bytes_written=kvw,
+                         bytes_read=wb_card + kvw_card)
 
 
 @dataclass(frozen=True)
@@ -174,13 +188,13 @@ def prefill_step(model, hw=None, *, prompt_tokens=None, bytes_per_param=None, ba
     acc = w.hw
     c = prefill_counts(w, p, weights)
     _, tcomm = layer_comm(w.model, acc, tokens=w.batch * np.asarray(p, dtype=float), cards=w.cards, comm=comm)
-    t = bounds(c["flops"], c["bytes_read"], acc, t_comm=tcomm, math=w.math)
+    t = bounds(c.flops, c.bytes_read, acc, t_comm=tcomm, math=w.math)
     return PrefillStep(
         model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,
-        flops_linear=unwrap(c["flops_linear"]), flops_lm_head=unwrap(c["flops_lm_head"]),
-        flops_attention=unwrap(c["flops_attention"]), flops=unwrap(c["flops"]),
-        weight_bytes=unwrap(c["weight_bytes"]), kv_bytes_written=unwrap(c["kv_bytes_written"]),
-        bytes_read=unwrap(c["bytes_read"]), t_read=t.t_read, t_compute=t.t_compute,
+        flops_linear=unwrap(c.flops_linear), flops_lm_head=unwrap(c.flops_lm_head),
+        flops_attention=unwrap(c.flops_attention), flops=unwrap(c.flops),
+        weight_bytes=unwrap(c.weight_bytes), kv_bytes_written=unwrap(c.kv_bytes_written),
+        bytes_read=unwrap(c.bytes_read), t_read=t.t_read, t_compute=t.t_compute,
         t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
         bound=t.bound, floor_bound=t.floor_bound, memory=w.memory_at(p, like=t.t_read),
     )

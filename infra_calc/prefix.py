@@ -178,9 +178,9 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=Non
     n = np.asarray(p) - np.asarray(pc)
     c = prefill_counts(w, n)
     pcf = np.asarray(pc, dtype=float)
-    f = c["flops"] + spec.attention_flops(w.batch * n, pcf)   # the new tokens over the prefix
+    f = c.flops + spec.attention_flops(w.batch * n, pcf)   # the new tokens over the prefix
     prefix_kv = pcf * w.kv_bytes_per_token
-    r = c["bytes_read"] + prefix_kv
+    r = c.bytes_read + prefix_kv
     t = bounds(f, r, w.hw, math=w.math)
     return CachedPrefill(model=spec, hw=w.hw, prompt_tokens=p, cached=pc, batch=w.batch,
                          flops=unwrap(f), bytes_read=unwrap(r), prefix_kv_bytes=unwrap(prefix_kv),
