@@ -37,7 +37,8 @@ every field by keyword.  ``tests/lib/test_api_convention.py`` holds this.
 20.896 ms
 """
 # ruff: noqa: F401  (the imports below are the package's names; __all__ lists them)
-import importlib
+import importlib as _importlib
+import pkgutil as _pkgutil
 from types import ModuleType as _ModuleType
 
 from . import source, units
@@ -91,43 +92,43 @@ from .step import (
 
 __version__ = "1.0.0"
 
-#: Public names fetched from their module on first use: name -> module.  Most of these
-#: modules are imported then; ``display`` is already loaded, by ``step``'s import above.
-_LAZY = {
-    "MODELS": "models", "model": "models", "model_names": "models",
-    "ModelSpec": "modelspec",
+#: Public names fetched from their module on first use, one row per module.  The rows
+#: stay by hand: a module's ``__all__`` holds more than the package shows, and reading
+#: it would import the module.  Each name is one of its module's ``__all__`` and is that
+#: module's own object (tests/lib/test_import.py holds both).  Most of these modules are
+#: imported on first use; ``display`` is already loaded, by ``step``'s import above.
+_LAZY_FROM = {
+    "models": ("MODELS", "model", "model_names"),
+    "modelspec": ("ModelSpec",),
     # one workload, and chapter 3: the whole request
-    "Workload": "workload", "DEFAULT_WORKSPACE": "workload",
-    "critical_context": "kv", "turning_batch": "kv", "kv_weight_batch": "kv",
-    "decode_region": "kv",
-    "ModelDecodeStep": "decode", "model_decode_step": "decode",
-    "PrefillStep": "prefill", "prefill_step": "prefill",
-    "GenerationTime": "generation", "generation_time": "generation",
-    "TensorParallelStep": "parallel", "tensor_parallel_step": "parallel",
-    "ring_allreduce_time": "comm", "in_switch_allreduce_time": "comm",
-    "allreduce_time": "comm", "CardShare": "sharding", "card_share": "sharding",
+    "workload": ("Workload", "DEFAULT_WORKSPACE"),
+    "kv": ("critical_context", "turning_batch", "kv_weight_batch", "decode_region"),
+    "decode": ("ModelDecodeStep", "model_decode_step"),
+    "prefill": ("PrefillStep", "prefill_step"),
+    "generation": ("GenerationTime", "generation_time"),
+    "parallel": ("TensorParallelStep", "tensor_parallel_step"),
+    "comm": ("ring_allreduce_time", "in_switch_allreduce_time", "allreduce_time"),
+    "sharding": ("CardShare", "card_share"),
     # numbers as the prose shows them (the pages' own helpers, Shown and PageValues, are
     # infra_calc.display's; a page's planner state is infra_calc.planner.planner_state)
-    "shown": "display",
+    "display": ("shown",),
     # chapter 4: a forecast (a model resting on the floor)
-    "Forecast": "forecasting", "forecast": "forecasting", "Band": "forecasting",
-    "forecast_engines": "forecasting",
+    "forecasting": ("Forecast", "forecast", "Band", "forecast_engines"),
     # chapter 3: levers the floor assumes away
-    "expected_tokens_per_step": "levers", "SpeculativeStep": "levers",
-    "speculative_step": "levers", "speculative_critical_context": "levers",
-    "speculative_turning_batch": "levers", "SharedPrefixStep": "prefix",
-    "shared_prefix_step": "prefix", "CachedPrefill": "prefix",
-    "cached_prefill_step": "prefix", "mean_ttft": "prefix",
-    "PrecisionPoint": "precision", "precision_point": "precision",
+    "levers": ("expected_tokens_per_step", "SpeculativeStep", "speculative_step",
+               "speculative_critical_context", "speculative_turning_batch"),
+    "prefix": ("SharedPrefixStep", "shared_prefix_step", "CachedPrefill",
+               "cached_prefill_step", "mean_ttft"),
+    "precision": ("PrecisionPoint", "precision_point"),
     # the capacity planner's state (its function stays in infra_calc.planner)
-    "PlannerState": "planner",
+    "planner": ("PlannerState",),
 }
-#: Submodules reachable as attributes, imported on first use (``display`` is imported
-#: eagerly, by ``step``).
-_SUBMODULES = ("models", "modelspec", "hf_config", "figures", "widgets", "measure", "exercises",
-               "reproduce", "cli", "reality", "measurements", "workload", "sharding", "comm", "decode", "kv",
-               "prefill", "parallel", "generation", "display",
-               "forecasting", "fit", "crossval", "levers", "prefix", "precision", "planner")
+#: The same table by name: name -> module.
+_LAZY = {name: module for module, names in _LAZY_FROM.items() for name in names}
+
+#: Submodules reachable as attributes, imported on first use: every public module and
+#: subpackage in the package's folder (``pkgutil`` lists the folder; it imports nothing).
+_SUBMODULES = tuple(m.name for m in _pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 #: Submodules that are part of the public names themselves.
 _PUBLIC_MODULES = ("source", "units")
@@ -136,16 +137,16 @@ _PUBLIC_MODULES = ("source", "units")
 #: submodules their imports bind), the lazy ones, and the public modules.
 __all__ = sorted(
     {n for n, v in globals().items() if not n.startswith("_") and not isinstance(v, _ModuleType)}
-    - {"importlib"} | set(_LAZY) | set(_PUBLIC_MODULES) | {"__version__"})
+    | set(_LAZY) | set(_PUBLIC_MODULES) | {"__version__"})
 
 
 def __getattr__(name):
     if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(_importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
+        return _importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'infra_calc' has no attribute {name!r}")
 
 

@@ -5,12 +5,20 @@ import argparse
 import json
 import re
 import sys
+from importlib import resources
 
+from ._names import listed
 from ._parser import Parser
 from ._validate import check_int, check_number
-from .display import round_sig
-from .estimate import DEFAULT_CONTEXT, DEFAULT_OUTPUT_TOKENS
+from .crossval import evaluate, knobs_csv, summary
+from .display import round_sig, shown, shown_up
+from .estimate import DEFAULT_CONTEXT, DEFAULT_OUTPUT_TOKENS, estimate
+from .forecasting import forecast
+from .hardware import CATALOG
+from .models import model_listing
+from .reproduce import reproduce
 from .units import GiB
+from .workload import Workload
 
 __all__ = ["main"]
 
@@ -138,8 +146,6 @@ def _workload_arguments(p, dflt, *, request: bool) -> None:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    from .workload import Workload
-
     dflt = Workload.default    # a size's default: the default of its Workload field
     p = Parser(prog="python -m infra_calc",
                description="LLM inference performance estimates (the book's calculator).")
@@ -182,8 +188,6 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _workload(args):
     """The command's one :class:`~infra_calc.workload.Workload`: model, card and sizes, resolved once."""
-    from .workload import Workload
-
     gib = getattr(args, "workspace_gib", None)     # only estimate takes a workspace
     return Workload.of(args.model, args.hw, bytes_per_param=args.bytes_per_param, batch=args.batch,
                        workspace=None if gib is None else gib * GiB,
@@ -192,14 +196,11 @@ def _workload(args):
 
 
 def _estimate(args) -> str:
-    from .estimate import estimate
-
     w = _workload(args)
     est = estimate(w, context=args.context, prompt_tokens=args.prompt,
                    output_tokens=args.output_tokens)
     fc = None
     if args.prompt is not None:
-        from .forecasting import forecast
         fc = forecast(w, prompt_tokens=args.prompt, output_tokens=est.request.output_tokens,
                       engine=args.engine)
     if args.json:
@@ -227,9 +228,7 @@ def _forecast_dict(fc) -> dict:
 
 
 def _forecast_text(fc) -> str:
-    from .display import shown, shown_up  # SI in, long times in a larger unit
-
-    d = _forecast_dict(fc)
+    d = _forecast_dict(fc)    # SI in; shown_up puts long times in a larger unit
     kn = fc.knobs
     cb = "; continuous batching (TPOT holds arriving prefills)" if fc.continuous else ""
     lines = [f"forecast (a MODEL, not a bound): engine {fc.engine}, math {fc.math}{cb}; knobs fitted on "
@@ -248,7 +247,6 @@ def _forecast_text(fc) -> str:
 
 
 def _forecast(args) -> str:
-    from .forecasting import forecast
     fc = forecast(_workload(args), prompt_tokens=args.prompt, output_tokens=args.output_tokens,
                   engine=args.engine, continuous=args.continuous)
     if args.json:
@@ -257,9 +255,6 @@ def _forecast(args) -> str:
 
 
 def _fit(args) -> str:
-    from importlib import resources
-
-    from .crossval import evaluate, knobs_csv, summary
     rep = evaluate()
     path = args.out or str(resources.files("infra_calc").joinpath("data", "forecast_knobs.csv"))
     with open(path, "w", encoding="utf-8", newline="") as fh:
@@ -271,7 +266,7 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # figures and measure own their options
     if argv and argv[0] in ("figures", "measure"):
-        try:
+        try:    # loaded on use: figures imports matplotlib, measure its backends
             if argv[0] == "figures":
                 from .figures import main as sub_main
             else:
@@ -287,12 +282,8 @@ def main(argv=None) -> int:
         return 2
     try:
         if args.command == "reproduce":
-            from .reproduce import reproduce
             print("\n".join(reproduce(args.chapter)))
         elif args.command == "list":
-            from ._names import listed
-            from .hardware import CATALOG
-            from .models import model_listing
             print("accelerators:")
             for acc in CATALOG.values():
                 print(f"  {acc}" + listed(acc).removeprefix(acc.name))

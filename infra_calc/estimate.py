@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._estimate_table import table as _table
 from ._validate import check_int
 from .capacity import CapacityCheck, max_batch
 from .hardware import Accelerator
@@ -131,9 +132,7 @@ class Estimate:
 
     def table(self) -> str:
         """Readable lines (the command line's output)."""
-        from ._estimate_table import table
-
-        return table(self)
+        return _table(self)
 
 
 #: The key under which :meth:`Estimate.to_dict` lists each field of the estimate's
@@ -183,6 +182,7 @@ def default_context(model, prompt=None, output_tokens=None) -> tuple[int, str]:
     :data:`DEFAULT_CONTEXT` tokens, capped at the model's
     ``max_position_embeddings`` (a default is never refused).
     """
+    # chapter 3 loads on first use, as in estimate
     from .generation import longest_context
 
     if prompt is not None:

@@ -52,6 +52,9 @@ import numpy as np
 
 from .display import shown
 from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time, rate_per_card
+from .hardware import CATALOG
+from .measurements import independent
+from .reality import workload_for
 
 __all__ = ["Row", "Data", "prepare", "lengths", "fit_knobs", "predict", "pooled_efficiency", "unpack",
            "FAMILY_PRIOR", "POOLED_PRIOR", "U_START", "SAMPLES", "KINDS", "HEAVY_LOAD"]
@@ -153,9 +156,6 @@ def lengths(m, kind) -> tuple[int, int, bool]:
 
 def prepare(m) -> Row:
     """The :class:`Row` of a measurement, or :class:`Skip` with the reason it is left out."""
-    from .hardware import CATALOG
-    from .reality import workload_for
-
     kind = KINDS.get(m.metric)
     if kind is None:
         raise Skip(f"metric {m.metric!r} is not a forecast figure")
@@ -220,8 +220,6 @@ class Data:
 
 def load_data(rows=None) -> Data:
     """Every independent measurement, prepared (:func:`prepare`) and sorted."""
-    from .measurements import independent
-
     fit, hold, faults, skipped = [], [], [], []
     for m in independent(rows):
         try:

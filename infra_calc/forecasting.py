@@ -44,14 +44,12 @@ import functools
 import math as _math
 from dataclasses import KW_ONLY, dataclass
 from importlib import resources
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._names import name_key
-
-if TYPE_CHECKING:
-    from .generation import GenerationTime
+from .generation import GenerationTime, generation_time
+from .workload import Workload
 
 __all__ = ["Band", "Knobs", "Forecast", "forecast", "forecast_engines", "pass_time", "knobs",
            "POOLED", "KNOB_COLUMNS", "CONTINUOUS_SCENARIOS", "prefill_share", "Terms",
@@ -290,8 +288,6 @@ def forecast_terms(w, prompt_tokens, output_tokens, continuous=False) -> Terms:
     uniform routing is expected to hit (``"uniform"``, a model); ``continuous`` adds one
     prompt's prefill for :func:`prefill_share` (0 at ``B = 1`` or ``O = 1``).
     """
-    from .generation import generation_time
-
     if not isinstance(continuous, bool):
         raise TypeError(f"continuous must be True or False, got {continuous!r}")
     w = w.with_(routing="floor")
@@ -371,8 +367,6 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
     >>> f.tpot.value > f.floor.tpot_mean and f.tpot.low <= f.tpot.value <= f.tpot.high
     True
     """
-    from .workload import Workload
-
     kn = knobs(engine)
     sizes = dict(bytes_per_param=bytes_per_param, batch=batch,
                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ._names import NameIndex
 from ._validate import check_int, check_number, is_scalar
+from .display import round_sig, shown
 from .units import GB, GiB
 
 __all__ = ["Accelerator", "CATALOG", "accelerator", "accelerator_names",
@@ -228,8 +229,6 @@ class Accelerator:
         return dataclasses.replace(self, **changes)
 
     def __str__(self) -> str:
-        from .display import round_sig, shown
-
         return (f"{self.name}: {shown(self.peak_flops, 'TFLOP/s', 1)} dense, "
                 f"{round_sig(self.mem_bandwidth, 'TB/s')}, {shown(self.mem_capacity, 'GiB', 0)}")
 

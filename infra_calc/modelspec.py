@@ -25,12 +25,15 @@ Examples
 """
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._validate import check_int, check_number
+from .display import round_sig, shown
+from .hf_config import spec_fields
 from .ledger import ParameterLedger
 
 __all__ = ["ModelSpec"]
@@ -282,8 +285,6 @@ class ModelSpec(ParameterLedger):
         ``with_kv_heads(heads)`` is plain multi-head attention (no GQA): the
         cache per token and the K/V projection weights grow by ``heads / kv_heads``.
         """
-        import dataclasses
-
         n = check_int(kv_heads, "kv_heads", "heads", minimum=1, scalar=True)
         resized = dataclasses.replace(self, name=f"{self.name} ({n} KV heads)", kv_heads=n)
         extra = resized.kv_projection_params - self.kv_projection_params
@@ -308,8 +309,6 @@ class ModelSpec(ParameterLedger):
                 f"{self.name}; got {worst:,}")
 
     def __str__(self) -> str:
-        from .display import round_sig, shown
-
         def billions(n):
             return shown(n, "billion", 2, bare=True)
 
@@ -365,8 +364,6 @@ class ModelSpec(ParameterLedger):
         >>> ModelSpec.from_hf_config(cfg, name="Llama-3.1-8B").params
         8030261248
         """
-        from .hf_config import spec_fields
-
         return cls(**spec_fields(path_or_dict, name, source))
 
 

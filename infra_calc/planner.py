@@ -10,14 +10,12 @@ the capacity chapter's case, from :mod:`infra_calc.source`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from . import source as S
 from .capacity import CapacityCheck, HoldsMemory, max_batch
 from .hardware import Accelerator, capacity_reading
-
-if TYPE_CHECKING:                      # infra_calc.models loads on first use
-    from .modelspec import ModelSpec
+from .modelspec import ModelSpec
+from .workload import Workload
 
 __all__ = ["PlannerState", "planner_state"]
 
@@ -69,8 +67,6 @@ def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=No
     gives the largest batch.  Nothing is computed here that those do not
     already define.
     """
-    from .workload import Workload
-
     context = S.J13_CONTEXTS[0] if context is None else context
     reading = S.J13_READING if reading is None else reading
     w = Workload(S.J13_MODEL if model is None else model, S.J13_HW if hw is None else hw,

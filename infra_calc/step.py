@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import source as S
 from ._validate import check_int, check_number, unwrap
 from .bound import bounds, crossover
 from .display import shown
@@ -221,8 +222,6 @@ def fix_scenarios(params=None, hw=None, *, bytes_per_param=None, batch=None,
     describe, and the second with the bits it stores, ``4·b_W``: ``"half the parameters
     (35B)"`` and, at the source's 1 byte per parameter, ``"4-bit weights (70B)"``.
     """
-    from . import source as S
-
     params = S.J07_PARAMS if params is None else params
     bytes_per_param = S.J07_BYTES_PER_PARAM if bytes_per_param is None else bytes_per_param
     batch = S.J07_BATCHES[0] if batch is None else batch

@@ -28,6 +28,8 @@ the questions and works the solutions with the numbers :func:`selftest_values` c
 """
 from __future__ import annotations
 
+from ..capacity import kv_cache_bytes, max_batch
+from ..display import PageValues, shown
 from ..generation import generation_time
 from ..hardware import accelerator
 from ..kv import critical_context, kv_weight_batch
@@ -197,9 +199,6 @@ def selftest_values():
     One call at the top of the page, so that the cells between an exercise and
     its solution hold only the answer checker.
     """
-    from ..capacity import kv_cache_bytes, max_batch
-    from ..display import PageValues, shown
-
     v = PageValues()
     acc = _acc()
     v.pi = shown(acc.peak_flops, "TFLOP/s", 1)

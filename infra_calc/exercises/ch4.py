@@ -22,7 +22,8 @@ stored knobs), so its answer follows the stored fit.  Answers are SI (a fraction
 """
 from __future__ import annotations
 
-from ..forecasting import pass_time
+from ..display import PageValues, shown
+from ..forecasting import forecast, pass_time
 from ..generation import generation_time
 from ..models import model
 from ..parallel import tensor_parallel_step
@@ -123,8 +124,6 @@ register(Exercise(
 
 # --- 4.5 -------------------------------------------------------------------------
 def _n5():
-    from ..forecasting import forecast
-
     return forecast(N5_MODEL, CARD, prompt_tokens=N5_PROMPT, output_tokens=N5_OUTPUT,
                     engine=N5_ENGINE)
 
@@ -146,8 +145,6 @@ register(Exercise(
 # --- the numbers the self-test page shows ------------------------------------------
 def selftest_values():
     """The numbers ``book/4_forecast/06_self_test.ipynb`` shows, as a :class:`~.display.PageValues`."""
-    from ..display import PageValues, shown
-
     v = PageValues()
     layers = model(N3_MODEL).layers
     v.n1_tpot = shown(N1_TPOT, "ms", 1)

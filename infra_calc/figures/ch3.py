@@ -19,6 +19,7 @@ from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..levers import speculative_step
 from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
+from ..reality import reality_check
 from ..step import batch_turning_point
 from ..workload import Workload
 from ._registry import HATCHES, MARKERS, PALETTE, figure
@@ -298,8 +299,6 @@ MIXED_PREFILL_SHARE = 0.05
         "uniform-routing model). Every measurement is slower than its bound.")
 def reality_figure():
     """Horizontal bars: fraction of the bound reached, per measurement."""
-    from ..reality import reality_check
-
     rows = reality_check()
     fig = Figure(figsize=(7.4, 5.6))
     ax = fig.add_subplot()

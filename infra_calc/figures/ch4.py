@@ -10,7 +10,11 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..crossval import evaluate
 from ..display import in_unit
+from ..fit import HEAVY_LOAD
+from ..forecasting import POOLED, forecast
+from ..hardware import CATALOG
 from ..measurements import independent
 from ..parallel import tensor_parallel_step
 from ..reality import lower_bound, workload_for
@@ -91,16 +95,12 @@ FORECAST_EXPLORER_SETTINGS = dict(model="Llama-3.1-8B", hw="H100 SXM", engine="a
 def forecast_panel_state(model, hw, *, engine, batch, prompt_tokens, output_tokens, cards):
     """The :class:`~infra_calc.forecasting.Forecast` of one setting (BF16 weights, cache and
     math; ``engine`` a family of :func:`~infra_calc.forecasting.forecast_engines`)."""
-    from ..forecasting import forecast
-
     return forecast(model, hw, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
                     batch=batch, cards=cards, engine=None if engine == "any" else engine)
 
 
 def engine_label(f):
     """The family whose knobs a forecast used, as the explorer names it ("pooled" for "any")."""
-    from ..forecasting import POOLED
-
     return "pooled" if f.engine == POOLED else f.engine
 
 
@@ -175,8 +175,6 @@ KIND_LABELS = {"tpot": "time per output token", "rate": "output rate (as its bat
         "diagonal is a perfect forecast; the band is ±15%.")
 def predicted_measured_figure():
     """Predicted against measured time of every grouped-CV row, 1:1 line and ±15% band."""
-    from ..crossval import evaluate
-
     cv = evaluate().cv
     meas = np.array([p.row.y for p in cv])
     pred = np.array([p.model for p in cv])
@@ -214,8 +212,6 @@ def predicted_measured_figure():
         "marks each line's median, the shaded band is ±15%.")
 def residuals_figure():
     """Strip plot of the grouped-CV errors of the model, one line per (engine, vendor)."""
-    from ..crossval import evaluate
-
     cv = evaluate().cv
     keys = sorted({(p.row.m.engine, p.row.m.vendor) for p in cv})
     colours = list(PALETTE.values())
@@ -263,11 +259,6 @@ def heavy_load_ttft():
     the row states no prompt length or cards.  Queueing, not a bound: a ratio far above 1 is
     time spent waiting.
     """
-    from ..fit import HEAVY_LOAD
-    from ..forecasting import forecast
-    from ..hardware import CATALOG
-    from ..reality import workload_for
-
     out = []
     for m in independent():
         if m.metric != "ttft" or m.scenario not in HEAVY_LOAD or m.accelerator not in CATALOG:

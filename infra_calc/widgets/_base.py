@@ -30,7 +30,9 @@ import PIL.Image
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .. import models
 from ..figures._registry import style
+from ..hardware import CATALOG, accelerator
 
 __all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "BYTE_WIDTHS", "table_html", "object_options",
            "card_menu", "model_and_card_menus", "warning_html"]
@@ -64,8 +66,6 @@ def card_menu(hw) -> w.Dropdown:
     place, so a changed card (``accelerator("RTX 4090").with_(mem_capacity=...)``)
     keeps its figures; its name is only the label.
     """
-    from ..hardware import CATALOG, accelerator
-
     acc = accelerator(hw)
     return w.Dropdown(options=object_options(acc, CATALOG.values()), value=acc,
                       description="accelerator", style={"description_width": "initial"},
@@ -79,8 +79,6 @@ def model_and_card_menus(model, hw) -> dict:
     card keeps its figures.  The model menu is wide enough for the catalog's longest
     name ("DeepSeek-R1-Distill-Llama-70B", tests/e2e/test_lab_explorers.py).
     """
-    from .. import models
-
     spec = models.model(model)
     return {
         "model": w.Dropdown(options=object_options(spec, models.MODELS.values()), value=spec,

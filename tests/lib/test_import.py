@@ -42,6 +42,29 @@ def test_public_api_names():
     assert callable(ic.estimate)
 
 
+def test_each_lazy_name_is_its_modules_own():
+    """The hand-kept table of lazy names: each is in its module's ``__all__`` and the
+    package hands out that module's object; so is each name the package imports."""
+    import infra_calc as ic
+    for name, module in ic._LAZY.items():
+        mod = importlib.import_module(f"infra_calc.{module}")
+        assert name in mod.__all__, (name, module)
+        assert getattr(ic, name) is getattr(mod, name), (name, module)
+    exported = {n for m in ic._SUBMODULES
+                for n in getattr(importlib.import_module(f"infra_calc.{m}"), "__all__", ())}
+    assert set(ic.__all__) - {"__version__", *ic._PUBLIC_MODULES} <= exported
+
+
+def test_every_public_module_is_an_attribute_on_first_use():
+    """The submodules come from the package's folder: one the package never imports
+    (``ledger``) loads as ``ic.ledger``; a private one (``_parser``) is not an attribute."""
+    code = ("import sys, infra_calc as ic; print('infra_calc.ledger' in sys.modules, "
+            "ic.ledger is sys.modules['infra_calc.ledger'], hasattr(ic, '_parser'), "
+            "'planner' in dir(ic))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "False", "True"]
+
+
 # ------------------------------------------------------------------ import cycles
 def _import_graph(dynamic=None):
     """{module: modules it imports} inside infra_calc, lazy (function-level) imports and
