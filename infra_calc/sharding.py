@@ -24,7 +24,7 @@ import numpy as np
 
 from ._validate import check_int, unwrap
 
-if TYPE_CHECKING:                      # infra_calc.models loads on first use
+if TYPE_CHECKING:                      # for the annotations only: sharding imports no model module
     from .modelspec import ModelSpec
 
 __all__ = ["CardShare", "card_share", "check_cards"]
