@@ -153,12 +153,8 @@ def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace):
     -------
     int or numpy.ndarray of int
     """
-    c = check_number(capacity, "capacity", "bytes")
-    w = check_number(weights, "weights", "bytes", allow_zero=True)
-    ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
     s = check_number(context, "context", "tokens")
-    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
-    return _largest_count(c, w + ws, s * m)
+    return _largest_count(capacity, weights, workspace, s, kv_bytes_per_token)
 
 
 def max_context(capacity, *, weights, batch, kv_bytes_per_token, workspace):
@@ -201,16 +197,18 @@ def max_context(capacity, *, weights, batch, kv_bytes_per_token, workspace):
     ...             workspace=2 * 1024**3)
     12276
     """
-    c = check_number(capacity, "capacity", "bytes")
-    w = check_number(weights, "weights", "bytes", allow_zero=True)
-    ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
     b = check_number(batch, "batch", "requests")
-    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
-    return _largest_count(c, w + ws, b * m)
+    return _largest_count(capacity, weights, workspace, b, kv_bytes_per_token)
 
 
-def _largest_count(c, base, per):
-    """The largest whole ``n >= 0`` with ``base + n * per <= c`` (the inequality's one solver)."""
+def _largest_count(capacity, weights, workspace, other, kv_bytes_per_token):
+    """The largest whole ``n >= 0`` with ``W + M_work + n * other * m_KV <= C``, the capacity
+    inequality's one solver (``other`` is the context for a batch, the batch for a context);
+    checks the sizes the two share."""
+    c = check_number(capacity, "capacity", "bytes")
+    base = (check_number(weights, "weights", "bytes", allow_zero=True)
+            + check_number(workspace, "workspace", "bytes", allow_zero=True))
+    per = other * check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
     with np.errstate(over="ignore", invalid="ignore"):
         n = np.floor((c - base) / per)
         n = np.maximum(n, 0.0)
