@@ -79,7 +79,7 @@ def _linear_terms(w: Workload, drafts=0) -> _LinearTerms:
         attention_flops_per_token=q * one.attention_flops_per_token)
 
 
-def per_request_terms(w: Workload):
+def per_request_terms(w: Workload, *, drafts=0):
     """``(R0, r1, c1)`` of workload ``w``, per card, at its context (arrays broadcast).
 
     ``R0``: bytes read once per step whatever the batch (the shared weights);
@@ -88,25 +88,32 @@ def per_request_terms(w: Workload):
     A dense step then reads ``R0 + B r1`` and computes ``B c1``, as
     :func:`~infra_calc.decode.decode_coefficients` counts it.  For a mixture of
     experts the routed experts come on top of ``R0``
-    (:func:`~infra_calc.decode.routed_expert_bytes`).
+    (:func:`~infra_calc.decode.routed_expert_bytes`).  ``drafts`` (``k``, keyword-only,
+    default 0): the terms of a pass verifying ``k`` draft tokens per request.
     """
-    t = _linear_terms(w)
+    t = _linear_terms(w, drafts)
     s = np.asarray(w.context, dtype=float)
     r1 = t.row_bytes + s * t.kv_bytes_per_token
     return np.broadcast_arrays(t.shared_bytes + 0.0 * s, r1,
                                t.flops + s * t.attention_flops_per_token + 0.0 * r1)
 
 
+def _batch_at(w: Workload, drafts=0):
+    """``e ↦`` the batch where a pass's compute catches up with its read when ``e`` expert bytes
+    are read once per step on top of its :func:`per_request_terms`."""
+    r0, r1, c1 = per_request_terms(w, drafts=drafts)
+    return lambda e: crossover(0.0, r0 + e, c1, r1, w.hw, math=w.math)
+
+
 def turning_points(w: Workload, *, drafts=0):
     """``(B*, S_max)`` per card of a pass verifying ``k`` drafts per request, at ``w.context``:
     the :func:`~infra_calc.bound.crossover` of its :func:`per_request_terms` (the experts at
-    the floor); ``k = 0`` is a decode step (:func:`critical_context`, dense :func:`turning_batch`)."""
+    the floor); ``k = 0`` is a decode step (:func:`critical_context`, :func:`turning_batch`
+    but for uniform routing)."""
     t = _linear_terms(w, drafts)
-    r0, r, m, c, ca = (t.shared_bytes, t.row_bytes, t.kv_bytes_per_token, t.flops,
-                       t.attention_flops_per_token)
-    s = np.asarray(w.context, dtype=float)
-    b_star = crossover(0.0, r0 + routed_expert_bytes(w, 1.0), c + s * ca, r + s * m, w.hw, math=w.math)
-    return b_star, crossover(-c, -r, -ca, -m, w.hw, math=w.math)
+    b_star = _batch_at(w, drafts)(routed_expert_bytes(w, 1.0))
+    return b_star, crossover(-t.flops, -t.row_bytes, -t.attention_flops_per_token,
+                             -t.kv_bytes_per_token, w.hw, math=w.math)
 
 
 def _with_experts(w: Workload, batch_at):
@@ -206,8 +213,9 @@ def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
     w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
                   kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing,
                   math=math)
-    r0, r1, c1 = per_request_terms(w)
-    return _with_experts(w, lambda e: crossover(0.0, r0 + e, c1, r1, w.hw, math=w.math))
+    if w.model.is_moe and w.routing != "floor":     # the experts read grow with the batch
+        return _with_experts(w, _batch_at(w))
+    return unwrap(turning_points(w)[0])
 
 
 def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
