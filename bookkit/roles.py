@@ -27,14 +27,24 @@ import json
 import pathlib
 import re
 
-__all__ = ["CODE_DIRECTIVES", "eval_expressions", "split_inline", "stored_entries", "stored_expressions",
+__all__ = ["CODE_DIRECTIVES", "FENCE", "LINK", "FIGURE", "eval_expressions",
+           "split_inline", "stored_entries", "stored_expressions",
            "plain_result", "unquoted", "stored_values", "EXERCISE_LABEL", "SOLUTION_TARGET",
            "exercise_labels", "solution_targets"]
 
 #: directives whose body is not MyST markdown (roles in it are not evaluated)
 CODE_DIRECTIVES = {"code", "code-block", "code-cell", "sourcecode", "literalinclude", "math",
                    "raw", "eval-rst"}
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*(.*?)\s*$")
+#: a fence line (an opening or closing line of a code block or a directive): the fence
+#: (group 1: ```` ``` ````, ``~~~`` or ``:::``, three or more) and what follows it (group 2)
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})\s*(.*?)\s*$")
+#: a Markdown link ``[text](target)`` or ``[text](<target> "title")``: its text (group 1, may be
+#: empty, ``\]`` escapes) and its target (group 2).  It also matches the ``[alt](src)`` of an image
+#: ``![alt](src)``: prefix ``(?<!!)`` for links only (tests/book/test_links.py)
+LINK = re.compile(r"\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+#: a ``{figure}`` (or ``{glue:figure}``) directive's first line: its fence (group 1) and its
+#: target (group 2), a path or a glue key
+FIGURE = re.compile(r"^(`{3,}|:{3,})\{(?:glue:)?figure\}\s+(\S+)", re.M)
 _OPTION = re.compile(r"^:[\w-]+:(\s|$)")
 # a role, or a code span (which can hide a role): whichever starts first
 _INLINE = re.compile(r"\{eval\}`(?P<expr>[^`]+)`|(?P<ticks>`+)(?:.|\n)*?(?<!`)(?P=ticks)(?!`)")
@@ -53,7 +63,7 @@ def eval_expressions(markdown: str) -> list[str]:
     """
     text, stack = [], []          # stack: (fence char, fence length, body is code)
     for line in markdown.splitlines():
-        m = _FENCE.match(line)
+        m = FENCE.match(line)
         if m:
             fence, info = m.groups()
             if stack and fence[0] == stack[-1][0] and len(fence) >= stack[-1][1] and not info:

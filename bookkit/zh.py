@@ -13,7 +13,8 @@ import re
 
 from infra_calc.units import UNIT_SCALES
 
-__all__ = ["ZH_UNITS", "ZH_WORDS", "ZH_LIST_SEP", "ZH_TIMES", "zh_text", "zh_glue_after", "zh_glue_before"]
+__all__ = ["HAN", "ZH_UNITS", "ZH_WORDS", "ZH_LIST_SEP", "ZH_TIMES",
+           "zh_text", "zh_glue_after", "zh_glue_before"]
 
 #: The Chinese edition's words for the English unit words a stored value may end in (those of
 #: :data:`infra_calc.units.UNIT_SCALES`, and "CPUs" of a machine's description):
@@ -118,10 +119,12 @@ def zh_text(text: str) -> str:
 _LIST_COMMA = re.compile(r"(?<=\S), +(?=\S)")
 # Chinese characters and the full-width punctuation of Chinese prose: no space between two
 # of them (a space separates Chinese from Latin letters and digits only)
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff"
+#: the Han characters of Chinese text, a character-class body (``[{HAN}]``): the CJK unified
+#: ideographs and their extension A
+HAN = "\u3400-\u4dbf\u4e00-\u9fff"
 _ZH_PUNCT = "，。、：；！？（）“”‘’《》「」『』…—"
-_ENDS_ZH = re.compile(rf"[{_HAN}{_ZH_PUNCT}]$")
-_STARTS_ZH = re.compile(rf"^[{_HAN}{_ZH_PUNCT}]")
+_ENDS_ZH = re.compile(rf"[{HAN}{_ZH_PUNCT}]$")
+_STARTS_ZH = re.compile(rf"^[{HAN}{_ZH_PUNCT}]")
 
 
 def zh_glue_after(value: str, after: str) -> str:

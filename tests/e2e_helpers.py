@@ -21,7 +21,7 @@ import pathlib
 import re
 import urllib.parse
 
-from bookkit.roles import solution_targets
+from bookkit.roles import FIGURE, solution_targets
 
 ROOT = pathlib.Path(os.environ.get("BOOK_SOURCE_DIR") or pathlib.Path(__file__).resolve().parents[1])
 HTML_DIR = pathlib.Path(os.environ.get("BOOK_HTML_DIR") or ROOT / "_build" / "html")
@@ -44,7 +44,6 @@ def source_docname(page: str) -> str:
 # figure whose registered id names it an explorer or a planner.
 EXPLORER_ID = re.compile(r"explorer|planner")
 WIDGET_CALL = re.compile(r"\b\w+_(?:explorer|planner)\(")
-_FIGURE = re.compile(r"^(`{3,}|:{3,})\{(?:glue:)?figure\}\s+(\S+)", re.M)
 
 
 def _page_source(docname: str, root: pathlib.Path = ROOT) -> tuple[str, list[str]]:
@@ -73,7 +72,7 @@ def source_solutions(docname: str) -> list[str]:
 
 def source_explorer_figures(docname: str) -> list[str]:
     """Ids of the explorer fallback figures a page's source shows."""
-    ids = [target.rsplit("/", 1)[-1].rsplit(".", 1)[0] for _, target in _FIGURE.findall(
+    ids = [target.rsplit("/", 1)[-1].rsplit(".", 1)[0] for _, target in FIGURE.findall(
         _page_source(docname)[0])]
     return [i for i in ids if EXPLORER_ID.search(i)]
 

@@ -33,12 +33,14 @@ from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
+from bookkit.zh import HAN
+
 LOGGER = logging.getLogger(__name__)
 EDITIONS = {"en": "", "zh_CN": "zh/"}
 LABELS = {"en": "English", "zh_CN": "中文"}
 HREFLANG = {"en": "en", "zh_CN": "zh-CN"}
 TERMS = "locale/zh_CN/terms.tsv"
-_HAN_WORD = re.compile(r"^[\u4e00-\u9fff]{2,}$")
+_HAN_WORD = re.compile(rf"^[{HAN}]{{2,}}$")
 
 
 def other_editions(language: str, editions: dict[str, str]) -> dict[str, str]:

@@ -50,6 +50,7 @@ import pathlib
 import re
 
 from bookkit import stored_values
+from bookkit.roles import LINK
 from tools.translations import LANGUAGE, LOCALE, ROOT, catalog_path, load, page_status, templates
 from tools.zh_message import (
     HAN,
@@ -312,9 +313,6 @@ def wrong_titles(docname: str, msgid: str, msgstr: str) -> list[str]:
     return out
 
 
-MD_LINK = re.compile(r"\[([^\]]+)\]\(\s*<?([^)\s>]+)>?\s*\)")
-
-
 def _link_doc(docname: str, target: str) -> str | None:
     """The docname a relative link to a page points to (none for a URL or an anchor)."""
     if re.match(r"[a-z]+:", target) or target.startswith("#"):
@@ -329,7 +327,7 @@ def unquoted_link_titles(docname: str, msgstr: str) -> list[str]:
     ，：（ in it) run into Chinese text without “…” around it: 「[一个解码步最短要多久？](…)一页推导」
     reads as a stray question; write 「“[一个解码步最短要多久？](…)”一页推导」."""
     out = []
-    links = [(m.start(), m.end(), m.group(1), m.group(2)) for m in MD_LINK.finditer(msgstr)]
+    links = [(m.start(), m.end(), m.group(1), m.group(2)) for m in LINK.finditer(msgstr)]
     links += [(m.start(), m.end(), m.group(1), m.group(2)) for m in DOC_ROLE.finditer(msgstr)]
     for start, end, text, target in links:
         text = text.strip()

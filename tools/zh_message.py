@@ -15,13 +15,13 @@ from __future__ import annotations
 import collections
 import re
 
-from bookkit.roles import split_inline
+from bookkit.roles import LINK, split_inline
+from bookkit.zh import HAN as HAN_CHARS
 
 # -- what a translated message must keep ----------------------------------------------
 # the roles other than {eval}
 ROLE = re.compile(r"\{(numref|doc|ref|term|download|math|eq)\}`([^`]*)`")
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
-LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
 BARE_URL = re.compile(r"(?:https?|mailto):[^\s)>\]，。；）]+")
 CODE = re.compile(r"(`+)(.+?)\1", re.S)
@@ -29,7 +29,7 @@ HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 # marked quotations: Chinese quotes, corner brackets, title marks, or a `>` block quote
 QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》|^\s*>.*$", re.M)
 MENTION = re.compile(r"“([^”]{1,40})”")
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+HAN = re.compile(rf"[{HAN_CHARS}]")
 
 
 def _role_target(body: str) -> str:
@@ -197,7 +197,7 @@ def unit_word_problems(text: str, spans: list[tuple[int, int]]) -> list[str]:
     return out
 
 
-_ZH = r"[\u3400-\u4dbf\u4e00-\u9fff]"
+_ZH = rf"[{HAN_CHARS}]"
 _FW = "，。、：；！？（）“”《》「」"
 SPACING = (
     (re.compile(rf"{_ZH} +{_ZH}"), "a space between two Chinese characters"),

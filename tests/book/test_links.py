@@ -16,12 +16,14 @@ import sys
 import pytest
 from conftest import MARKDOWN_PAGES, NOTEBOOKS, ROOT, page_text
 
+from bookkit.roles import LINK
+
 # [text](target) with a relative target: no scheme, no bare anchor, no image
-MD_LINK = re.compile(r"(?<!!)\[(?:[^\]\\]|\\.)*\]\(<?([^)\s>]+)>?\)")
+MD_LINK = re.compile(r"(?<!!)" + LINK.pattern)
 
 
 def _relative_links(text: str) -> list[str]:
-    return [t for t in MD_LINK.findall(text)
+    return [t for _, t in MD_LINK.findall(text)
             if not re.match(r"^[a-z][a-z0-9+.-]*:", t, re.I) and not t.startswith("#")]
 
 

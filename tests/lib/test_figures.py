@@ -12,9 +12,11 @@ import pytest
 from conftest import FIG_DIR, MARKDOWN_PAGES, NOTEBOOKS, ROOT, page_text
 from pytest_mpl.plugin import ImageComparison
 
+from bookkit.roles import FIGURE
 from infra_calc.figures import FIGURES, SAVE_KWARGS, STYLE
 
-FIGURE_DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{figure\}\s+(\S+)\s*\n(.*?)^\1", re.M | re.S)
+# a figure directive and its body (group 3)
+FIGURE_DIRECTIVE = re.compile(FIGURE.pattern + r"\s*\n(.*?)^\1", re.M | re.S)
 
 
 def test_mpl_comparison_is_active(request):
