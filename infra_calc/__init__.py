@@ -26,7 +26,9 @@ then only keyword-only parameters (``batch=``, ``context=``,
 another's slot.  A function without a card keeps its subject positional and
 its options (every parameter with a default) by keyword:
 ``arithmetic_intensity(m, k, n, bytes_per_element=2)``; its required inputs
-stay positional, in the formula's order (``amdahl_time(t_total, f, s)``).  A
+are positional, in the formula's order (``amdahl_time(t_total, f, s)``), or
+keyword-only where inputs of one unit could trade places
+(``capacity_check(capacity, *, weights, kv, workspace)``).  A
 record (:class:`~infra_calc.modelspec.ModelSpec`, built from a config) takes
 every field by keyword.  ``tests/lib/test_api_convention.py`` holds this.
 

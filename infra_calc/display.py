@@ -291,11 +291,15 @@ def tokens_k(tokens, suffix: str = "K") -> str:
 
 
 def plain_number(x: float) -> str:
-    """A number a reader gave, echoed back: about four significant digits, every digit
-    before the point kept, thousands separated, an exponent outside [1, 10⁶).
+    """A number a reader gave, echoed back.  In [1, 10⁶): about four significant digits,
+    every digit before the point kept, thousands separated, trailing zeros dropped.
+    Otherwise four significant digits in ``g`` form: plain for a magnitude in [10⁻⁴, 1),
+    an exponent below 10⁻⁴ and from 10⁶ on.
 
     >>> plain_number(34.3306), plain_number(4096), plain_number(1.23e7), plain_number(math.inf)
     ('34.33', '4,096', '1.23e+07', '∞')
+    >>> plain_number(0.5), plain_number(0.00123), plain_number(1.23e-5)
+    ('0.5', '0.00123', '1.23e-05')
     """
     if x == 0:
         return "0"

@@ -5,8 +5,10 @@ The subject (a model, a parameter count, FLOPs and bytes, a GEMM shape ``m, k, n
 first, then the card ``hw``, then only keyword-only parameters: a size can never land in
 the wrong slot by position.  Without a card the rule reads: a positional parameter is
 required (the subject's inputs) or is ``hw``; every parameter with a default, and any
-``*args``, is keyword-only.  :data:`POSITIONAL_OPTIONS` lists the exceptions, each with
-its reason, and an exception that is no longer needed fails too.
+``*args``, is keyword-only.  A required input may be keyword-only too, where inputs of one
+unit could trade places (``capacity_check(capacity, *, weights, kv, workspace)``).  :data:`POSITIONAL_OPTIONS`
+lists the exceptions, each with its reason, and an exception that is no longer needed
+fails too.
 """
 import inspect
 from types import ModuleType
