@@ -117,15 +117,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
     scale = _scale(unit)
     if not isinstance(digits, numbers.Integral) or isinstance(digits, bool) or digits < 0:
         raise ValueError(f"digits must be a whole number >= 0, got {digits!r}")
-    if isinstance(value, bool):
-        raise TypeError("value must be a number, got a bool")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"value must be a number (in SI units for {unit or 'a plain number'}), "
-                        f"got {value!r}") from None
-    if math.isnan(x):
-        raise ValueError(f"value must be a number (in SI units for {unit or 'a plain number'}), got NaN")
+    x = _a_number(value, "value", f" (in SI units for {unit or 'a plain number'})")
     scaled = x / scale
     if math.isinf(scaled):
         num = _infinity(scaled)
@@ -150,16 +142,17 @@ def _infinity(x: float) -> str:
     return "∞" if x > 0 else "−∞"
 
 
-def _a_number(value, name: str) -> float:
-    """``value`` as a float; a bool, a non-number or NaN is refused, naming ``name``."""
+def _a_number(value, name: str, what: str = "") -> float:
+    """``value`` as a float; a bool, a non-number or NaN is refused, naming ``name``
+    (``what`` follows "must be a number" for a non-number and NaN: the unit it is read in)."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be a number, got a bool")
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, got {value!r}") from None
+        raise TypeError(f"{name} must be a number{what}, got {value!r}") from None
     if math.isnan(x):
-        raise ValueError(f"{name} must be a number, got NaN")
+        raise ValueError(f"{name} must be a number{what}, got NaN")
     return x
 
 
