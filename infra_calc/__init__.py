@@ -40,6 +40,7 @@ every field by keyword.  ``tests/lib/test_api_convention.py`` holds this.
 """
 # ruff: noqa: F401  (the imports below are the package's names; __all__ lists them)
 import importlib as _importlib
+import importlib.metadata as _metadata
 import pkgutil as _pkgutil
 from types import ModuleType as _ModuleType
 
@@ -92,7 +93,10 @@ from .step import (
     step_time,
 )
 
-__version__ = "1.0.0"
+try:    # pyproject.toml holds the version; the installed package's metadata reads it
+    __version__ = _metadata.version("infra_calc")
+except _metadata.PackageNotFoundError:    # a source tree on the path, never installed
+    __version__ = "0+unknown"
 
 #: Public names fetched from their module on first use, one row per module.  The rows
 #: stay by hand: a module's ``__all__`` holds more than the package shows, and reading
