@@ -246,7 +246,7 @@ def round_sig(value: float, unit: str | None = None, *, digits: int = 3) -> str:
     return with_unit(num, unit)
 
 
-def shown_e(value, exponent: int = 9, digits: int | None = None, unit: str | None = None) -> str:
+def shown_e(value, *, exponent: int = 9, digits: int | None = None, unit: str | None = None) -> str:
     """``value`` as a number times a power of ten, written the source's way ("80e9 B"):
     ``digits`` decimals, or as few as it needs when ``digits`` is None.
 

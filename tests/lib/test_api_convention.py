@@ -40,6 +40,11 @@ CARD_FUNCTIONS = _functions_with_a_card()
 CALLABLES = [n for n in ic.__all__
              if callable(getattr(ic, n)) and not isinstance(getattr(ic, n), ModuleType)]
 
+#: Module-level functions outside ``infra_calc.__all__`` held to the options rule too
+#: (the rest of the modules' ``__all__`` is not scanned: see CONTRIBUTING.md).
+MODULE_FUNCTIONS = ["decode.step_parts", "decode.decode_counts", "decode.decode_coefficients",
+                    "decode.weight_read_params", "display.shown_e"]
+
 
 def _positional_options(obj):
     """Parameters of ``obj`` other than ``hw`` that have a default yet can be passed by
@@ -85,6 +90,15 @@ def test_every_option_is_keyword_only(name):
     else:
         assert not loose, (f"{name}: {loose} have defaults but can be passed by position "
                            f"(make them keyword-only)")
+
+
+@pytest.mark.parametrize("path", MODULE_FUNCTIONS)
+def test_a_module_functions_options_are_keyword_only(path):
+    import importlib
+
+    module, name = path.split(".")
+    obj = getattr(importlib.import_module(f"infra_calc.{module}"), name)
+    assert not _positional_options(obj), f"{path}: options can be passed by position"
 
 
 @pytest.mark.parametrize("call", [
