@@ -2,7 +2,8 @@
 
 A value is stored once, in English (``infra_calc.display.shown``: "295.3 requests",
 "8.03 billion", "RTX 4090, L40S").  The Chinese build (``tools/stored_eval.py``)
-and the catalog checks (``tools/zh_checks.py``) rewrite it with :func:`zh_text`
+and the catalog checks (``tools/zh_checks.py``, through ``tools/zh_message.py``'s
+``render``) rewrite it with :func:`zh_text`
 and glue it to the Chinese text around it with :func:`zh_glue_after` and
 :func:`zh_glue_before`: one table, one rule.
 """

@@ -26,9 +26,12 @@ then only keyword-only parameters (``batch=``, ``context=``,
 another's slot.  A function without a card keeps its subject positional and
 its options (every parameter with a default) by keyword:
 ``arithmetic_intensity(m, k, n, bytes_per_element=2)``; its required inputs
-stay positional, in the formula's order (``amdahl_time(t_total, f, s)``).  A
+are positional, in the formula's order (``amdahl_time(t_total, f, s)``), or
+keyword-only where inputs of one unit could trade places
+(``capacity_check(capacity, *, weights, kv, workspace)``).  A
 record (:class:`~infra_calc.modelspec.ModelSpec`, built from a config) takes
-every field by keyword.  ``tests/lib/test_api_convention.py`` holds this.
+every field by keyword.  ``tests/lib/test_api_convention.py`` holds this for
+every name in ``__all__`` and the module functions it lists (``MODULE_FUNCTIONS``).
 
 >>> import infra_calc as ic
 >>> ic.shown(ic.read_time(70e9, "H100 SXM"), "ms", 3)
@@ -38,6 +41,7 @@ every field by keyword.  ``tests/lib/test_api_convention.py`` holds this.
 """
 # ruff: noqa: F401  (the imports below are the package's names; __all__ lists them)
 import importlib as _importlib
+import importlib.metadata as _metadata
 import pkgutil as _pkgutil
 from types import ModuleType as _ModuleType
 
@@ -90,7 +94,10 @@ from .step import (
     step_time,
 )
 
-__version__ = "1.0.0"
+try:    # pyproject.toml holds the version; the installed package's metadata reads it
+    __version__ = _metadata.version("infra_calc")
+except _metadata.PackageNotFoundError:    # a source tree on the path, never installed
+    __version__ = "0+unknown"
 
 #: Public names fetched from their module on first use, one row per module.  The rows
 #: stay by hand: a module's ``__all__`` holds more than the package shows, and reading

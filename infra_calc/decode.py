@@ -44,7 +44,7 @@ WEIGHT_READS = ("touched", "active", "total")
 REGIONS = ("weight-read", "kv-read", "compute")
 
 
-def weight_read_params(spec, batch, weights, routing="floor"):
+def weight_read_params(spec, batch, weights, *, routing="floor"):
     """Parameters a step of ``batch`` tokens reads under ``weights``, as a count (``R_W / b_W``).
 
     ``routing`` (:data:`~infra_calc.ledger.ROUTINGS`) counts the experts of
@@ -116,7 +116,7 @@ class StepCoefficients:
                                                self.attention_flops_per_token * s))
 
 
-def decode_coefficients(w: Workload, weights="touched") -> StepCoefficients:
+def decode_coefficients(w: Workload, *, weights="touched") -> StepCoefficients:
     """Per-card terms of a decode step of ``w``, linear in the context ``S``.
 
     A :class:`StepCoefficients` (arrays over ``w.batch``): the weights touched
@@ -130,7 +130,7 @@ def decode_coefficients(w: Workload, weights="touched") -> StepCoefficients:
     n = np.asarray(w.cards, dtype=float)
     return StepCoefficients(
         weight_bytes=np.asarray(sh.of(spec, weight_read_params(spec, w.batch, weights,
-                                                                w.routing)))
+                                                                routing=w.routing)))
         * w.bytes_per_param,
         kv_bytes_per_token=b * np.asarray(w.kv_bytes_per_token_per_card),
         flops_linear=2.0 * b * np.asarray(sh.of_matmul(spec, spec.matmul_params)),
@@ -148,7 +148,7 @@ class StepParts(Bounds):
     comm_bytes: float | np.ndarray = 0.0
 
 
-def step_parts(w: Workload, weights="touched", comm="ring", context=None, *, overlap=True,
+def step_parts(w: Workload, *, weights="touched", comm="ring", context=None, overlap=True,
                overlap_comm=False) -> Bounds:
     """The :class:`StepParts` of the decode steps of ``w`` at ``context``: Bounds and counts.
 
@@ -160,21 +160,21 @@ def step_parts(w: Workload, weights="touched", comm="ring", context=None, *, ove
     (:func:`~infra_calc.comm.layer_comm`, 0 on one card), added (or the
     larger, ``overlap_comm=True``) as ``t_step``.
     """
-    c = decode_counts(w, weights, context)
+    c = decode_counts(w, weights=weights, context=context)
     msg, tcomm = layer_comm(w.model, w.hw, tokens=w.batch, cards=w.cards, comm=comm)
     t = bounds(c.flops, c.bytes_read, w.hw, t_comm=tcomm, overlap=overlap,
                overlap_comm=overlap_comm, math=w.math)
     return StepParts(**vars(t), counts=c, comm_bytes=msg)
 
 
-def decode_counts(w: Workload, weights="touched", context=None) -> StepCounts:
+def decode_counts(w: Workload, *, weights="touched", context=None) -> StepCounts:
     """Per-card bytes and FLOPs of one decode step of workload ``w`` (arrays broadcast).
 
     The :class:`StepCounts` of :func:`decode_coefficients` at ``context``
     (default: the workload's): ``weight_bytes``, ``kv_bytes``, ``flops_linear``,
     ``flops_attention`` and their sums ``bytes_read`` and ``flops``.
     """
-    return decode_coefficients(w, weights).at(w.context if context is None else context)
+    return decode_coefficients(w, weights=weights).at(w.context if context is None else context)
 
 
 @dataclass(frozen=True)
@@ -273,7 +273,7 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
                     kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
                     routing=routing, math=math)
     check_one_card(w, "model_decode_step", "use tensor_parallel_step for more cards")
-    t = step_parts(w, weights)                       # one card: no communication
+    t = step_parts(w, weights=weights)               # one card: no communication
     c, acc = t.counts, w.hw
     bound = np.asarray(t.floor_bound)
     region = np.where(bound == "compute", "compute",

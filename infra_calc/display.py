@@ -117,15 +117,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
     scale = _scale(unit)
     if not isinstance(digits, numbers.Integral) or isinstance(digits, bool) or digits < 0:
         raise ValueError(f"digits must be a whole number >= 0, got {digits!r}")
-    if isinstance(value, bool):
-        raise TypeError("value must be a number, got a bool")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"value must be a number (in SI units for {unit or 'a plain number'}), "
-                        f"got {value!r}") from None
-    if math.isnan(x):
-        raise ValueError(f"value must be a number (in SI units for {unit or 'a plain number'}), got NaN")
+    x = _a_number(value, "value", f" (in SI units for {unit or 'a plain number'})")
     scaled = x / scale
     if math.isinf(scaled):
         num = _infinity(scaled)
@@ -150,16 +142,17 @@ def _infinity(x: float) -> str:
     return "∞" if x > 0 else "−∞"
 
 
-def _a_number(value, name: str) -> float:
-    """``value`` as a float; a bool, a non-number or NaN is refused, naming ``name``."""
+def _a_number(value, name: str, what: str = "") -> float:
+    """``value`` as a float; a bool, a non-number or NaN is refused, naming ``name``
+    (``what`` follows "must be a number" for a non-number and NaN: the unit it is read in)."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be a number, got a bool")
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a number, got {value!r}") from None
+        raise TypeError(f"{name} must be a number{what}, got {value!r}") from None
     if math.isnan(x):
-        raise ValueError(f"{name} must be a number, got NaN")
+        raise ValueError(f"{name} must be a number{what}, got NaN")
     return x
 
 
@@ -253,7 +246,7 @@ def round_sig(value: float, unit: str | None = None, *, digits: int = 3) -> str:
     return with_unit(num, unit)
 
 
-def shown_e(value, exponent: int = 9, digits: int | None = None, unit: str | None = None) -> str:
+def shown_e(value, *, exponent: int = 9, digits: int | None = None, unit: str | None = None) -> str:
     """``value`` as a number times a power of ten, written the source's way ("80e9 B"):
     ``digits`` decimals, or as few as it needs when ``digits`` is None.
 
@@ -291,11 +284,15 @@ def tokens_k(tokens, suffix: str = "K") -> str:
 
 
 def plain_number(x: float) -> str:
-    """A number a reader gave, echoed back: about four significant digits, every digit
-    before the point kept, thousands separated, an exponent outside [1, 10⁶).
+    """A number a reader gave, echoed back.  In [1, 10⁶): about four significant digits,
+    every digit before the point kept, thousands separated, trailing zeros dropped.
+    Otherwise four significant digits in ``g`` form: plain for a magnitude in [10⁻⁴, 1),
+    an exponent below 10⁻⁴ and from 10⁶ on.
 
     >>> plain_number(34.3306), plain_number(4096), plain_number(1.23e7), plain_number(math.inf)
     ('34.33', '4,096', '1.23e+07', '∞')
+    >>> plain_number(0.5), plain_number(0.00123), plain_number(1.23e-5)
+    ('0.5', '0.00123', '1.23e-05')
     """
     if x == 0:
         return "0"

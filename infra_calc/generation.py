@@ -201,7 +201,7 @@ def generation_time(model, hw=None, *, prompt_tokens=None, output_tokens=None,
     p, o = check_request(w.model, prompt_tokens, output_tokens)
     pre = prefill_step(w, prompt_tokens=p, weights=weights, comm=comm)   # checks comm
     # contexts P+1 ... P+O-1 (none when O = 1), valid: check_request checked the last
-    steps = step_parts(w, weights, comm, context=np.arange(p + 1, p + o, dtype=float),
+    steps = step_parts(w, weights=weights, comm=comm, context=np.arange(p + 1, p + o, dtype=float),
                        overlap_comm=overlap_comm)
     floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)
     decode = float(times.sum())

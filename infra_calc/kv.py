@@ -25,10 +25,14 @@ either routing.
 The (batch, context) plane splits into three regions (:func:`decode_region`):
 weight-read bound, KV-read bound, compute bound.
 
-Every function takes a model (a :class:`~infra_calc.modelspec.ModelSpec`, a
-catalog name, a ``config.json`` path or a :class:`Workload`) and the card,
-then keyword-only sizes: the physics is the model's own account of a step,
-whatever the type of the first argument.
+The four region functions (:func:`critical_context`, :func:`turning_batch`,
+:func:`kv_weight_batch`, :func:`decode_region`) take a model (a
+:class:`~infra_calc.modelspec.ModelSpec`, a catalog name, a ``config.json`` path
+or a :class:`Workload`, which brings its own card) and the card, then
+keyword-only sizes: the physics is the model's own account of a step, whatever
+the type of the first argument.  The two
+building blocks under them, :func:`per_request_terms` and :func:`turning_points`
+(also used by :mod:`infra_calc.levers`), take one checked :class:`Workload` only.
 """
 from __future__ import annotations
 

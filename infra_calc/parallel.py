@@ -139,7 +139,7 @@ def tensor_parallel_step(model, hw=None, *, cards=None, batch=None, context=None
     w = Workload.of(model, hw, cards=cards, batch=batch, context=context,
                     bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
                     workspace=workspace, routing=routing, math=math)
-    t = step_parts(w, weights, comm, overlap_comm=overlap_comm)   # checks comm and the flag
+    t = step_parts(w, weights=weights, comm=comm, overlap_comm=overlap_comm)   # checks comm and the flag
     zero = 0.0 * np.asarray(t.t_step)
     return TensorParallelStep(
         model=w.model, hw=w.hw, cards=w.cards, batch=w.batch, context=w.context,

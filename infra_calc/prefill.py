@@ -67,7 +67,7 @@ def prefill_counts(w: Workload, prompt_tokens, weights="touched") -> PrefillCoun
     per_card = (2.0 * b * p * np.asarray(sh.of_matmul(spec, spec.body_matmul_params))
                 + f_head / n + f_att / n)
     read = weight_read_params(spec, w.batch * np.asarray(prompt_tokens), weights,
-                              w.routing) + 0.0 * p
+                              routing=w.routing) + 0.0 * p
     wb = read * w.bytes_per_param
     wb_card = np.asarray(sh.of(spec, read)) * w.bytes_per_param
     kvw = b * p * w.kv_bytes_per_token

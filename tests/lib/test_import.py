@@ -211,3 +211,14 @@ def test_the_package_docstring_says_which_functions_broadcast():
                                             output_tokens=10, batch=b)):
         with pytest.raises(TypeError, match="single"):
             call()
+
+
+def test_the_version_is_pyprojects():
+    """``__version__`` is read from the installed package, so it is pyproject.toml's."""
+    from pathlib import Path
+
+    import tomllib
+
+    import infra_calc as ic
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert ic.__version__ == pyproject["project"]["version"]
