@@ -35,7 +35,7 @@ import numpy as np
 
 from ._validate import unwrap
 
-__all__ = ["BOUNDS", "Bounds", "bounds", "crossover"]
+__all__ = ["BOUNDS", "Bounds", "bounds", "crossover", "tokens_per_s"]
 
 #: the labels a :class:`Bounds` carries
 BOUNDS = ("memory", "compute", "communication")
@@ -104,6 +104,16 @@ def bounds(flops, nbytes, hw, *, t_comm=0.0, overlap=True, overlap_comm=False,
     return Bounds(t_read=unwrap(tr), t_compute=unwrap(tc), t_floor=unwrap(floor),
                   t_comm=unwrap(tm), t_step=unwrap(step), floor_bound=unwrap(floor_bound, str),
                   bound=unwrap(bound, str))
+
+
+def tokens_per_s(batch, t_step):
+    """Throughput of a step, ``B / T_step`` tokens per second: ``batch`` requests each
+    produce one token in ``t_step`` seconds (the one place it is computed).
+
+    >>> tokens_per_s(8, 0.04)
+    200.0
+    """
+    return unwrap(np.asarray(batch) / np.asarray(t_step, dtype=float))
 
 
 def crossover(flops, nbytes, flops_slope, bytes_slope, hw, *, math="bf16"):

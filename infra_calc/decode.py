@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_one_card, unwrap
-from .bound import Bounds, bounds
+from .bound import Bounds, bounds, tokens_per_s
 from .capacity import CapacityCheck, HoldsMemory
 from .comm import layer_comm
 from .workload import ModelOnCard, Workload
@@ -287,5 +287,5 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
         t_weights=bounds(0.0, c.weight_bytes, acc).t_read,
         t_kv=bounds(0.0, c.kv_bytes, acc).t_read, t_read=t.t_read, t_compute=t.t_compute,
         t_step=t.t_floor, bound=t.floor_bound, region=unwrap(region, str),
-        tokens_per_s=unwrap(np.asarray(w.batch) / t.t_floor), memory=w.memory_at(like=c.bytes_read),
+        tokens_per_s=tokens_per_s(w.batch, t.t_floor), memory=w.memory_at(like=c.bytes_read),
     )

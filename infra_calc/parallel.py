@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import unwrap
+from .bound import tokens_per_s
 from .capacity import CapacityCheck, HoldsMemory
 from .decode import step_parts
 from .workload import ModelOnCard, Workload
@@ -147,6 +148,6 @@ def tensor_parallel_step(model, hw=None, *, cards=None, batch=None, context=None
         flops=unwrap(t.counts.flops + zero), comm_bytes=unwrap(t.comm_bytes + zero),
         t_read=t.t_read, t_compute=t.t_compute, t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
         bound=t.bound, floor_bound=t.floor_bound, comm=comm,
-        overlap_comm=bool(overlap_comm), tokens_per_s=unwrap(np.asarray(w.batch) / t.t_step),
+        overlap_comm=bool(overlap_comm), tokens_per_s=tokens_per_s(w.batch, t.t_step),
         memory=w.memory_at(like=zero),
     )

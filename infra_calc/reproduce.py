@@ -13,11 +13,11 @@ from .display import shown, tokens_k  # sep=False: the source printed no thousan
 from .models import model
 from .roofline import arithmetic_intensity, critical_rows, gemm_bytes, gemm_flops
 from .shape import padded_rows, route_tokens
-from .step import batch_turning_point, compute_time, decode_step, read_time
+from .step import batch_turning_point, decode_step
 
 __all__ = ["j07_lines", "j13_lines", "reproduce", "CHAPTERS", "j07_kv_bytes_per_token",
-           "j07_capacity", "j07_left_after_weights", "j13_padding", "j13_left_after_weights",
-           "j13_max_batch"]
+           "j07_capacity", "j07_max_batch", "j07_left_after_weights", "j13_padding",
+           "j13_kv_bytes_per_token", "j13_left_after_weights", "j13_max_batch"]
 
 
 # --- the source's cases, computed once: the printouts and the self-test pages share them
@@ -26,12 +26,23 @@ def j07_kv_bytes_per_token() -> float:
     return model(S.J07_MODEL).kv_bytes_per_token(2)
 
 
-def j07_capacity(*, kv: bool = True, workspace: bool = True):
-    """J07's capacity check on its H100: the 8-bit weights, one request of ``J07_CONTEXT``
-    tokens and the workspace; ``kv=False`` / ``workspace=False`` leave those out."""
-    kv_bytes = kv_cache_bytes(S.J07_CONTEXT, j07_kv_bytes_per_token()) if kv else 0.0
-    return capacity_check(S.j07_h100().mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=kv_bytes,
+def j07_capacity(*, kv: bool = True, workspace: bool = True, capacity: float | None = None,
+                 context: int = S.J07_CONTEXT):
+    """J07's capacity check: the 8-bit weights, one request of ``context`` tokens (the
+    source's ``J07_CONTEXT``) and the workspace on ``capacity`` bytes (its H100's 80e9);
+    ``kv=False`` / ``workspace=False`` leave those out."""
+    kv_bytes = kv_cache_bytes(context, j07_kv_bytes_per_token()) if kv else 0.0
+    cap = S.j07_h100().mem_capacity if capacity is None else capacity
+    return capacity_check(cap, weights=S.J07_WEIGHTS_8BIT, kv=kv_bytes,
                           workspace=S.J07_WORKSPACE if workspace else 0)
+
+
+def j07_max_batch(capacity: float | None = None, *, context: int = S.J07_CONTEXT) -> int:
+    """The most requests of ``context`` tokens beside J07's 8-bit weights on ``capacity``
+    bytes (its H100's 80e9), the workspace not counted (the source's reading)."""
+    cap = S.j07_h100().mem_capacity if capacity is None else capacity
+    return max_batch(cap, weights=S.J07_WEIGHTS_8BIT, context=context,
+                     kv_bytes_per_token=j07_kv_bytes_per_token(), workspace=0)
 
 
 def j07_left_after_weights() -> float:
@@ -57,20 +68,23 @@ def j13_left_after_weights() -> float:
     return capacity_check(**_j13_capacity_args(), kv=0.0).headroom
 
 
+def j13_kv_bytes_per_token() -> float:
+    """KV-cache bytes per token of the J13 model (BF16 keys and values)."""
+    return model(S.J13_MODEL).kv_bytes_per_token(2)
+
+
 def j13_max_batch(context: int) -> int:
     """The most requests of ``context`` tokens (BF16 KV cache) that fit J13's RTX 4090."""
     return max_batch(**_j13_capacity_args(), context=context,
-                     kv_bytes_per_token=model(S.J13_MODEL).kv_bytes_per_token(2))
+                     kv_bytes_per_token=j13_kv_bytes_per_token())
 
 
 def j07_lines() -> list[str]:
     """The eleven lines of J07 §7, computed."""
     h100, a100 = S.j07_h100(), S.j07_a100()
     n, bw = S.J07_PARAMS, S.J07_BYTES_PER_PARAM
-    r = n * bw
-    f = 2 * n
-    t_read = read_time(r, h100)
-    t_comp = compute_time(f, h100)
+    one = decode_step(n, h100, bytes_per_param=bw)   # one request: R = b_W N, F = 2N
+    r, f, t_read, t_comp = one.bytes_read, one.flops, one.t_read, one.t_compute
     b_star = batch_turning_point(h100, bytes_per_param=bw)
     lines = [
         f"H100 SXM: {shown(h100.mem_capacity, 'GB', 0, sep=False)}"
@@ -80,7 +94,7 @@ def j07_lines() -> list[str]:
         f" / {shown(h100.mem_bandwidth, 'GB/s', 2, sep=False)} = {shown(t_read, 'ms', 3, sep=False)}",
         f"T_compute = {shown(f, 'GFLOPs', 2, sep=False)}"
         f" / {shown(h100.peak_flops, 'GFLOP/s', 0, sep=False)} = {shown(t_comp, 'ms', 4, sep=False)}",
-        f"ratio     = {t_read / t_comp:.1f} x",
+        f"ratio     = {one.ratio:.1f} x",
         f"B*        = {b_star:.1f} (b_W={bw:g})",
     ]
     b8, b32, b148 = (decode_step(n, h100, bytes_per_param=bw, batch=b) for b in S.J07_BATCHES)
@@ -101,15 +115,15 @@ def j07_lines() -> list[str]:
         f"{shown(chk.workspace, 'GB', 2, bare=True, sep=False)}"
         f" = {shown(chk.total, 'GB', 2, sep=False)} {rel} {shown(chk.capacity, 'GB', 1, sep=False)}")
     left = j07_left_after_weights()
-    b_max = max_batch(h100.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=S.J07_CONTEXT,
-                      kv_bytes_per_token=j07_kv_bytes_per_token(), workspace=0)
+    b_max = j07_max_batch()
     lines.append(
         f"left after weights {shown(left, 'GB', 2, sep=False)}; one {S.J07_CONTEXT}"
         f"-token KV {shown(kv_one, 'GB', 2, sep=False)} "
         f"-> at most {b_max} {tokens_k(S.J07_CONTEXT, 'k')} requests (workspace not counted)")
+    on_a100 = decode_step(n, a100, bytes_per_param=bw)
     lines.append(
-        f"A100 same conditions T_read = {shown(read_time(r, a100), 'ms', 1, sep=False)}; "
-        f"T_compute = {shown(compute_time(f, a100), 'ms', 3, sep=False)}")
+        f"A100 same conditions T_read = {shown(on_a100.t_read, 'ms', 1, sep=False)}; "
+        f"T_compute = {shown(on_a100.t_compute, 'ms', 3, sep=False)}")
     return lines
 
 
@@ -139,7 +153,7 @@ def j13_lines() -> list[str]:
     gpu = S.j13_rtx4090()
     q = model(S.J13_MODEL)
     weights = q.weight_bytes(S.J13_BYTES_PER_PARAM)
-    m_kv = q.kv_bytes_per_token(2)
+    m_kv = j13_kv_bytes_per_token()
     left = j13_left_after_weights()
     s8, s16 = S.J13_CONTEXTS
     one8 = kv_cache_bytes(s8, m_kv)

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import source as S
 from ._validate import check_int, check_number, unwrap
-from .bound import bounds, crossover
+from .bound import bounds, crossover, tokens_per_s
 from .display import shown
 from .hardware import Accelerator, accelerator
 
@@ -173,7 +173,7 @@ def decode_step(params, hw, *, bytes_per_param, batch=1, kv_bytes=0, overlap=Tru
     return DecodeStep(
         hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r), flops=unwrap(f),
         t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor, bound=t.floor_bound,
-        tokens_per_s=unwrap(b / np.asarray(t.t_floor)),
+        tokens_per_s=tokens_per_s(b, t.t_floor),
         read_time_per_output=read_time_per_output(t.t_read, b),
     )
 

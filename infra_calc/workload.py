@@ -134,7 +134,7 @@ class Workload(HoldsMemory):
         set_(self, "workspace", _scalar(self.workspace, "workspace", "bytes", allow_zero=True))
         share = card_share(self.model, cards=self.cards)
         set_(self, "cards", share.cards)
-        self.__dict__["share"] = share                # the cached :attr:`share`, computed once
+        set_(self, "_share", share)                   # not a field: read as :attr:`share`
         check_routing(self.routing)
         self.hw.peak(self.math)                      # refuses a precision the card lacks
         set_(self, "math", self.math.strip().lower())
@@ -168,11 +168,11 @@ class Workload(HoldsMemory):
         return dataclasses.replace(self, **changes)
 
     # --------------------------------------------------------- derived sizes
-    @functools.cached_property
+    @property
     def share(self) -> CardShare:
         """One card's share of the model (:func:`infra_calc.sharding.card_share`), computed
         once, when the workload is built (its check of ``cards`` gives the field)."""
-        return card_share(self.model, cards=self.cards)
+        return self._share
 
     @property
     def kv_bytes_per_token(self):

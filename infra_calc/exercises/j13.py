@@ -32,7 +32,7 @@ from ..capacity import capacity_check, kv_cache_bytes, max_context
 from ..display import PageValues, shown, tokens_k
 from ..hardware import accelerator
 from ..models import model
-from ..reproduce import j13_left_after_weights, j13_max_batch, j13_padding
+from ..reproduce import j13_kv_bytes_per_token, j13_left_after_weights, j13_max_batch, j13_padding
 from ..roofline import (
     arithmetic_intensity,
     critical_rows,
@@ -136,15 +136,15 @@ def _capacity_phys():
 
 def _left_phys():
     """The RTX 4090's physical bytes beside the BF16 weights and the workspace."""
-    return capacity_check(_capacity_phys(), weights=_qwen().weight_bytes(2), kv=0.0,
+    return capacity_check(_capacity_phys(), weights=_qwen().weight_bytes(S.J13_BYTES_PER_PARAM), kv=0.0,
                           workspace=S.J13_WORKSPACE).headroom
 
 
 def _s_max():
     """The longest context at which N3_BATCH requests fit the card's physical bytes."""
-    q = _qwen()
-    return max_context(_capacity_phys(), weights=q.weight_bytes(2), batch=N3_BATCH,
-                       kv_bytes_per_token=q.kv_bytes_per_token(2), workspace=S.J13_WORKSPACE)
+    return max_context(_capacity_phys(), weights=_qwen().weight_bytes(S.J13_BYTES_PER_PARAM),
+                       batch=N3_BATCH, kv_bytes_per_token=j13_kv_bytes_per_token(),
+                       workspace=S.J13_WORKSPACE)
 
 
 register(Exercise(
@@ -187,8 +187,8 @@ register(Exercise(
 
 
 def _n6_bytes():
-    q = _qwen()
-    return q.decode_weight_bytes(2) + kv_cache_bytes(N6_CONTEXT, q.kv_bytes_per_token(2))
+    return (_qwen().decode_weight_bytes(S.J13_BYTES_PER_PARAM)
+            + kv_cache_bytes(N6_CONTEXT, j13_kv_bytes_per_token()))
 
 
 def _n6_floor():
@@ -219,8 +219,8 @@ def selftest_values():
     v = PageValues()
     K, N, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
     h100, q = S.j13_h100(), _qwen()
-    w_bf16, m_kv, ws, s8 = q.weight_bytes(2), q.kv_bytes_per_token(2), S.J13_WORKSPACE, \
-        S.J13_CONTEXTS[0]
+    w_bf16, m_kv, ws, s8 = (q.weight_bytes(S.J13_BYTES_PER_PARAM), j13_kv_bytes_per_token(),
+                            S.J13_WORKSPACE, S.J13_CONTEXTS[0])
     ridge = h100.ridge_point
 
     # the questions
@@ -306,7 +306,7 @@ def selftest_values():
     # 2.10
     v.t_meas = shown(N6_MEASURED, "ms", 0)
     v.n6_ctx = shown(N6_CONTEXT, digits=0)
-    v.n6_w = shown(q.decode_weight_bytes(2), "GB", 2)
+    v.n6_w = shown(q.decode_weight_bytes(S.J13_BYTES_PER_PARAM), "GB", 2)
     v.n6_kv = shown(kv_cache_bytes(N6_CONTEXT, m_kv), "GB", 2)
     v.n6_bytes = shown(_n6_bytes(), "GB", 2)
     v.n6_floor = shown(_n6_floor(), "ms", 2)

@@ -14,10 +14,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import source as S
-from ..capacity import capacity_check, kv_cache_bytes, max_batch
 from ..display import in_unit, round_sig, shown, shown_e, sig, tokens_k
 from ..hardware import accelerator
-from ..models import model
+from ..reproduce import j07_capacity, j07_max_batch
 from ..step import batch_turning_point, decode_step, fix_scenarios
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
@@ -84,9 +83,7 @@ def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BY
     b = np.unique(np.round(np.logspace(0, math.log10(max_b), 120)))
     st = decode_step(params, h, bytes_per_param=bytes_per_param, batch=b)
     b_star = batch_turning_point(h, bytes_per_param=bytes_per_param)
-    m70 = model(S.J07_MODEL)
-    b_fit = max_batch(h.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=context,
-                      kv_bytes_per_token=m70.kv_bytes_per_token(2), workspace=0)
+    b_fit = j07_max_batch(h.mem_capacity, context=context)
 
     fig = Figure(figsize=(8.6, 3.9))
     ax1, ax2 = fig.subplots(1, 2)
@@ -120,14 +117,11 @@ def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BY
 # §3: the capacity check
 # --------------------------------------------------------------------------
 def _capacity_rows(context=S.J07_CONTEXT):
-    m70 = model(S.J07_MODEL)
-    kv = kv_cache_bytes(context, m70.kv_bytes_per_token(2))
-    rows = {}
     src, phys = S.j07_h100().mem_capacity, accelerator("H100 SXM").mem_capacity
-    for label, cap in ((f"source reading\n{shown(src, 'GB', 0)} = {shown_e(src, digits=0, unit='B')}", src),
-                       (f"physical\n{shown(phys, 'GiB', 0)} = {shown_e(phys, digits=1, unit='B')}", phys)):
-        rows[label] = capacity_check(cap, weights=S.J07_WEIGHTS_8BIT, kv=kv, workspace=S.J07_WORKSPACE)
-    return rows
+    return {f"source reading\n{shown(src, 'GB', 0)} = {shown_e(src, digits=0, unit='B')}":
+            j07_capacity(capacity=src, context=context),
+            f"physical\n{shown(phys, 'GiB', 0)} = {shown_e(phys, digits=1, unit='B')}":
+            j07_capacity(capacity=phys, context=context)}
 
 
 @figure("j07-capacity",
@@ -148,10 +142,8 @@ def capacity_figure(context=S.J07_CONTEXT):
         ax.barh(y, vals, left=left, height=0.55, color=colour, hatch=HATCHES[i],
                 edgecolor="white" if i < 3 else "grey", label=name)
         left = left + vals
-    kv_tok = model(S.J07_MODEL).kv_bytes_per_token(2)
     for yi, c in zip(y, rows.values(), strict=True):
-        fit = max_batch(c.capacity, weights=c.weights, context=context, kv_bytes_per_token=kv_tok,
-                        workspace=0)
+        fit = j07_max_batch(c.capacity, context=context)
         gb = [shown(x, "GB", 2, bare=True) for x in (c.weights, c.kv, c.workspace)]
         ax.text(1.5, yi, (f"{gb[0]} + {gb[1]} + {gb[2]} "
                           f"= {shown(c.total, 'GB', 2)}; {shown(c.headroom, 'GB', 2)} free\n"

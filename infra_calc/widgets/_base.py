@@ -31,11 +31,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .. import models
+from ..display import sig
 from ..figures._registry import style
 from ..hardware import CATALOG, accelerator
 
 __all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "BYTE_WIDTHS", "table_html", "object_options",
-           "card_menu", "model_and_card_menus", "warning_html"]
+           "card_menu", "model_and_card_menus", "warning_html", "fit_warning", "ms"]
 
 #: rendering scale over CSS pixels (2 = sharp on a HiDPI / Retina screen)
 PIXEL_RATIO = 2
@@ -114,6 +115,25 @@ WARNING_STYLE = ("background:#fdf0e6;border-left:4px solid #D55E00;color:#8a3200
 def warning_html(text: str) -> str:
     """A warning line for a readout (``.ic-warning``): ``text`` is HTML, already escaped."""
     return f"<div class='ic-warning' style='{WARNING_STYLE}'>⚠ {text}</div>"
+
+
+def fit_warning(hw, need: float, *, weights_only: bool = False, bars: str = "") -> str:
+    """The readouts' "Does not fit" warning: ``need`` bytes against ``hw``'s capacity (GB).
+
+    ``need`` is what one card must hold (``weights_only``: the weights alone); ``bars``,
+    if given, says what the bars assume ("it fitted": "The bars are the bounds as if it
+    fitted.").
+    """
+    what = (f"the weights alone are {sig(need, 'GB')}" if weights_only
+            else f"this setting needs {sig(need, 'GB')} per card")
+    tail = f" The bars are the bounds as if {bars}." if bars else ""
+    return warning_html(f"<b>Does not fit</b>: {what}; the {html.escape(hw.name)} has "
+                        f"{sig(hw.mem_capacity, 'GB')}.{tail}")
+
+
+def ms(t) -> str:
+    """A time in a readout: ``t`` seconds in ms, 4 significant figures (the bar labels' format)."""
+    return sig(t, "ms")
 
 
 def _png_rgb(rgba) -> bytes:

@@ -17,12 +17,12 @@ import ipywidgets as w
 
 from .. import source as S
 from ..capacity import capacity_check
-from ..display import in_unit, round_sig, sig
+from ..display import in_unit, round_sig
 from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..models import MODELS
 from ..step import batch_turning_point, decode_step
 from ..units import UNIT_SCALES
-from ._base import BYTE_WIDTHS, Explorer, card_menu, warning_html
+from ._base import BYTE_WIDTHS, Explorer, card_menu, fit_warning, ms
 
 __all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "model_options",
            "OTHER"]
@@ -165,14 +165,11 @@ class DecodeStepExplorer(Explorer):
         update_decode_panel(self.artists, st)
         hw = st.hw.name                     # the name of the card the step was computed on
         b_star = batch_turning_point(st.hw, bytes_per_param=st.bytes_per_param)
-        ms = lambda t: sig(t, "ms")  # noqa: E731  (the bar labels' format)
         weights = st.params * st.bytes_per_param
         # capacity first (chapter 1): weights that outgrow the card get a warning
         alone = capacity_check(st.hw.mem_capacity, weights=weights, kv=0.0, workspace=0)
-        warn = "" if alone.fits else warning_html(
-            f"<b>Does not fit</b>: the weights alone are {sig(weights, 'GB')}; the "
-            f"{html.escape(hw)} has {sig(st.hw.mem_capacity, 'GB')}. The bars are the bounds "
-            f"as if they fitted on one card.")
+        warn = "" if alone.fits else fit_warning(st.hw, weights, weights_only=True,
+                                                 bars="they fitted on one card")
         self.readout.value = warn + (
             f"<b>{html.escape(hw)}</b>: read {ms(st.t_read)}, compute {ms(st.t_compute)}, "
             f"step {ms(st.t_step)} (<b>{st.bound}-bound</b>, read/compute = {st.ratio:,.1f}×)<br>"

@@ -24,7 +24,7 @@ from ..figures.ch4 import (
     update_forecast_panel,
 )
 from ..forecasting import forecast_engines
-from ._base import Explorer, model_and_card_menus, warning_html
+from ._base import Explorer, fit_warning, model_and_card_menus, ms
 from .moe import nice_ceiling
 
 __all__ = ["ForecastExplorer", "forecast_explorer", "BATCH_OPTIONS", "LENGTH_OPTIONS",
@@ -37,10 +37,7 @@ CARD_OPTIONS = (1, 2, 4, 8)
 
 def _readout(f) -> str:
     g = f.floor
-    ms = lambda t: sig(t, "ms")  # noqa: E731
-    warn = ("" if g.fits else warning_html(
-        f"<b>Does not fit</b>: this setting needs {sig(g.memory_per_card, 'GB')} per card; "
-        f"the {html.escape(g.hw.name)} has {sig(g.hw.mem_capacity, 'GB')}."))
+    warn = "" if g.fits else fit_warning(g.hw, g.memory_per_card)
     rate = lambda r: f"{sig(r / g.cards)} tokens/s per card"  # noqa: E731
     floor_tpot = g.floor_tpot_mean
     t, r = f.tpot, f.output_tokens_per_s

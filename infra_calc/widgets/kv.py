@@ -16,7 +16,7 @@ from ..decode import model_decode_step
 from ..display import in_unit, sig
 from ..figures.ch3 import KV_EXPLORER_SETTINGS, draw_kv_panel, update_kv_panel
 from ..kv import critical_context, turning_batch
-from ._base import BYTE_WIDTHS, Explorer, model_and_card_menus, warning_html
+from ._base import BYTE_WIDTHS, Explorer, fit_warning, model_and_card_menus, ms
 from .moe import nice_ceiling
 
 __all__ = ["KvExplorer", "kv_explorer", "BATCH_OPTIONS", "CONTEXT_OPTIONS"]
@@ -32,11 +32,7 @@ def _readout(st, bytes_per_param, kv_bytes, capped=None) -> str:
     b_star = turning_batch(st.model, st.hw, context=st.context, **kw)
     b_text = "none (S ≥ S_max)" if b_star == float("inf") else f"{sig(b_star)} requests"
     s_text = "∞" if s_max == float("inf") else f"{sig(s_max)} tokens"
-    ms = lambda t: sig(t, "ms")  # noqa: E731
-    warn = ("" if st.fits else warning_html(
-        f"<b>Does not fit</b>: this setting needs {sig(st.memory_per_card, 'GB')} per card; "
-        f"the {html.escape(st.hw.name)} has {sig(st.hw.mem_capacity, 'GB')}. The bars are "
-        f"the bounds as if it fitted."))
+    warn = "" if st.fits else fit_warning(st.hw, st.memory_per_card, bars="it fitted")
     cap = ("" if capped is None else
            f"<br>context capped at {capped:,} tokens, the model's max_position_embeddings")
     return (f"{warn}<b>{html.escape(st.model.name)}</b> on <b>{html.escape(st.hw.name)}</b>: "

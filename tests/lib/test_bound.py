@@ -88,3 +88,17 @@ def test_crossover_is_where_the_label_of_bounds_flips():
     x = crossover(f[0], r[0], f[1], r[1], CARD)
     labels = [bounds(f @ [1, x * a], r @ [1, x * a], CARD).bound for a in (0.999, 1.001)]
     assert labels == ["memory", "compute"] and np.isinf(crossover(0.0, 1.0, 1e9, 1e7, CARD))
+
+
+def test_every_step_result_takes_its_throughput_from_tokens_per_s():
+    """B / T_step, written once: each decode result's tokens/s is its batch over its step
+    time (the tensor-parallel step's time includes communication)."""
+    from infra_calc.bound import tokens_per_s
+    st = ic.decode_step(1e9, "H100 SXM", bytes_per_param=1, batch=[1, 4])
+    md = ic.model_decode_step("llama-3.1-8b", "H100 SXM", batch=4, context=256)
+    tp = ic.tensor_parallel_step("llama-3.1-8b", "H100 SXM", cards=2, batch=4, context=256)
+    assert tp.t_comm > 0
+    for r in (st, md, tp):
+        np.testing.assert_array_equal(r.tokens_per_s, tokens_per_s(r.batch, r.t_step))
+        np.testing.assert_allclose(r.tokens_per_s, np.asarray(r.batch) / r.t_step, rtol=1e-15)
+    assert tokens_per_s(8, 0.04) == pytest.approx(200.0)

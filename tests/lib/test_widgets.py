@@ -84,6 +84,26 @@ def test_decode_warns_when_the_weights_outgrow_the_card():
     assert "ic-warning" not in ex.readout.value
 
 
+def test_one_fit_warning_for_every_readout():
+    """The three readouts' "Does not fit" line comes from fit_warning: what one card must
+    hold against the card's capacity, both in GB with 4 significant figures."""
+    from infra_calc.widgets._base import fit_warning, ms
+    h100 = ic.accelerator("H100 SXM")
+    text = fit_warning(h100, 140e9, weights_only=True, bars="they fitted on one card")
+    assert text.startswith("<div class='ic-warning'")
+    assert ("<b>Does not fit</b>: the weights alone are 140.0 GB; the H100 SXM has "
+            f"{ic.display.sig(h100.mem_capacity, 'GB')}. The bars are the bounds as if they "
+            "fitted on one card.</div>") in text
+    assert "needs 90.00 GB per card; the H100 SXM has" in fit_warning(h100, 90e9)
+    assert fit_warning(h100, 90e9).endswith("GB.</div>")
+    assert ms(0.0123456) == "12.35 ms"
+    ex = decode_step_explorer()
+    ex.controls["bytes_per_param"].value = 2.0
+    st = ex.state()
+    assert fit_warning(st.hw, st.params * 2.0, weights_only=True,
+                       bars="they fitted on one card") in ex.readout.value
+
+
 def test_decode_target_line_is_labelled():
     ex = decode_step_explorer()
     assert any(t.get_text() == "10 ms target" for t in ex.ax.texts)
