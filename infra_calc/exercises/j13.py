@@ -32,7 +32,6 @@ from ..capacity import capacity_check, kv_cache_bytes, max_context
 from ..display import PageValues, shown, tokens_k
 from ..hardware import accelerator
 from ..models import model
-from ..reproduce import j13_kv_bytes_per_token, j13_left_after_weights, j13_max_batch, j13_padding
 from ..roofline import (
     arithmetic_intensity,
     critical_rows,
@@ -40,6 +39,13 @@ from ..roofline import (
     gemm_flops,
     gemm_roofline,
     intensity_limit,
+)
+from ..scenarios import (
+    j13_capacity_args,
+    j13_kv_bytes_per_token,
+    j13_left_after_weights,
+    j13_max_batch,
+    j13_padding,
 )
 from ..shape import padded_gemm
 from ..step import mbu, read_time
@@ -136,15 +142,13 @@ def _capacity_phys():
 
 def _left_phys():
     """The RTX 4090's physical bytes beside the BF16 weights and the workspace."""
-    return capacity_check(_capacity_phys(), weights=_qwen().weight_bytes(S.J13_BYTES_PER_PARAM), kv=0.0,
-                          workspace=S.J13_WORKSPACE).headroom
+    return capacity_check(**j13_capacity_args(capacity=_capacity_phys()), kv=0.0).headroom
 
 
 def _s_max():
     """The longest context at which N3_BATCH requests fit the card's physical bytes."""
-    return max_context(_capacity_phys(), weights=_qwen().weight_bytes(S.J13_BYTES_PER_PARAM),
-                       batch=N3_BATCH, kv_bytes_per_token=j13_kv_bytes_per_token(),
-                       workspace=S.J13_WORKSPACE)
+    return max_context(**j13_capacity_args(capacity=_capacity_phys()), batch=N3_BATCH,
+                       kv_bytes_per_token=j13_kv_bytes_per_token())
 
 
 register(Exercise(
