@@ -14,6 +14,8 @@ few regexes below, not with markdown-it-py or myst-parser: what must hold is par
 jupyterlab-myst, whose parser is mystmd's, not myst-parser's, and that parity is what the
 tests check (the cases in ``tests/book/test_tools_execute.py``, the pages as a real
 JupyterLab writes them back in ``tests/lab_pages.py``).
+The same reading gives a cell's code blocks (:func:`code_blocks`) and its prose without
+code (:func:`strip_code`), which the tests read instead of parsing fences of their own.
 
 The labels of a page's sphinx-exercise directives are read here too, once
 (:func:`exercise_labels`, :func:`solution_targets`): the tests and the browser checks
