@@ -251,6 +251,7 @@ def selftest_values():
     v.pi = shown(h100.peak_flops, "TFLOP/s", 1)
     v.beta = shown(h100.mem_bandwidth, "TB/s", 2)
     v.i256 = shown(_i256(), "FLOP/byte", 1)
+    # the source's figure: I and I* rounded to one decimal, as it prints them (why: page 01)
     v.short = shown(1 - round(_i256(), 1) / round(ridge, 1), "%", 1)
     v.mstar = shown(_m_star("H100 SXM"), "rows", 1)
     v.w_share = shown(K * N * b / gemm_bytes(256, K, N, bytes_per_element=b), "%", 0)
