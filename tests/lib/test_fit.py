@@ -7,6 +7,7 @@ import pytest
 
 from infra_calc import crossval, fit, forecasting
 from infra_calc.measurements import load
+from infra_calc.reality import workload_for
 
 
 def test_continuous_batching_rule_reads_the_rows_fields():
@@ -19,7 +20,7 @@ def test_continuous_batching_rule_reads_the_rows_fields():
                                         for c in (5, 25, 50, 100, 150, 200, 250)}
     for r in shared:
         assert r.share == pytest.approx((r.m.batch - 1) / r.m.output_tokens)
-        k = forecasting.knobs(None).k
+        k = forecasting.knobs(None).fitted
         alone = dataclasses.replace(r, share=0.0)
         assert fit.predict([r], k)[0] > fit.predict([alone], k)[0]
     # a static batch, or one request, never gets it
@@ -34,7 +35,23 @@ def test_rows_faster_than_their_floor_are_counted_and_left_out():
     d = fit.load_data([m, fast])
     assert [r.m.id for r in d.rows] == [m.id]
     assert [(r.m.id, why.split(" by ")[0]) for r, why in d.faults] == [("fast", "faster than its floor")]
-    assert crossval.evaluate().data.faults == ()            # the packaged table has none
+    # the packaged table has one: a batch whose cache the card cannot hold (next test)
+    assert [r.m.id for r, _ in crossval.evaluate().data.faults] == \
+        ["lmdeploy-7b-b64-in2048-out2048-itl"]
+
+
+def test_a_batch_whose_cache_the_card_cannot_hold_is_a_fault_not_a_fit_row():
+    """LMDeploy's static benchmark prints 64 threads of 2048 + 2048 tokens of Llama-2-7B on one
+    A100 80GB; their cache alone is more than the card holds, so the engine cannot have decoded
+    that batch (its printed FTL(max) of 116 s shows requests waiting) and the row is faster than
+    the floor of the batch it states: counted as a fault, never fitted."""
+    rep = crossval.evaluate()
+    (row, why), = rep.data.faults
+    w = workload_for(row.m)
+    cache = w.kv_bytes_per_card(row.m.prompt_tokens + row.m.output_tokens)
+    assert cache + w.resident_weight_bytes() > w.hw.mem_capacity
+    assert why.startswith("faster than its floor")
+    assert row.m.id not in {r.m.id for r in rep.data.rows}
 
 
 def test_rows_that_cannot_be_forecast_say_why():
