@@ -46,6 +46,13 @@ import pkgutil as _pkgutil
 from types import ModuleType as _ModuleType
 
 from . import source, units
+from .accelerators import (
+    CATALOG,
+    accelerator,
+    accelerator_names,
+    capacity_reading,
+    decimal_reading,
+)
 from .amdahl import amdahl_limit, amdahl_speedup, amdahl_time
 from .bound import Bounds, bounds
 from .capacity import (
@@ -56,15 +63,7 @@ from .capacity import (
     max_context,
 )
 from .estimate import Estimate, estimate
-from .hardware import (
-    CATALOG,
-    READINGS,
-    Accelerator,
-    accelerator,
-    accelerator_names,
-    capacity_reading,
-    decimal_reading,
-)
+from .hardware import READINGS, Accelerator
 from .roofline import (
     RooflinePoint,
     arithmetic_intensity,

@@ -7,15 +7,14 @@ import re
 import sys
 from importlib import resources
 
-from ._names import listed
 from ._parser import Parser
 from ._validate import check_int, check_number
+from .accelerators import CATALOG, UnknownAcceleratorError
 from .crossval import evaluate, knobs_csv, summary
 from .display import round_sig, shown, shown_up
 from .estimate import DEFAULT_CONTEXT, DEFAULT_OUTPUT_TOKENS, estimate
 from .forecasting import forecast
-from .hardware import CATALOG
-from .models import model_listing
+from .models import MODELS, UnknownModelError
 from .reproduce import reproduce
 from .units import GiB
 from .workload import Workload
@@ -84,6 +83,10 @@ def _typed(flag):
         except (TypeError, ValueError) as exc:
             raise argparse.ArgumentError(None, re.sub(r"got .*$", f"got {text}", str(exc))) from None
     return convert
+
+
+#: The flag that names an entry of each catalog: an unknown name's error says which it was.
+_NAME_FLAGS = {UnknownModelError: "--model", UnknownAcceleratorError: "--hw"}
 
 
 def _flag_names(message: str) -> str:
@@ -286,10 +289,10 @@ def main(argv=None) -> int:
             print("\n".join(reproduce(args.chapter)))
         elif args.command == "list":
             print("accelerators:")
-            for acc in CATALOG.values():
-                print(f"  {acc}" + listed(acc).removeprefix(acc.name))
+            for line in CATALOG.listing(label=str):
+                print(f"  {line}")
             print("models:")
-            for line in model_listing():
+            for line in MODELS.listing():
                 print(f"  {line}")
         elif args.command == "estimate":
             print(_estimate(args))
@@ -299,7 +302,9 @@ def main(argv=None) -> int:
             print(_fit(args))
     except (ValueError, TypeError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        msg = _flag_names(str(msg)) if args.command in ("estimate", "forecast") else msg
+        if args.command in ("estimate", "forecast"):
+            flag = next((f for kind, f in _NAME_FLAGS.items() if isinstance(exc, kind)), None)
+            msg = f"argument {flag}: {msg}" if flag else _flag_names(str(msg))
         print(f"python -m infra_calc {args.command}: error: {msg}", file=sys.stderr)
         return 2
     return 0

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
-from .hardware import accelerator
+from .accelerators import accelerator
 
 __all__ = ["COMM_MODELS", "ACTIVATION_BYTES", "ring_allreduce_time", "in_switch_allreduce_time",
            "allreduce_time", "link_bandwidth_for", "layer_comm"]

@@ -51,9 +51,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import least_squares
 
+from .accelerators import CATALOG
 from .display import shown
 from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time, rate_per_card
-from .hardware import CATALOG
 from .measurements import independent
 from .reality import workload_for
 

@@ -10,25 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from .ledger import gated_mlp_params
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "spec_fields", "count_parameters"]
-
-SUPPORTED_MODEL_TYPES = ("llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe")
-"""``model_type`` values whose parameters :meth:`ModelSpec.from_hf_config` counts."""
-
-_DEFAULT_ARCHITECTURE = {
-    "llama": "LlamaForCausalLM",
-    "mistral": "MistralForCausalLM",
-    "qwen2": "Qwen2ForCausalLM",
-    "qwen3": "Qwen3ForCausalLM",
-    "mixtral": "MixtralForCausalLM",
-    "qwen3_moe": "Qwen3MoeForCausalLM",
-}
-
 
 
 def spec_fields(path_or_dict, name=None, source=None) -> dict:
@@ -172,11 +160,137 @@ class _Config:
         return ValueError(f"{self.label}: {message} (model_type {self.model_type!r})")
 
 
+@dataclass(frozen=True)
+class _FFN:
+    """The feed-forward blocks of one config: parameters over all layers and what a spec keeps."""
+
+    total: int                # weights and biases over all layers
+    intermediate: int         # width of a dense MLP, or of one expert
+    num_experts: int = 0
+    top_k: int = 0
+    expert: int = 0           # parameters of one expert
+    moe_layers: int = 0
+    bias: int = 0             # MLP biases over all layers (elementwise: vector_params)
+
+
+def _dense_ffn(c: _Config, rules: _Rules, layers: int, hidden: int) -> _FFN:
+    """A gated MLP in every layer, ``3*d*f``, plus ``2*f + d`` biases where the rules read ``mlp_bias``."""
+    intermediate = c.get_int("intermediate_size")
+    bias = 2 * intermediate + hidden if rules.mlp_bias and c.get_bool("mlp_bias") else 0
+    return _FFN(layers * (gated_mlp_params(hidden, intermediate) + bias), intermediate,
+                bias=layers * bias)
+
+
+def _moe_block(experts: int, expert: int, hidden: int) -> int:
+    """One MoE layer: ``E`` experts of ``expert`` parameters and a router ``d*E`` (no bias)."""
+    return experts * expert + hidden * experts
+
+
+def _check_top_k(c: _Config, ffn: _FFN, experts_key: str) -> _FFN:
+    if ffn.num_experts and ffn.top_k > ffn.num_experts:
+        raise c.error(f"'num_experts_per_tok'={ffn.top_k} exceeds {experts_key!r}={ffn.num_experts}")
+    return ffn
+
+
+def _mixtral_ffn(c: _Config, rules: _Rules, layers: int, hidden: int) -> _FFN:
+    """Every layer an MoE of ``num_local_experts`` experts of ``intermediate_size``."""
+    intermediate = c.get_int("intermediate_size")
+    experts = c.get_int("num_local_experts")
+    top_k = c.get_int("num_experts_per_tok")
+    expert = gated_mlp_params(hidden, intermediate)          # w1, w2, w3
+    return _check_top_k(c, _FFN(layers * _moe_block(experts, expert, hidden), intermediate,
+                                experts, top_k, expert, layers), "num_local_experts")
+
+
+def _qwen3_moe_ffn(c: _Config, rules: _Rules, layers: int, hidden: int) -> _FFN:
+    """MoE layers of ``moe_intermediate_size`` experts, but a dense MLP of ``intermediate_size``
+    in the layers listed in ``mlp_only_layers`` or skipped by ``decoder_sparse_step``."""
+    experts = c.get_int("num_experts", minimum=0)
+    step = c.get_int("decoder_sparse_step", default=1)
+    mlp_only = c.get_int_list("mlp_only_layers")
+    bad = [i for i in mlp_only if not 0 <= i < layers]
+    if bad:
+        raise c.error(f"'mlp_only_layers' holds {bad[0]}, outside 0..{layers - 1}")
+    mlp_only = set(mlp_only)
+    moe_layers = sum(1 for i in range(layers)
+                     if i not in mlp_only and experts > 0 and (i + 1) % step == 0)
+    total = intermediate = top_k = expert = 0
+    if moe_layers:
+        intermediate = c.get_int("moe_intermediate_size")
+        top_k = c.get_int("num_experts_per_tok")
+        expert = gated_mlp_params(hidden, intermediate)
+        total += moe_layers * _moe_block(experts, expert, hidden)
+    if layers - moe_layers:
+        dense_intermediate = c.get_int("intermediate_size")
+        total += (layers - moe_layers) * gated_mlp_params(hidden, dense_intermediate)
+    if not moe_layers:                                       # degenerate: every layer dense
+        intermediate, experts = dense_intermediate, 0
+    return _check_top_k(c, _FFN(total, intermediate, experts, top_k, expert, moe_layers),
+                        "num_experts")
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """How one ``model_type`` lays out its tensors beyond the shared ones."""
+
+    architecture: str         # the class name when the config lists none
+    attention_bias: str | None  # "qkv": always q, k, v; "flag": q, k, v, o if attention_bias
+    qk_norm: bool = False     # q_norm and k_norm RMSNorm weights, 2*d_h
+    mlp_bias: bool = False    # reads mlp_bias (gate, up, down biases)
+    ffn: Callable[[_Config, _Rules, int, int], _FFN] = _dense_ffn
+
+
+_RULES = {
+    "llama": _Rules("LlamaForCausalLM", "flag", mlp_bias=True),
+    "mistral": _Rules("MistralForCausalLM", None),
+    "qwen2": _Rules("Qwen2ForCausalLM", "qkv"),
+    "qwen3": _Rules("Qwen3ForCausalLM", "flag", qk_norm=True),
+    "mixtral": _Rules("MixtralForCausalLM", None, ffn=_mixtral_ffn),
+    "qwen3_moe": _Rules("Qwen3MoeForCausalLM", "flag", qk_norm=True, ffn=_qwen3_moe_ffn),
+}
+SUPPORTED_MODEL_TYPES = tuple(_RULES)
+"""``model_type`` values whose parameters :meth:`ModelSpec.from_hf_config` counts."""
+
+
+def _model_type(cfg: dict, label: str) -> str:
+    supported = ", ".join(SUPPORTED_MODEL_TYPES)
+    mt = cfg.get("model_type")
+    if mt is None:
+        why = "has no 'model_type' key" if "model_type" not in cfg else "has null for 'model_type'"
+        raise ValueError(f"{label} {why}; supported model types: {supported}")
+    if not isinstance(mt, str) or mt not in _RULES:
+        raise ValueError(f"{label}: unsupported model_type {mt!r}; supported model types: {supported}")
+    return mt
+
+
+def _head_dim(c: _Config, hidden: int, heads: int) -> int:
+    if c.cfg.get("head_dim") is not None:
+        return c.get_int("head_dim")
+    if hidden % heads:
+        raise c.error(f"'head_dim' is absent and hidden_size={hidden} is not divisible by "
+                      f"num_attention_heads={heads}")
+    return hidden // heads
+
+
+def _attention_vectors(c: _Config, rules: _Rules, hidden: int, q_out: int, kv_out: int,
+                       head_dim: int) -> int:
+    """Elementwise weights of one layer's attention: its biases and q/k norm scales."""
+    vec = 0
+    if rules.attention_bias == "qkv":
+        vec += q_out + 2 * kv_out                            # q, k, v biases; o has none
+    elif rules.attention_bias == "flag" and c.get_bool("attention_bias"):
+        vec += q_out + 2 * kv_out + hidden                   # q, k, v and o biases
+    if rules.qk_norm:
+        vec += 2 * head_dim                                  # q_norm, k_norm
+    return vec
+
+
 def count_parameters(cfg: dict, label: str = "config.json") -> dict:
     """Count the parameters of one config dictionary, tensor by tensor.
 
     Returns the keyword arguments of a ``ModelSpec`` but ``name`` and
-    ``source``; ``label`` names the config in error messages.
+    ``source``; ``label`` names the config in error messages.  What differs
+    between model types is one row of ``_RULES`` each.
 
     Notes
     -----
@@ -199,6 +313,7 @@ def count_parameters(cfg: dict, label: str = "config.json") -> dict:
       ``mlp_only_layers`` or skipped by ``decoder_sparse_step`` use a
       dense MLP of ``intermediate_size`` instead.
 
+    Active parameters are the total less ``(E - k)`` experts in each MoE layer.
     Norm scales and biases are also counted as ``vector_params`` (weights
     applied elementwise, no matrix product).  When absent (or null),
     ``head_dim`` is ``hidden_size // num_attention_heads`` and
@@ -206,117 +321,37 @@ def count_parameters(cfg: dict, label: str = "config.json") -> dict:
     ``tie_word_embeddings``, ``attention_bias`` and ``mlp_bias`` default to
     false.
     """
-    supported = ", ".join(SUPPORTED_MODEL_TYPES)
-    mt = cfg.get("model_type")
-    if mt is None:
-        why = "has no 'model_type' key" if "model_type" not in cfg else "has null for 'model_type'"
-        raise ValueError(f"{label} {why}; supported model types: {supported}")
-    if not isinstance(mt, str) or mt not in SUPPORTED_MODEL_TYPES:
-        raise ValueError(f"{label}: unsupported model_type {mt!r}; supported model types: {supported}")
-    c = _Config(cfg, label, mt)
-
+    mt = _model_type(cfg, label)
+    rules, c = _RULES[mt], _Config(cfg, label, mt)
     layers = c.get_int("num_hidden_layers")
     hidden = c.get_int("hidden_size")
     vocab = c.get_int("vocab_size")
     heads = c.get_int("num_attention_heads")
     kv_heads = c.get_int("num_key_value_heads", default=heads)
-    if "head_dim" in cfg and cfg["head_dim"] is not None:
-        head_dim = c.get_int("head_dim")
-    else:
-        if hidden % heads:
-            raise c.error(
-                f"'head_dim' is absent and hidden_size={hidden} is not divisible by "
-                f"num_attention_heads={heads}"
-            )
-        head_dim = hidden // heads
+    head_dim = _head_dim(c, hidden, heads)
     if kv_heads > heads or heads % kv_heads:
-        raise c.error(
-            f"'num_key_value_heads'={kv_heads} must divide 'num_attention_heads'={heads}"
-        )
+        raise c.error(f"'num_key_value_heads'={kv_heads} must divide 'num_attention_heads'={heads}")
     tied = c.get_bool("tie_word_embeddings", default=False)
 
     q_out, kv_out = heads * head_dim, kv_heads * head_dim
+    vec = _attention_vectors(c, rules, hidden, q_out, kv_out, head_dim)
+    attn = hidden * q_out + 2 * hidden * kv_out + q_out * hidden + vec
+    norms = 2 * hidden                                       # input + post-attention RMSNorm
+    ffn = rules.ffn(c, rules, layers, hidden)
 
-    # ---- attention, per layer
-    attn = hidden * q_out + 2 * hidden * kv_out + q_out * hidden
-    vec = 0                   # elementwise weights per layer: biases and norm scales
-    if mt == "qwen2":
-        vec += q_out + 2 * kv_out                        # q, k, v biases; o has none
-    elif mt in ("llama", "qwen3", "qwen3_moe") and c.get_bool("attention_bias"):
-        vec += q_out + 2 * kv_out + hidden               # q, k, v and o biases
-    if mt in ("qwen3", "qwen3_moe"):
-        vec += 2 * head_dim                              # q_norm, k_norm
-    attn += vec
-    norms = 2 * hidden                                   # input + post-attention RMSNorm
-    vec += norms
-    mlp_bias = 0              # MLP biases over all layers
-
-    # ---- feed-forward, per layer
-    num_experts = top_k = 0
-    expert = 0                # parameters of one expert
-    moe_layers = 0
-    if mt in ("llama", "mistral", "qwen2", "qwen3"):
-        intermediate = c.get_int("intermediate_size")
-        dense_mlp = gated_mlp_params(hidden, intermediate)
-        if mt == "llama" and c.get_bool("mlp_bias"):
-            dense_mlp += 2 * intermediate + hidden       # gate, up, down biases
-            mlp_bias = layers * (2 * intermediate + hidden)
-        ffn_total = layers * dense_mlp
-    elif mt == "mixtral":
-        intermediate = c.get_int("intermediate_size")
-        num_experts = c.get_int("num_local_experts")
-        top_k = c.get_int("num_experts_per_tok")
-        expert = gated_mlp_params(hidden, intermediate)  # w1, w2, w3
-        moe_layers = layers
-        ffn_total = layers * (num_experts * expert + hidden * num_experts)
-    else:  # qwen3_moe
-        num_experts = c.get_int("num_experts", minimum=0)
-        step = c.get_int("decoder_sparse_step", default=1)
-        mlp_only = c.get_int_list("mlp_only_layers")
-        bad = [i for i in mlp_only if not 0 <= i < layers]
-        if bad:
-            raise c.error(f"'mlp_only_layers' holds {bad[0]}, outside 0..{layers - 1}")
-        mlp_only = set(mlp_only)
-        moe_layers = sum(
-            1 for i in range(layers)
-            if i not in mlp_only and num_experts > 0 and (i + 1) % step == 0
-        )
-        dense_layers = layers - moe_layers
-        ffn_total = 0
-        if moe_layers:
-            intermediate = c.get_int("moe_intermediate_size")
-            top_k = c.get_int("num_experts_per_tok")
-            expert = gated_mlp_params(hidden, intermediate)
-            ffn_total += moe_layers * (num_experts * expert + hidden * num_experts)
-        if dense_layers:
-            dense_intermediate = c.get_int("intermediate_size")
-            ffn_total += dense_layers * gated_mlp_params(hidden, dense_intermediate)
-        if not moe_layers:                               # degenerate: every layer dense
-            intermediate, num_experts = dense_intermediate, 0
-    if num_experts and top_k > num_experts:
-        key = "num_local_experts" if mt == "mixtral" else "num_experts"
-        raise c.error(f"'num_experts_per_tok'={top_k} exceeds {key!r}={num_experts}")
-
-    embed = vocab * hidden
-    lm_head = 0 if tied else vocab * hidden
-    total = embed + layers * (attn + norms) + ffn_total + hidden + lm_head
-    active = total - moe_layers * (num_experts - top_k) * expert
-
+    total = vocab * hidden * (1 if tied else 2) + layers * (attn + norms) + ffn.total + hidden
     archs = cfg.get("architectures")
-    if isinstance(archs, list) and archs and isinstance(archs[0], str):
-        architecture = archs[0]
-    else:
-        architecture = _DEFAULT_ARCHITECTURE[mt]
-
     return dict(
-        params=total, active_params=active, layers=layers, hidden=hidden, heads=heads,
-        kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
-        num_experts=num_experts, experts_per_token=top_k if num_experts else 0,
-        tie_word_embeddings=tied, architecture=architecture,
+        params=total,
+        active_params=total - ffn.moe_layers * (ffn.num_experts - ffn.top_k) * ffn.expert,
+        layers=layers, hidden=hidden, heads=heads,
+        kv_heads=kv_heads, head_dim=head_dim, intermediate=ffn.intermediate, vocab=vocab,
+        num_experts=ffn.num_experts, experts_per_token=ffn.top_k if ffn.num_experts else 0,
+        tie_word_embeddings=tied,
+        architecture=(archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str)
+                      else rules.architecture),
         max_position_embeddings=c.get_int("max_position_embeddings", default=0, minimum=0),
-        vector_params=layers * vec + mlp_bias + hidden,  # + the final norm
-        moe_layers=moe_layers if num_experts else 0,
+        vector_params=layers * (vec + norms) + ffn.bias + hidden,  # + the final norm
+        moe_layers=ffn.moe_layers if ffn.num_experts else 0,
     )
 
-
-# ------------------------------------------------------------------- catalog

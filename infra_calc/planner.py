@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import source as S
+from .accelerators import capacity_reading
 from .capacity import CapacityCheck, HoldsMemory, max_batch
-from .hardware import Accelerator, capacity_reading
+from .hardware import Accelerator
 from .modelspec import ModelSpec
 from .workload import Workload
 

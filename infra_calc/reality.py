@@ -40,9 +40,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from .accelerators import accelerator
 from .forecasting import rate_per_card
 from .generation import generation_time
-from .hardware import Accelerator, accelerator
+from .hardware import Accelerator
 from .measurements import PRECISION_BYTES, Measurement, load
 from .parallel import tensor_parallel_step
 from .prefill import prefill_step

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_number, unwrap
+from .accelerators import accelerator
 from .bound import bounds, crossover
-from .hardware import accelerator
 
 __all__ = [
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit",

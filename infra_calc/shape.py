@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
+from .accelerators import accelerator
 from .bound import bounds
-from .hardware import accelerator
 from .roofline import BYTES_PER_ELEMENT
 
 __all__ = ["shape_efficiency", "pad_to_tile", "PaddedRows", "padded_rows", "route_tokens",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .hardware import accelerator, decimal_reading
+from .accelerators import accelerator, decimal_reading
 from .units import GB, US, GiB
 
 __all__ = [

@@ -13,9 +13,10 @@ import numpy as np
 
 from . import source as S
 from ._validate import check_int, check_number, unwrap
+from .accelerators import accelerator
 from .bound import bounds, crossover, tokens_per_s
 from .display import shown
-from .hardware import Accelerator, accelerator
+from .hardware import Accelerator
 
 __all__ = ["read_time", "compute_time", "step_time", "mbu", "DecodeStep", "decode_step",
            "batch_turning_point", "fix_scenarios"]

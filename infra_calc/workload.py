@@ -35,8 +35,9 @@ from dataclasses import KW_ONLY, dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, unwrap
+from .accelerators import accelerator
 from .capacity import CapacityCheck, HoldsMemory, capacity_check, kv_cache_bytes
-from .hardware import Accelerator, accelerator
+from .hardware import Accelerator
 from .ledger import check_routing
 from .models import model as find_model
 from .modelspec import ModelSpec

@@ -28,10 +28,10 @@ the questions and works the solutions with the numbers :func:`selftest_values` c
 """
 from __future__ import annotations
 
+from ..accelerators import accelerator
 from ..capacity import kv_cache_bytes, max_batch
 from ..display import PageValues, shown
 from ..generation import generation_time
-from ..hardware import accelerator
 from ..kv import critical_context, kv_weight_batch
 from ..levers import speculative_step
 from ..models import model

@@ -23,9 +23,9 @@ from __future__ import annotations
 import math
 
 from .. import source as S
+from ..accelerators import accelerator, accelerator_names
 from ..capacity import capacity_check, kv_cache_bytes
 from ..display import PageValues, Shown, shown
-from ..hardware import accelerator, accelerator_names
 from ..models import model
 from ..scenarios import j07_capacity, j07_kv_bytes_per_token, j07_left_after_weights
 from ..step import batch_turning_point, compute_time, decode_step, mbu, read_time

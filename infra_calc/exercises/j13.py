@@ -28,9 +28,9 @@ from __future__ import annotations
 import math
 
 from .. import source as S
+from ..accelerators import accelerator
 from ..capacity import capacity_check, kv_cache_bytes, max_context
 from ..display import PageValues, shown, tokens_k
-from ..hardware import accelerator
 from ..models import model
 from ..roofline import (
     arithmetic_intensity,

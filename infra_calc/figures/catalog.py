@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import source as S
-from ..hardware import CATALOG, accelerator
+from ..accelerators import CATALOG, accelerator
 from ..roofline import arithmetic_intensity
 from ._registry import HATCHES, PALETTE, figure
 

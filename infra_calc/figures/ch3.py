@@ -12,9 +12,9 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from .. import models
+from ..accelerators import accelerator
 from ..decode import REGIONS, model_decode_step
 from ..display import in_unit, shown, sig
-from ..hardware import accelerator
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..levers import speculative_step
 from ..parallel import tensor_parallel_step

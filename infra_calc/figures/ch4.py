@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..accelerators import CATALOG
 from ..crossval import evaluate
 from ..display import in_unit
 from ..fit import HEAVY_LOAD
 from ..forecasting import POOLED, forecast
-from ..hardware import CATALOG
 from ..measurements import independent
 from ..parallel import tensor_parallel_step
 from ..reality import lower_bound, workload_for

@@ -14,8 +14,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .. import source as S
+from ..accelerators import accelerator
 from ..display import in_unit, round_sig, shown, shown_e, sig, tokens_k
-from ..hardware import accelerator
 from ..scenarios import j07_capacity, j07_max_batch
 from ..step import batch_turning_point, decode_step, fix_scenarios
 from ._registry import HATCHES, MARKERS, PALETTE, figure

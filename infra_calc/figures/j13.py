@@ -15,8 +15,8 @@ from matplotlib.ticker import StrMethodFormatter
 from matplotlib.transforms import offset_copy
 
 from .. import source as S
+from ..accelerators import accelerator
 from ..display import in_unit, shown
-from ..hardware import accelerator
 from ..roofline import arithmetic_intensity, attainable_flops, critical_rows, gemm_roofline, intensity_limit
 from ..shape import padded_gemm, padded_rows, route_tokens
 from ._registry import HATCHES, MARKERS, PALETTE, figure

@@ -14,9 +14,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from .. import source as S
+from ..accelerators import capacity_reading
 from ..amdahl import amdahl_limit, amdahl_speedup
 from ..display import in_unit, shown, shown_e, tokens_k
-from ..hardware import capacity_reading
 from ..planner import planner_state
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_int, check_number, unwrap
+from ..accelerators import accelerator
 from ..bound import bounds
-from ..hardware import accelerator
 from ..roofline import (
     BYTES_PER_ELEMENT,
     arithmetic_intensity,

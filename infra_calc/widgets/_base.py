@@ -31,9 +31,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .. import models
+from ..accelerators import CATALOG, accelerator
 from ..display import sig
 from ..figures._registry import style
-from ..hardware import CATALOG, accelerator
 
 __all__ = ["Explorer", "PIXEL_RATIO", "CSS_DPI", "BYTE_WIDTHS", "table_html", "object_options",
            "card_menu", "model_and_card_menus", "warning_html", "fit_warning", "ms"]

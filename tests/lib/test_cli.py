@@ -105,8 +105,11 @@ E = ["estimate", "--model", "qwen3-8b", "--hw", "H100"]
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["estimate", "--model", "gpt-9", "--hw", "H100"], "unknown model 'gpt-9'"),
-    (["estimate", "--model", "qwen3-8b", "--hw", "V100"], "unknown accelerator 'V100'"),
+    (["estimate", "--model", "gpt-9", "--hw", "H100"], "argument --model: unknown model 'gpt-9'"),
+    (["estimate", "--model", "qwen3-8b", "--hw", "V100"],
+     "argument --hw: unknown accelerator 'V100'; known names: H100 SXM, A100 80GB"),
+    (["forecast", "--model", "qwen3-8b", "--hw", "V100", "--prompt", "1", "--output-tokens", "2"],
+     "argument --hw: unknown accelerator 'V100'"),
     (["estimate", "--model", "/nonexistent/config.json", "--hw", "H100"], "config.json"),
     (["reproduce", "j99"], "invalid choice"),
     (["nope"], "invalid choice"),

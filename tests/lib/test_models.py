@@ -10,6 +10,7 @@ import pytest
 from model_reference import TINY, reference_count
 
 from infra_calc import models
+from infra_calc.catalog import Catalog
 from infra_calc.models import MODELS, UnknownModelError, model, model_names
 
 KiB = 1024
@@ -100,6 +101,7 @@ def test_unknown_name_lists_known_names():
     msg = str(info.value)
     assert "gpt-5" in msg and "Qwen3-8B" in msg and "DeepSeek-R1-Distill-Llama-70B" in msg
     assert isinstance(info.value, KeyError) and isinstance(info.value, UnknownModelError)
+    assert msg.endswith("(or pass a path to a Hugging Face config.json)")
     with pytest.raises(KeyError):
         MODELS["gpt-5"]
 
@@ -129,14 +131,6 @@ def test_a_number_for_a_model_gets_one_message_everywhere():
     assert len(messages) == 1
     with pytest.raises(TypeError, match="got bool"):
         model(True)
-
-
-def test_catalog_is_lazy():
-    models._load.cache_clear()
-    list(MODELS), len(MODELS), model_names(), "qwen3-8b" in MODELS
-    assert models._load.cache_info().currsize == 0
-    MODELS["qwen3-8b"]
-    assert models._load.cache_info().currsize == 1
 
 
 def test_module_avoids_heavy_imports():
@@ -176,9 +170,18 @@ def test_model_reads_specs_paths_and_configs(tmp_path):
         model(3.5)
 
 
-def test_model_listing_names_every_model_once_in_catalog_order():
-    from infra_calc.models import model_listing, model_names
-
-    lines = model_listing()
+def test_listing_names_every_model_once_in_catalog_order_without_parsing_one():
+    catalog = Catalog("model", MODELS.path, lambda record: pytest.fail("built"),
+                             fields=MODELS._fields, required=MODELS._required[1:])
+    lines = catalog.listing()
+    assert lines == MODELS.listing()
     assert [line.split(" (")[0] for line in lines] == model_names()
     assert any("(also: " in line for line in lines)
+
+
+def test_every_entry_names_a_shipped_config():
+    root = resources.files("infra_calc").joinpath("data")
+    index = json.loads(root.joinpath("models.json").read_text(encoding="utf-8"))["entries"]
+    files = sorted(p.name for p in root.joinpath("models").iterdir())
+    assert sorted(e["config"] for e in index) == files
+    assert all("config.json" in e["source"] for e in index)

@@ -1,10 +1,9 @@
-"""infra_calc._validate and infra_calc._names: input checks, scalar-or-array results, name lookup."""
+"""infra_calc._validate: input checks and scalar-or-array results."""
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from infra_calc._names import NameIndex, name_key
 from infra_calc._validate import check_int, check_number, check_one_card, unwrap
 
 
@@ -33,19 +32,3 @@ def test_check_one_card_names_the_function_and_the_alternative():
         check_one_card(SimpleNamespace(cards=2), "f")
     with pytest.raises(ValueError, match=r"cards must be 1 for f, got \[1 4\]; use g"):
         check_one_card(SimpleNamespace(cards=np.array([1, 4])), "f", "use g")
-
-
-def test_name_index_forgives_case_separators_aliases_and_repo_ids():
-    idx = NameIndex([SimpleNamespace(name="Qwen3-8B", aliases=("qwen-3-8b",)),
-                     SimpleNamespace(name="H100 SXM", aliases=("H100",))])
-    assert idx.names() == ["Qwen3-8B", "H100 SXM"]
-    for name in ("qwen3_8b", "QWEN 3 8B", "Qwen/Qwen3-8B", "qwen.3.8b"):
-        assert idx.find(name).name == "Qwen3-8B"
-    assert idx.find("h100").name == "H100 SXM" and idx.find("v100") is None
-    assert name_key(" H100_sxm-5.") == "h100sxm5"
-
-
-def test_catalogs_share_the_lookup():
-    import infra_calc as ic
-    assert ic.accelerator("h100-sxm").name == "H100 SXM"
-    assert ic.model("Qwen/Qwen3-8B").name == "Qwen3-8B"

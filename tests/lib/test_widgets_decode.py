@@ -58,7 +58,7 @@ def test_explorer_options():
     box = decode.decode_step_explorer()
     assert tuple(box.controls["bytes_per_param"].options) == BYTE_WIDTHS
     assert [name for name, _ in box.controls["hw"].options] == ic.accelerator_names()
-    assert [card for _, card in box.controls["hw"].options] == list(ic.hardware.CATALOG.values())
+    assert [card for _, card in box.controls["hw"].options] == list(ic.CATALOG.values())
     _close(box.fig)
 
 

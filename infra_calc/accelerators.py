@@ -1,0 +1,111 @@
+"""The accelerator catalog: the cards of ``infra_calc/data/accelerators.json``, found by name.
+
+Each entry of the file gives a card's numbers beside the document they come from (the
+fields of :class:`~infra_calc.hardware.Accelerator`; the capacity as
+``mem_capacity_gib``, the ``N`` of a card sold as "N GB", which holds N GiB, and each
+entry of ``peaks`` as an object with its ``precision``, ``flops`` and ``source``).
+:data:`CATALOG` is a :class:`~infra_calc.catalog.Catalog`: names forgive case, spaces,
+dashes, underscores and dots, and an unknown one raises
+:class:`UnknownAcceleratorError`.  :func:`capacity_reading` and :func:`decimal_reading`
+read a card's "N GB" label in binary or decimal bytes.
+
+>>> accelerator("h100-sxm").name, accelerator("h100_sxm").name
+('H100 SXM', 'H100 SXM')
+"""
+from __future__ import annotations
+
+from .catalog import DATA, Catalog, UnknownNameError
+from .hardware import READINGS, Accelerator
+from .units import GB, GiB
+
+__all__ = ["CATALOG", "UnknownAcceleratorError", "accelerator", "accelerator_names",
+           "capacity_reading", "decimal_reading"]
+
+
+class UnknownAcceleratorError(UnknownNameError):
+    """An accelerator name that is not in :data:`CATALOG` (a ``ValueError`` and ``KeyError``)."""
+
+
+_PEAK = ("precision", "flops", "source")
+
+
+def _card(record: dict) -> Accelerator:
+    """The :class:`Accelerator` of one entry of the data file."""
+    peaks = record.get("peaks", [])
+    for peak in peaks:
+        if not (isinstance(peak, dict) and set(peak) == set(_PEAK)):
+            raise ValueError(f"field 'peaks' must hold objects with the keys {', '.join(_PEAK)}, "
+                             f"got {peak!r}")
+    fields = {k: v for k, v in record.items() if k not in ("aliases", "mem_capacity_gib", "peaks")}
+    return Accelerator(**fields, mem_capacity=record["mem_capacity_gib"] * GiB,
+                       peaks=tuple(tuple(peak[k] for k in _PEAK) for peak in peaks))
+
+
+CATALOG = Catalog(
+    "accelerator", DATA.joinpath("accelerators.json"), _card,
+    fields={"vendor": str, "memory": str, "peak_flops": float, "mem_bandwidth": float,
+            "mem_capacity_gib": float, "source": str, "peaks": list, "link_bandwidth": float,
+            "link_latency": float, "link_source": str, "link_domain": int,
+            "internode_bandwidth": float, "in_switch_reduction": bool, "domain_source": str},
+    required=("peak_flops", "mem_bandwidth", "mem_capacity_gib", "source"),
+    error=UnknownAcceleratorError)
+"""Read-only mapping of canonical name to :class:`Accelerator`, read on first use."""
+
+
+def accelerator_names() -> list[str]:
+    """Canonical names of every catalog accelerator, in catalog order."""
+    return list(CATALOG)
+
+
+def accelerator(hw: str | Accelerator) -> Accelerator:
+    """The one way a card is named: an :class:`Accelerator` (returned as it is, so a
+    changed copy keeps its figures) or a catalog name, found forgivingly.
+
+    Raises
+    ------
+    UnknownAcceleratorError
+        (a :class:`ValueError` and :class:`KeyError`) for an unknown name; the message
+        lists the known names.
+    TypeError
+        ``hw`` is neither.
+    """
+    if isinstance(hw, Accelerator):
+        return hw
+    if not isinstance(hw, str):
+        raise TypeError(f"hw must be an Accelerator or a catalog name (str), got {type(hw).__name__}")
+    return CATALOG[hw]
+
+
+# ------------------------------------------------------------------ two readings of "N GB"
+_READING_UNIT = {"physical GiB": GiB, "decimal GB": GB}
+_DECIMAL_NOTE = ("the source reads a card sold as 'N GB' as N x 10^9 bytes; the physical "
+                 "memory is N GiB = N x 2^30 bytes")
+
+
+def capacity_reading(hw, *, reading: str = "physical GiB") -> float:
+    """Capacity ``C`` in bytes of accelerator ``hw`` under one reading.
+
+    A card's label says "N GB".  ``"physical GiB"`` reads it as ``N × 2^30``
+    bytes (memory is built in binary sizes: a card sold as 24 GB holds 24
+    GiB); ``"decimal GB"`` reads the same label as ``N × 10^9`` bytes, as the
+    source does.  The label ``N`` is recovered from the accelerator's own
+    reading (:attr:`Accelerator.capacity_reading`), so the answer is the
+    same whether ``hw`` is the catalog entry or a :func:`decimal_reading` of it.
+
+    >>> capacity_reading("RTX 4090", reading="decimal GB")
+    24000000000.0
+    >>> capacity_reading(decimal_reading("RTX 4090"), reading="physical GiB") / GiB
+    24.0
+    """
+    acc = accelerator(hw)
+    if reading not in _READING_UNIT:
+        raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
+    label = round(acc.mem_capacity / _READING_UNIT[acc.capacity_reading])
+    return float(label * _READING_UNIT[reading])
+
+
+def decimal_reading(hw) -> Accelerator:
+    """A copy of ``hw`` whose capacity is its label read as 10^9 bytes (80 GiB -> 80e9 B)."""
+    acc = accelerator(hw)
+    return acc.with_(mem_capacity=capacity_reading(acc, reading="decimal GB"), note=_DECIMAL_NOTE,
+                     capacity_reading="decimal GB")
