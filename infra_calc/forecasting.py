@@ -51,7 +51,7 @@ from importlib import resources
 
 import numpy as np
 
-from ._names import name_key
+from .catalog import name_key
 from .generation import GenerationTime, generation_time
 from .workload import Workload
 
@@ -266,7 +266,7 @@ def forecast_engines() -> list[str]:
 
 def knobs(engine=None) -> Knobs:
     """The stored knobs of ``engine`` (None: the pooled fit), matched as a catalog name is
-    (:func:`~infra_calc._names.name_key`: case, spaces, dashes, underscores and dots do not matter).
+    (:func:`~infra_calc.catalog.name_key`: case, spaces, dashes, underscores and dots do not matter).
 
     Raises
     ------
