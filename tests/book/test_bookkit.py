@@ -6,7 +6,7 @@ import pytest
 import infra_calc as ic
 from bookkit import check_page_values, eval_expressions, plain_result
 from bookkit.roles import split_inline
-from infra_calc.display import PageValues
+from bookkit import PageValues
 from tools import zh_message
 
 ROLE_IN_CODE = "{eval}`v.a` and ``{eval}`v.code` `` and {eval}`v.a`"

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 import infra_calc as ic
-from infra_calc import exercises as E
+from bookkit import exercises as E
 from infra_calc import source as S
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j07 as figs

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 import infra_calc as ic
-from infra_calc import exercises
+from bookkit import exercises
 from bookkit import eval_expressions, stored_values
 from infra_calc.figures import FIGURES
 from infra_calc.figures import j13_memory as figs
