@@ -115,8 +115,8 @@ _LAZY_FROM = {
     "parallel": ("TensorParallelStep", "tensor_parallel_step"),
     "comm": ("ring_allreduce_time", "in_switch_allreduce_time", "allreduce_time"),
     "sharding": ("CardShare", "card_share"),
-    # numbers as the prose shows them (the pages' own helpers, Shown and PageValues, are
-    # infra_calc.display's; a page's planner state is infra_calc.planner.planner_state)
+    # numbers as the prose shows them (Shown stays infra_calc.display's, a page's PageValues
+    # is bookkit's; a page's planner state is infra_calc.planner.planner_state)
     "display": ("shown",),
     # chapter 4: a forecast (a model resting on the floor)
     "forecasting": ("Forecast", "forecast", "Band", "forecast_engines"),

@@ -48,7 +48,7 @@ from ._validate import unwrap
 from .units import K_TOKENS, UNIT_SCALES
 
 __all__ = ["Shown", "shown", "shown_up", "shown_prefixed", "sig", "round_sig", "plain_number",
-           "shown_e", "tokens_k", "in_unit", "with_unit", "TIME_UNITS", "PageValues"]
+           "shown_e", "tokens_k", "in_unit", "with_unit", "TIME_UNITS"]
 
 
 # no space between the number and these units
@@ -307,21 +307,3 @@ def plain_number(x: float) -> str:
     text = f"{x:,.{digits}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
-
-class PageValues:
-    """A namespace for the numbers one page shows (``v.t_read = shown(...)``).
-
-    A name is set once: rebinding it raises, since the prose that refers to it
-    has been rendered with the first value.  Plain text (a date, a machine's
-    name) is kept as a :class:`Shown` too, so the prose shows it without quotes.
-    """
-
-    def __setattr__(self, name: str, value) -> None:
-        if name in self.__dict__:
-            raise AttributeError(f"page value {name!r} is already set; use a new name")
-        if isinstance(value, str):
-            value = Shown(None, value)
-        object.__setattr__(self, name, value)
-
-    def __repr__(self) -> str:
-        return f"PageValues({', '.join(sorted(self.__dict__))})"

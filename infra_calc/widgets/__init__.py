@@ -4,7 +4,6 @@ The model logic lives in the rest of :mod:`infra_calc`; these functions only
 wire controls to it and update existing plot artists in place.  Importing this
 module imports ipywidgets and matplotlib; ``import infra_calc`` does not.
 """
-from ._checker import answer_checker
 from .capacity import capacity_planner
 from .decode import decode_step_explorer
 from .forecast import forecast_explorer
@@ -16,5 +15,5 @@ from .roofline import roofline_explorer
 EXPLORERS = (decode_step_explorer, roofline_explorer, moe_padding_explorer, capacity_planner,
              kv_explorer, forecast_explorer)
 
-__all__ = ["answer_checker", "decode_step_explorer", "roofline_explorer", "capacity_planner",
-           "moe_padding_explorer", "kv_explorer", "forecast_explorer", "EXPLORERS"]
+__all__ = ["decode_step_explorer", "roofline_explorer", "capacity_planner", "moe_padding_explorer",
+           "kv_explorer", "forecast_explorer", "EXPLORERS"]

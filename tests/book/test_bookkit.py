@@ -5,9 +5,8 @@ import re
 import pytest
 
 import infra_calc as ic
-from bookkit import check_page_values, eval_expressions, plain_result
+from bookkit import PageValues, check_page_values, eval_expressions, plain_result
 from bookkit.roles import code_blocks, split_inline, strip_code
-from infra_calc.display import PageValues
 from tools import zh_message
 
 ROLE_IN_CODE = "{eval}`v.a` and ``{eval}`v.code` `` and {eval}`v.a`"

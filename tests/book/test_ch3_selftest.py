@@ -3,7 +3,7 @@
 No chapter-3 page other than the self-test may show the answer of a chapter-3
 exercise: not in the prose (the stored ``{eval}`` results) and not in a code cell's
 printed output.  An answer counts as shown when the number, as the self-test's
-solution writes it (:func:`infra_calc.exercises.ch3.selftest_values`), appears as a
+solution writes it (:func:`bookkit.exercises.ch3.selftest_values`), appears as a
 whole number token on the page: ``83.44`` does not match inside ``183.44``.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 import pytest
 from conftest import BOOK, cells, plain_result, source, stored_expressions
 
-from infra_calc import exercises
+from bookkit import exercises
 
 FOLDER = BOOK / "3_whole_request"
 PAGES = sorted(p for p in FOLDER.glob("[0-9]*.ipynb") if "self_test" not in p.name)
@@ -22,11 +22,11 @@ ANSWER_KEYS = {f"ch3-n{i}": f"n{i}" for i in range(1, 10)}
 
 
 def selftest_values():
-    """:func:`infra_calc.exercises.ch3.selftest_values`, imported after the registry has
+    """:func:`bookkit.exercises.ch3.selftest_values`, imported after the registry has
     loaded every chapter in book order (importing ``ch3`` first would register it first
     and change the order other tests see)."""
     exercises.exercise_ids()
-    from infra_calc.exercises.ch3 import selftest_values as values
+    from bookkit.exercises.ch3 import selftest_values as values
 
     return values()
 

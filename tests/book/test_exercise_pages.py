@@ -1,7 +1,7 @@
 """Self-test pages and the exercise registry agree (issues 16 §3 and 18 §3), and the
 computed answers match the source's stated ones.
 
-For every chapter with registered exercises (``infra_calc.exercises``):
+For every chapter with registered exercises (``bookkit.exercises``):
 
 * each registered id is the ``:label:`` of an ``{exercise}`` on that chapter's pages, so a
   reader, the checker and the tests all name an exercise the same way, and of the pages
@@ -15,7 +15,7 @@ For every chapter with registered exercises (``infra_calc.exercises``):
 
 The directives are read with :func:`bookkit.roles.exercise_labels` and
 :func:`bookkit.roles.solution_targets`.  The package's own modules have their own tests:
-``tests/lib/test_exercises_{spec,registry,answers,hints,grading,j07,j13}.py``.
+``tests/bookkit/test_exercises_*.py``.
 """
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ import re
 import pytest
 from conftest import BOOK, HTML_DIR, NOTEBOOKS, ROOT, cells, page_text, source
 
+from bookkit import exercises
 from bookkit.roles import EXERCISE_LABEL as LABEL
 from bookkit.roles import exercise_labels, solution_targets
-from infra_calc import exercises
 
 CHECKER = re.compile(r"""answer_checker\(\s*["']([^"']+)["']""")
 REGISTRY_ID = re.compile(r"[\"']([a-z]+\d*-[a-z]?\d+)[\"']")

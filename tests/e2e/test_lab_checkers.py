@@ -49,8 +49,8 @@ def _report_checker_tries():
 
 def _typed_texts(eid: str, n: int) -> list[str]:
     """``n`` answers to type: right ones in several spellings, wrong ones all different."""
-    from infra_calc.exercises import expected, get
-    from infra_calc.exercises.answers import unit_kind
+    from bookkit.exercises import expected, get
+    from bookkit.exercises.answers import unit_kind
     from infra_calc.units import UNIT_SCALES
 
     ex, exp = get(eid), expected(eid)
@@ -74,8 +74,8 @@ def _typed_texts(eid: str, n: int) -> list[str]:
 
 def _judge(eid: str, verdict: dict | None, typed: str) -> str | None:
     """What is wrong with the verdict of a click that carried ``typed`` (None: nothing)."""
+    from bookkit.exercises import check_text, get
     from infra_calc.display import plain_number
-    from infra_calc.exercises import check_text, get
 
     if verdict is None:
         return "no verdict"
@@ -119,7 +119,7 @@ def _verdicts(page, eid: str, attempts: list[int]) -> dict[int, dict]:
 def test_checkers_grade_exactly_what_was_typed(lab, relpath):
     """Type, click once, read the verdict: single tries and bursts of BURST clicks without
     waiting.  Every click gets a verdict, about the text typed for that click."""
-    from infra_calc import exercises
+    from bookkit import exercises
 
     page = lab.page(relpath).page
     page.wait_for_selector(".ic-checker .ic-answer-box", timeout=WAIT_MS)

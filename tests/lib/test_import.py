@@ -67,25 +67,25 @@ def test_every_public_module_is_an_attribute_on_first_use():
 
 # ------------------------------------------------------------------ import cycles
 def _import_graph(dynamic=None):
-    """{module: modules it imports} inside infra_calc, lazy (function-level) imports and
-    ``importlib.import_module`` calls included: a call with a constant name is an edge,
-    the package's own lazy loader (``__getattr__``) has an edge to every module of its
-    ``_LAZY`` and ``_SUBMODULES``, the exercise registry one to every module of its
+    """{module: modules it imports} inside infra_calc and bookkit, lazy (function-level)
+    imports and ``importlib.import_module`` calls included: a call with a constant name is
+    an edge, the package's own lazy loader (``__getattr__``) has an edge to every module of
+    its ``_LAZY`` and ``_SUBMODULES``, the exercise registry one to every module of its
     ``CHAPTERS``, and any other call (a name computed at run time, which
     this graph cannot see) is listed in ``dynamic`` as ``module:line``."""
     import ast
     import pathlib
 
+    import bookkit
     import infra_calc as ic
-
-    root = pathlib.Path(ic.__file__).parent
-    from infra_calc.exercises import registry
+    from bookkit.exercises import registry
 
     lazy = {f"infra_calc.{m}" for m in (*ic._LAZY.values(), *ic._SUBMODULES)}
-    chapters = {f"infra_calc.exercises.{m}" for m in registry.CHAPTERS}
+    chapters = {f"bookkit.exercises.{m}" for m in registry.CHAPTERS}
     graph = {}
-    for path in root.rglob("*.py"):
-        rel = path.relative_to(root.parent).with_suffix("")
+    paths = [p for pkg in (ic, bookkit) for p in pathlib.Path(pkg.__file__).parent.rglob("*.py")]
+    for path in paths:
+        rel = path.relative_to(pathlib.Path(ic.__file__).parents[1]).with_suffix("")
         parts = list(rel.parts)
         is_pkg = parts[-1] == "__init__"
         if is_pkg:
@@ -111,7 +111,7 @@ def _import_graph(dynamic=None):
                     targets = [(arg.value, arg.value)]
                 elif name == "infra_calc":
                     targets = [(m, m) for m in lazy]
-                elif name == "infra_calc.exercises.registry":
+                elif name == "bookkit.exercises.registry":
                     targets = [(m, m) for m in chapters]
                 else:
                     targets = []
@@ -119,7 +119,7 @@ def _import_graph(dynamic=None):
                         dynamic.append(f"{name}:{node.lineno}")
             else:
                 continue
-            deps |= {t for t in targets if t[0].startswith("infra_calc")}
+            deps |= {t for t in targets if t[0].split(".")[0] in ("infra_calc", "bookkit")}
         graph[name] = deps
     return {m: {sub if sub in graph else mod for mod, sub in deps} - {m}
             for m, deps in graph.items()}
@@ -170,7 +170,24 @@ def test_no_import_is_hidden_from_the_graph():
     graph = _import_graph(dynamic)
     assert dynamic == []
     assert "infra_calc.models" in graph["infra_calc"]          # the lazy loader's edges
-    assert {"infra_calc.exercises.j07", "infra_calc.exercises.ch4"} <= graph["infra_calc.exercises.registry"]
+    assert {"bookkit.exercises.j07", "bookkit.exercises.ch4"} <= graph["bookkit.exercises.registry"]
+
+
+def _imports_of_the_book(graph):
+    """``module -> bookkit modules it imports``, for the modules of infra_calc that import any."""
+    return {m: sorted(d for d in deps if d.split(".")[0] == "bookkit")
+            for m, deps in graph.items()
+            if m.split(".")[0] == "infra_calc" and any(d.split(".")[0] == "bookkit" for d in deps)}
+
+
+def test_the_library_never_imports_the_book_machinery():
+    """infra_calc is the numeric library: no module of it imports bookkit, lazily or not
+    (bookkit imports infra_calc, so one such import would also be a cycle in waiting)."""
+    graph = _import_graph()
+    assert "bookkit.exercises.j07" in graph and "infra_calc.step" in graph["bookkit.exercises.j07"]
+    assert _imports_of_the_book(graph) == {}
+    planted = {**graph, "infra_calc.display": graph["infra_calc.display"] | {"bookkit.pagevalues"}}
+    assert _imports_of_the_book(planted) == {"infra_calc.display": ["bookkit.pagevalues"]}
 
 
 def test_the_cycle_finder_finds_a_cycle():

@@ -1,5 +1,5 @@
 """The explorers without a browser: crisp images, fixed axes, one number format, and
-what an unrun cell shows.  The answer checker: tests/lib/test_widgets_checker.py.
+what an unrun cell shows.  The answer checker (bookkit): tests/bookkit/test_exercises_checker.py.
 
 The browser side (a real JupyterLab) is tests/e2e/test_lab_checkers.py and test_lab_explorers.py.
 """

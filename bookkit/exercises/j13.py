@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import math
 
-from .. import source as S
-from ..accelerators import accelerator
-from ..capacity import capacity_check, kv_cache_bytes, max_context
-from ..display import PageValues, shown, tokens_k
-from ..models import model
-from ..roofline import (
+from infra_calc import source as S
+from infra_calc.accelerators import accelerator
+from infra_calc.capacity import capacity_check, kv_cache_bytes, max_context
+from infra_calc.display import shown, tokens_k
+from infra_calc.models import model
+from infra_calc.roofline import (
     arithmetic_intensity,
     critical_rows,
     gemm_bytes,
@@ -40,15 +40,17 @@ from ..roofline import (
     gemm_roofline,
     intensity_limit,
 )
-from ..scenarios import (
+from infra_calc.scenarios import (
     j13_capacity_args,
     j13_kv_bytes_per_token,
     j13_left_after_weights,
     j13_max_batch,
     j13_padding,
 )
-from ..shape import padded_gemm
-from ..step import mbu, read_time
+from infra_calc.shape import padded_gemm
+from infra_calc.step import mbu, read_time
+
+from ..pagevalues import PageValues
 from .spec import Choice, Exercise, register
 
 #: inputs of the new exercises (the book's, not the source's)
@@ -63,6 +65,21 @@ BOUND_WORDS = {"compute": "compute-bound", "memory": "bandwidth-bound"}
 
 def _qwen():
     return model(S.J13_MODEL)
+
+
+def _values_givens(v):
+    """The numbers the questions give."""
+    v.K = shown(S.J13_K, digits=0)
+    v.Ks = shown(S.J13_K, digits=0, sep=False)      # in a matrix shape: 4096×4096
+    v.m_mid = shown(S.J13_ROWS[1], digits=0)
+    v.m_hi = shown(S.J13_ROWS[2], digits=0)
+    v.tokens = shown(S.MOE_TOKENS, digits=0)
+    v.top_k = shown(S.MOE_TOP_K, digits=0)
+    v.experts = shown(S.MOE_EXPERTS, digits=0)
+    v.tile = shown(S.MOE_TILE_ROWS, digits=0)
+    v.ws = shown(S.J13_WORKSPACE, "GiB", 0)
+    v.s8k = tokens_k(S.J13_CONTEXTS[0], "")        # the prose writes the K
+    v.cap_src = shown(S.j13_rtx4090().mem_capacity, "GB", 0)
 
 
 # --- the source's questions ---------------------------------------------------
@@ -81,6 +98,16 @@ register(Exercise(
 ))
 
 
+def _values_1(v):
+    K, N, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
+    i64, ridge = _i64(), S.j13_h100().ridge_point
+    v.f64 = shown(gemm_flops(64, K, N), "MFLOP", 2)
+    v.v64 = shown(gemm_bytes(64, K, N, bytes_per_element=b), "MiB", 2)
+    v.i64 = shown(i64, "FLOP/byte", 1)
+    v.ridge = shown(ridge, "FLOP/byte", 1)
+    v.gap64 = shown(ridge / i64, "×", 1)
+
+
 def _i256():
     return arithmetic_intensity(256, S.J13_K, S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT)
 
@@ -91,11 +118,32 @@ register(Exercise(
 ))
 
 
+def _values_2(v):
+    K, N, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
+    h100 = S.j13_h100()
+    v.pi = shown(h100.peak_flops, "TFLOP/s", 1)
+    v.beta = shown(h100.mem_bandwidth, "TB/s", 2)
+    v.i256 = shown(_i256(), "FLOP/byte", 1)
+    # the source's figure: I and I* rounded to one decimal, as it prints them (why: page 01)
+    v.short = shown(1 - round(_i256(), 1) / round(h100.ridge_point, 1), "%", 1)
+    v.mstar = shown(_m_star("H100 SXM"), "rows", 1)
+    v.w_share = shown(K * N * b / gemm_bytes(256, K, N, bytes_per_element=b), "%", 0)
+
+
 register(Exercise(
     "j13-3", "Exercise 2.3", "rows", lambda: j13_padding(0.0).executed, rel_tol=0.0,
     source_answer=4096,
     hints=("Each active expert's rows are rounded up to a whole tile.",),
 ))
+
+
+def _values_3(v):
+    pr = j13_padding(0.0)
+    v.dispatch = shown(pr.useful, digits=0)
+    v.per_expert = shown(pr.useful // pr.active_experts, digits=0)
+    v.executed = shown(pr.executed, digits=0)
+    v.waste = shown(pr.waste_ratio, "×", 0)
+    v.zero_share = shown(1 - pr.useful / pr.executed, "%", 1)
 
 
 def _b4090():
@@ -107,6 +155,16 @@ register(Exercise(
     hints=("Capacity − weights − workspace, divided by one conversation's KV cache "
            "(its tokens × the KV bytes per token), rounded down.",),
 ))
+
+
+def _values_4(v):
+    left, m_kv, s8 = j13_left_after_weights(), j13_kv_bytes_per_token(), S.J13_CONTEXTS[0]
+    v.w = shown(_qwen().weight_bytes(S.J13_BYTES_PER_PARAM), "GB", 2)
+    v.left = shown(left, "GB", 2)
+    v.one8 = shown(kv_cache_bytes(s8, m_kv), "GB", 2)
+    v.room = shown(left / kv_cache_bytes(s8, m_kv), digits=2)
+    v.m_kv_kib = shown(m_kv, "KiB", 0)
+    v.b4 = shown(_b4090(), digits=0)
 
 
 # --- new exercises (not in the source) ------------------------------------------
@@ -124,6 +182,17 @@ register(Exercise(
 ))
 
 
+def _values_n1(v):
+    mi = accelerator("MI300X")
+    v.mi_pi = shown(mi.peak_flops, "TFLOP/s", 1)
+    v.mi_bw = shown(mi.mem_bandwidth, "TB/s", 1)
+    v.mi_ridge = shown(mi.ridge_point, "FLOP/byte", 1)
+    v.mi_mstar = shown(_m_star("MI300X"), "rows", 1)
+    v.h100_mstar = shown(_m_star("H100 SXM"), digits=1)
+    v.i_limit = shown(intensity_limit(S.J13_K, S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT),
+                      "FLOP/byte", 0)
+
+
 def _width_floor():
     """Square BF16 weights K×K: the limit 2K²/(b·2K) = K/b passes I* only for K > b·I*."""
     return S.J13_BYTES_PER_ELEMENT * S.j13_h100().ridge_point
@@ -134,6 +203,13 @@ register(Exercise(
     hints=("Let M grow without bound in I(M) = 2MKN / (b(MK + KN + MN)), with N = K.",
            "The limit is 2KN / (b(K + N)); set it equal to I*."),
 ))
+
+
+def _values_n2(v):
+    K, b = S.J13_K, S.J13_BYTES_PER_ELEMENT
+    v.b = shown(b, digits=0)
+    v.k_floor = shown(_width_floor(), digits=1)
+    v.i_lim_4096 = shown(intensity_limit(K, K, bytes_per_element=b), "FLOP/byte", 0)
 
 
 def _capacity_phys():
@@ -158,6 +234,17 @@ register(Exercise(
 ))
 
 
+def _values_n3(v):
+    cap_phys, m_kv = _capacity_phys(), j13_kv_bytes_per_token()
+    v.n3_batch = shown(N3_BATCH, digits=0)
+    v.cap_phys = shown(cap_phys, "GB", 2)
+    v.cap_gib = shown(cap_phys, "GiB", 0)
+    v.left_phys = shown(_left_phys(), "GB", 2)
+    v.m_kv_bytes = shown(m_kv, digits=0)
+    v.n3_per_token = shown(N3_BATCH * m_kv, digits=0)
+    v.s_max = shown(_s_max(), "tokens", 0)
+
+
 def _n4_gemm(tile_rows=N4_TILE_ROWS):
     return padded_gemm(N4_ROWS, S.J13_K, S.J13_N, S.j13_h100(), bytes_per_element=S.J13_BYTES_PER_ELEMENT,
                        tile=(tile_rows, 16, 16))
@@ -179,6 +266,21 @@ register(Exercise(
 ))
 
 
+def _values_n4(v):
+    g, g16 = _n4_gemm(), _n4_gemm(S.MOE_TILE_ROWS)
+    v.n4_rows = shown(N4_ROWS, digits=0)
+    v.n4_tile = shown(N4_TILE_ROWS, digits=0)
+    v.n4_padded = shown(math.ceil(N4_ROWS / N4_TILE_ROWS) * N4_TILE_ROWS, digits=0)
+    v.n4_tc = shown(g.t_compute_useful, "µs", 2)
+    v.n4_tcp = shown(g.t_compute, "µs", 2)
+    v.n4_tr = shown(g.t_read, "µs", 2)
+    v.n4_t0 = shown(g.time_unpadded, "µs", 2)
+    v.n4_t1 = shown(g.time, "µs", 2)
+    v.n4_cost = shown(_n4_cost(), "%", 1)
+    v.n4_flops_extra = shown(1 / g.efficiency - 1, "%", 0)
+    v.n4_cost16 = shown(g16.padding_slowdown - 1, "%", 1)
+
+
 def _f_needed():
     """Amdahl solved for f: S = 1/((1 − f) + f/s)  ⇔  f = (1 − 1/S) / (1 − 1/s)."""
     return (1.0 - 1.0 / N5_TARGET) / (1.0 - 1.0 / N5_UNIT_SPEEDUP)
@@ -188,6 +290,12 @@ register(Exercise(
     "j13-n5", "Exercise 2.9", "%", _f_needed,
     hints=("Amdahl: S = 1 / ((1 − f) + f/s); here S and s are given, f is unknown.",),
 ))
+
+
+def _values_n5(v):
+    v.n5_s = shown(N5_UNIT_SPEEDUP, "×", 0)
+    v.n5_target = shown(N5_TARGET, "×", 0)
+    v.n5_f = shown(_f_needed(), "%", 1)
 
 
 def _n6_bytes():
@@ -212,114 +320,35 @@ register(Exercise(
 ))
 
 
-# --- the numbers the self-test page shows ------------------------------------------
-def selftest_values():
-    """The numbers ``book/2_full_speed/08_self_test.ipynb`` shows, as a :class:`~.display.PageValues`.
-
-    One call at the top of the page, so that the cells between an exercise and its
-    solution hold only the answer checker; the page checks these against the source
-    at its end.
-    """
-    v = PageValues()
-    K, N, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
-    h100, q = S.j13_h100(), _qwen()
-    w_bf16, m_kv, ws, s8 = (q.weight_bytes(S.J13_BYTES_PER_PARAM), j13_kv_bytes_per_token(),
-                            S.J13_WORKSPACE, S.J13_CONTEXTS[0])
-    ridge = h100.ridge_point
-
-    # the questions
-    v.K = shown(K, digits=0)
-    v.Ks = shown(K, digits=0, sep=False)      # in a matrix shape: 4096×4096
-    v.m_mid = shown(S.J13_ROWS[1], digits=0)
-    v.m_hi = shown(S.J13_ROWS[2], digits=0)
-    v.tokens = shown(S.MOE_TOKENS, digits=0)
-    v.top_k = shown(S.MOE_TOP_K, digits=0)
-    v.experts = shown(S.MOE_EXPERTS, digits=0)
-    v.tile = shown(S.MOE_TILE_ROWS, digits=0)
-    v.ws = shown(ws, "GiB", 0)
-    v.s8k = tokens_k(s8, "")                  # the prose writes the K
-    v.cap_src = shown(S.j13_rtx4090().mem_capacity, "GB", 0)
-
-    # 2.1
-    i64 = _i64()
-    v.f64 = shown(gemm_flops(64, K, N), "MFLOP", 2)
-    v.v64 = shown(gemm_bytes(64, K, N, bytes_per_element=b), "MiB", 2)
-    v.i64 = shown(i64, "FLOP/byte", 1)
-    v.ridge = shown(ridge, "FLOP/byte", 1)
-    v.gap64 = shown(ridge / i64, "×", 1)
-    # 2.2
-    v.pi = shown(h100.peak_flops, "TFLOP/s", 1)
-    v.beta = shown(h100.mem_bandwidth, "TB/s", 2)
-    v.i256 = shown(_i256(), "FLOP/byte", 1)
-    # the source's figure: I and I* rounded to one decimal, as it prints them (why: page 01)
-    v.short = shown(1 - round(_i256(), 1) / round(ridge, 1), "%", 1)
-    v.mstar = shown(_m_star("H100 SXM"), "rows", 1)
-    v.w_share = shown(K * N * b / gemm_bytes(256, K, N, bytes_per_element=b), "%", 0)
-    # 2.3
-    pr = j13_padding(0.0)
-    v.dispatch = shown(pr.useful, digits=0)
-    v.per_expert = shown(pr.useful // pr.active_experts, digits=0)
-    v.executed = shown(pr.executed, digits=0)
-    v.waste = shown(pr.waste_ratio, "×", 0)
-    v.zero_share = shown(1 - pr.useful / pr.executed, "%", 1)
-    # 2.4
-    left = j13_left_after_weights()
-    v.w = shown(w_bf16, "GB", 2)
-    v.left = shown(left, "GB", 2)
-    v.one8 = shown(kv_cache_bytes(s8, m_kv), "GB", 2)
-    v.room = shown(left / kv_cache_bytes(s8, m_kv), digits=2)
-    v.m_kv_kib = shown(m_kv, "KiB", 0)
-    v.b4 = shown(_b4090(), digits=0)
-    # 2.5
-    mi = accelerator("MI300X")
-    v.mi_pi = shown(mi.peak_flops, "TFLOP/s", 1)
-    v.mi_bw = shown(mi.mem_bandwidth, "TB/s", 1)
-    v.mi_ridge = shown(mi.ridge_point, "FLOP/byte", 1)
-    v.mi_mstar = shown(_m_star("MI300X"), "rows", 1)
-    v.h100_mstar = shown(_m_star("H100 SXM"), digits=1)
-    v.i_limit = shown(intensity_limit(K, N, bytes_per_element=b), "FLOP/byte", 0)
-    # 2.6
-    v.b = shown(b, digits=0)
-    v.k_floor = shown(_width_floor(), digits=1)
-    v.i_lim_4096 = shown(intensity_limit(K, K, bytes_per_element=b), "FLOP/byte", 0)
-    # 2.7
-    cap_phys = _capacity_phys()
-    v.n3_batch = shown(N3_BATCH, digits=0)
-    v.cap_phys = shown(cap_phys, "GB", 2)
-    v.cap_gib = shown(cap_phys, "GiB", 0)
-    v.left_phys = shown(_left_phys(), "GB", 2)
-    v.m_kv_bytes = shown(m_kv, digits=0)
-    v.n3_per_token = shown(N3_BATCH * m_kv, digits=0)
-    v.s_max = shown(_s_max(), "tokens", 0)
-    # 2.8
-    g, g16 = _n4_gemm(), _n4_gemm(S.MOE_TILE_ROWS)
-    v.n4_rows = shown(N4_ROWS, digits=0)
-    v.n4_tile = shown(N4_TILE_ROWS, digits=0)
-    v.n4_padded = shown(math.ceil(N4_ROWS / N4_TILE_ROWS) * N4_TILE_ROWS, digits=0)
-    v.n4_tc = shown(g.t_compute_useful, "µs", 2)
-    v.n4_tcp = shown(g.t_compute, "µs", 2)
-    v.n4_tr = shown(g.t_read, "µs", 2)
-    v.n4_t0 = shown(g.time_unpadded, "µs", 2)
-    v.n4_t1 = shown(g.time, "µs", 2)
-    v.n4_cost = shown(_n4_cost(), "%", 1)
-    v.n4_flops_extra = shown(1 / g.efficiency - 1, "%", 0)
-    v.n4_cost16 = shown(g16.padding_slowdown - 1, "%", 1)
-    # 2.9
-    v.n5_s = shown(N5_UNIT_SPEEDUP, "×", 0)
-    v.n5_target = shown(N5_TARGET, "×", 0)
-    v.n5_f = shown(_f_needed(), "%", 1)
-    # 2.10
+def _values_n6(v):
     v.t_meas = shown(N6_MEASURED, "ms", 0)
     v.n6_ctx = shown(N6_CONTEXT, digits=0)
-    v.n6_w = shown(q.decode_weight_bytes(S.J13_BYTES_PER_PARAM), "GB", 2)
-    v.n6_kv = shown(kv_cache_bytes(N6_CONTEXT, m_kv), "GB", 2)
+    v.n6_w = shown(_qwen().decode_weight_bytes(S.J13_BYTES_PER_PARAM), "GB", 2)
+    v.n6_kv = shown(kv_cache_bytes(N6_CONTEXT, j13_kv_bytes_per_token()), "GB", 2)
     v.n6_bytes = shown(_n6_bytes(), "GB", 2)
     v.n6_floor = shown(_n6_floor(), "ms", 2)
     v.n6_mbu = shown(_mbu(), "%", 0)
-    # 2.11
+
+
+# --- j13-c1 and j13-c2 (2.11, 2.12): argued, not computed ---------------------
+def _values_argued(v):
+    K, N, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
     v.i1 = shown(arithmetic_intensity(1, K, N, bytes_per_element=b), "FLOP/byte", 1)
     v.i_prefill = shown(arithmetic_intensity(K, K, N, bytes_per_element=b), "FLOP/byte", 0)
     m70 = model(S.J07_MODEL)                 # the J07 model, exact, 2 bytes per parameter
     v.w70 = shown(m70.weight_bytes(2), "GB", 2)
     v.w70_round = shown(2 * S.J07_PARAMS, "GB", 0)   # the source's rounded 70e9 parameters
-    return v
+
+
+# --- the numbers the self-test page shows ------------------------------------------
+def selftest_values():
+    """The numbers ``book/2_full_speed/08_self_test.ipynb`` shows, as a :class:`~bookkit.PageValues`.
+
+    One call at the top of the page, so that the cells between an exercise and its
+    solution hold only the answer checker; the page checks these against the source
+    at its end.  Each exercise's numbers are set by the ``_values_<id>`` function beside
+    it, in the page's order.
+    """
+    return PageValues.from_parts(_values_givens, _values_1, _values_2, _values_3, _values_4,
+                                 _values_n1, _values_n2, _values_n3, _values_n4, _values_n5,
+                                 _values_n6, _values_argued)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..display import plain_number
+from infra_calc.display import plain_number
+
 from .answers import answer_text, parse_answer
 from .hints import hint_for
 from .registry import get

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 import re
 
-from ..display import plain_number, with_unit
-from ..units import UNIT_SCALES
+from infra_calc.display import plain_number, with_unit
+from infra_calc.units import UNIT_SCALES
 
 __all__ = ["parse_answer", "unit_kind", "answer_text"]
 

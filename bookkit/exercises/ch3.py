@@ -28,17 +28,19 @@ the questions and works the solutions with the numbers :func:`selftest_values` c
 """
 from __future__ import annotations
 
-from ..accelerators import accelerator
-from ..capacity import kv_cache_bytes, max_batch
-from ..display import PageValues, shown
-from ..generation import generation_time
-from ..kv import critical_context, kv_weight_batch
-from ..levers import speculative_step
-from ..models import model
-from ..parallel import tensor_parallel_step
-from ..prefill import prefill_step
-from ..prefix import cached_prefill_step
-from ..workload import Workload
+from infra_calc.accelerators import accelerator
+from infra_calc.capacity import kv_cache_bytes, max_batch
+from infra_calc.display import shown
+from infra_calc.generation import generation_time
+from infra_calc.kv import critical_context, kv_weight_batch
+from infra_calc.levers import speculative_step
+from infra_calc.models import model
+from infra_calc.parallel import tensor_parallel_step
+from infra_calc.prefill import prefill_step
+from infra_calc.prefix import cached_prefill_step
+from infra_calc.workload import Workload
+
+from ..pagevalues import PageValues
 from .spec import Choice, Exercise, register, yes_no
 
 #: the cases the exercises use (the self-test page reads them from here)
@@ -58,6 +60,14 @@ def _acc():
     return accelerator(CARD)
 
 
+def _values_card(v):
+    """The card every exercise runs on."""
+    acc = _acc()
+    v.pi = shown(acc.peak_flops, "TFLOP/s", 1)
+    v.beta = shown(acc.mem_bandwidth, "TB/s", 2)
+    v.cap = shown(acc.mem_capacity, "GB", 2)
+
+
 # --- 3.1 -------------------------------------------------------------------------
 def n1():
     """S_max of N1_MODEL on CARD, BF16 weights and cache, tokens."""
@@ -72,6 +82,13 @@ register(Exercise(
 ))
 
 
+def _values_n1(v):
+    q = model(N1_MODEL)
+    v.n1_mkv = shown(q.kv_bytes_per_token(), "KiB", 0)
+    v.n1_att = shown(q.attention_flops(1, 1), "FLOP", 0)
+    v.n1 = shown(n1(), "tokens", 0)
+
+
 # --- 3.2 -------------------------------------------------------------------------
 def n2():
     """B_kv(S): the batch from which the KV read exceeds the weight read, requests."""
@@ -83,6 +100,14 @@ register(Exercise(
     hints=("The weights are read once per step whatever the batch; each request's cache is "
            "read once per request.",),
 ))
+
+
+def _values_n2(v):
+    m2 = model(N2_MODEL)
+    v.n2_ctx = shown(N2_CONTEXT, "tokens", 0)
+    v.n2_w = shown(m2.decode_weight_bytes(2, 1), "GB", 2)
+    v.n2_req = shown(kv_cache_bytes(N2_CONTEXT, m2.kv_bytes_per_token()), "GB", 2)
+    v.n2 = shown(n2(), "requests", 1)
 
 
 # --- 3.3 -------------------------------------------------------------------------
@@ -104,6 +129,23 @@ register(Exercise(
 ))
 
 
+def _values_n3(v):
+    w3 = _n3_workload()
+    v.n3_cards = shown(N3_CARDS, digits=0)
+    v.n3_batch = shown(N3_BATCH, "requests", 0)
+    v.n3_ctx = shown(N3_CONTEXT, "tokens", 0)
+    v.n3_w = shown(w3.resident_weight_bytes(), "GB", 2)
+    v.n3_kv = shown(w3.kv_bytes_per_card(), "GB", 2)
+    v.n3_ws = shown(w3.workspace, "GB", 2)
+    v.n3 = shown(n3().total, "GB", 2)
+    v.n3_left = shown(n3().headroom, "GB", 2)
+    v.n3_more = shown(max_batch(_acc().mem_capacity, weights=w3.resident_weight_bytes(),
+                                context=N3_CONTEXT,
+                                kv_bytes_per_token=w3.kv_bytes_per_card(1) / N3_BATCH,
+                                workspace=w3.workspace) - N3_BATCH,
+                      "requests", 0)
+
+
 # --- 3.4 -------------------------------------------------------------------------
 def n4():
     """The prefill pass of an N4_PROMPT-token prompt, N4_MODEL in BF16 on one CARD."""
@@ -119,6 +161,17 @@ register(Exercise(
                   ("compute-bound", "memory-bound"),
                   "A long prompt gives every weight thousands of rows to multiply."),),
 ))
+
+
+def _values_n4(v):
+    pre = n4()
+    v.n4_p = shown(N4_PROMPT, "tokens", 0)
+    v.n4_f = shown(pre.flops, "TFLOP", 2)
+    v.n4_att = shown(pre.flops_attention / pre.flops, "%", 1)
+    v.n4_r = shown(pre.bytes_read, "GB", 2)
+    v.n4_tc = shown(pre.t_compute, "ms", 2)
+    v.n4_tr = shown(pre.t_read, "ms", 2)
+    v.n4 = shown(pre.t_step, "ms", 2)
 
 
 # --- 3.5 -------------------------------------------------------------------------
@@ -138,6 +191,21 @@ register(Exercise(
 ))
 
 
+def _values_n5(v):
+    acc, t1, tn = _acc(), _n5(1), _n5(N5_CARDS)
+    m5 = model(N5_MODEL)
+    v.n5_cards = shown(N5_CARDS, digits=0)
+    v.n5_link = shown(acc.link_bandwidth, "GB/s", 0)
+    v.n5_alpha = shown(acc.link_latency, "µs", 0)
+    v.n5_t1 = shown(t1.t_step, "ms", 3)
+    v.n5_read = shown(tn.t_read, "ms", 3)
+    v.n5_comm = shown(tn.t_comm, "ms", 3)
+    v.n5_ar = shown(2 * m5.layers, digits=0)
+    v.n5_lat = shown(2 * m5.layers * 2 * (N5_CARDS - 1) * acc.link_latency / tn.t_comm, "%", 1)
+    v.n5_tn = shown(tn.t_step, "ms", 3)
+    v.n5 = shown(n5(), "×", 2)
+
+
 # --- 3.6 -------------------------------------------------------------------------
 def n6():
     """Weight bytes one N6_MODEL decode step of N6_BATCH requests reads under uniform routing
@@ -152,6 +220,17 @@ register(Exercise(
 ))
 
 
+def _values_n6(v):
+    mx = model(N6_MODEL)
+    v.n6_k = shown(mx.experts_per_token, digits=0)
+    v.n6_e = shown(mx.num_experts, digits=0)
+    v.n6_batch = shown(N6_BATCH, "requests", 0)
+    v.n6_hit = shown(mx.experts_hit(N6_BATCH, "uniform"), digits=2)
+    v.n6_one = shown(mx.decode_weight_bytes(N6_BYTES, 1), "GB", 2)
+    v.n6_all = shown(mx.weight_bytes(N6_BYTES), "GB", 2)
+    v.n6 = shown(n6(), "GB", 2)
+
+
 # --- 3.7 -------------------------------------------------------------------------
 def n7():
     """The whole request, N7_PROMPT prompt + N7_OUTPUT output tokens, N7_MODEL alone on CARD."""
@@ -163,6 +242,17 @@ register(Exercise(
     hints=("The prefill pass yields the first token; each further token is one decode step, "
            "whose cache holds the prompt and the tokens generated so far.",),
 ))
+
+
+def _values_n7(v):
+    g = n7()
+    v.n7_p = shown(N7_PROMPT, "tokens", 0)
+    v.n7_o = shown(N7_OUTPUT, "tokens", 0)
+    v.n7_ttft = shown(g.ttft, "ms", 2)
+    v.n7_steps = shown(g.step_times.size, digits=0)
+    v.n7_tpot = shown(g.tpot_mean, "ms", 3)
+    v.n7_share = shown(g.decode_time / g.total, "%", 1)
+    v.n7 = shown(g.total, "s", 3)
 
 
 # --- 3.8 -------------------------------------------------------------------------
@@ -179,6 +269,19 @@ register(Exercise(
 ))
 
 
+def _values_n8(v):
+    s8 = n8()
+    v.n8_b = shown(N8_BATCH, "requests", 0)
+    v.n8_s = shown(N8_CONTEXT, "tokens", 0)
+    v.n8_k = shown(N8_DRAFTS, digits=0)
+    v.n8_tokens = shown(s8.tokens, "tokens", 0)
+    v.n8_verify = shown(s8.t_step, "ms", 3)
+    v.n8_kp1 = shown(N8_DRAFTS + 1, "tokens", 0)
+    v.n8_plain = shown(speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT, drafts=0).t_step,
+                       "ms", 3)
+    v.n8 = shown(s8.t_per_token_floor, "ms", 3)
+
+
 # --- 3.9 -------------------------------------------------------------------------
 def n9():
     """The prefill of an N9_PROMPT-token prompt with N9_CACHED tokens already cached."""
@@ -192,96 +295,7 @@ register(Exercise(
 ))
 
 
-# --- the numbers the self-test page shows ------------------------------------------
-def selftest_values():
-    """The numbers ``book/3_whole_request/07_self_test.ipynb`` shows, as a :class:`~.display.PageValues`.
-
-    One call at the top of the page, so that the cells between an exercise and
-    its solution hold only the answer checker.
-    """
-    v = PageValues()
-    acc = _acc()
-    v.pi = shown(acc.peak_flops, "TFLOP/s", 1)
-    v.beta = shown(acc.mem_bandwidth, "TB/s", 2)
-    v.cap = shown(acc.mem_capacity, "GB", 2)
-    # 3.1
-    q = model(N1_MODEL)
-    v.n1_mkv = shown(q.kv_bytes_per_token(), "KiB", 0)
-    v.n1_att = shown(q.attention_flops(1, 1), "FLOP", 0)
-    v.n1 = shown(n1(), "tokens", 0)
-    # 3.2
-    m2 = model(N2_MODEL)
-    v.n2_ctx = shown(N2_CONTEXT, "tokens", 0)
-    v.n2_w = shown(m2.decode_weight_bytes(2, 1), "GB", 2)
-    v.n2_req = shown(kv_cache_bytes(N2_CONTEXT, m2.kv_bytes_per_token()), "GB", 2)
-    v.n2 = shown(n2(), "requests", 1)
-    # 3.3
-    w3 = _n3_workload()
-    v.n3_cards = shown(N3_CARDS, digits=0)
-    v.n3_batch = shown(N3_BATCH, "requests", 0)
-    v.n3_ctx = shown(N3_CONTEXT, "tokens", 0)
-    v.n3_w = shown(w3.resident_weight_bytes(), "GB", 2)
-    v.n3_kv = shown(w3.kv_bytes_per_card(), "GB", 2)
-    v.n3_ws = shown(w3.workspace, "GB", 2)
-    v.n3 = shown(n3().total, "GB", 2)
-    v.n3_left = shown(n3().headroom, "GB", 2)
-    v.n3_more = shown(max_batch(acc.mem_capacity, weights=w3.resident_weight_bytes(),
-                                context=N3_CONTEXT,
-                                kv_bytes_per_token=w3.kv_bytes_per_card(1) / N3_BATCH,
-                                workspace=w3.workspace) - N3_BATCH,
-                      "requests", 0)
-    # 3.4
-    pre = n4()
-    v.n4_p = shown(N4_PROMPT, "tokens", 0)
-    v.n4_f = shown(pre.flops, "TFLOP", 2)
-    v.n4_att = shown(pre.flops_attention / pre.flops, "%", 1)
-    v.n4_r = shown(pre.bytes_read, "GB", 2)
-    v.n4_tc = shown(pre.t_compute, "ms", 2)
-    v.n4_tr = shown(pre.t_read, "ms", 2)
-    v.n4 = shown(pre.t_step, "ms", 2)
-    # 3.5
-    t1, tn = _n5(1), _n5(N5_CARDS)
-    m5 = model(N5_MODEL)
-    v.n5_cards = shown(N5_CARDS, digits=0)
-    v.n5_link = shown(acc.link_bandwidth, "GB/s", 0)
-    v.n5_alpha = shown(acc.link_latency, "µs", 0)
-    v.n5_t1 = shown(t1.t_step, "ms", 3)
-    v.n5_read = shown(tn.t_read, "ms", 3)
-    v.n5_comm = shown(tn.t_comm, "ms", 3)
-    v.n5_ar = shown(2 * m5.layers, digits=0)
-    v.n5_lat = shown(2 * m5.layers * 2 * (N5_CARDS - 1) * acc.link_latency / tn.t_comm, "%", 1)
-    v.n5_tn = shown(tn.t_step, "ms", 3)
-    v.n5 = shown(n5(), "×", 2)
-    # 3.6
-    mx = model(N6_MODEL)
-    v.n6_k = shown(mx.experts_per_token, digits=0)
-    v.n6_e = shown(mx.num_experts, digits=0)
-    v.n6_batch = shown(N6_BATCH, "requests", 0)
-    v.n6_hit = shown(mx.experts_hit(N6_BATCH, "uniform"), digits=2)
-    v.n6_one = shown(mx.decode_weight_bytes(N6_BYTES, 1), "GB", 2)
-    v.n6_all = shown(mx.weight_bytes(N6_BYTES), "GB", 2)
-    v.n6 = shown(n6(), "GB", 2)
-    # 3.7
-    g = n7()
-    v.n7_p = shown(N7_PROMPT, "tokens", 0)
-    v.n7_o = shown(N7_OUTPUT, "tokens", 0)
-    v.n7_ttft = shown(g.ttft, "ms", 2)
-    v.n7_steps = shown(g.step_times.size, digits=0)
-    v.n7_tpot = shown(g.tpot_mean, "ms", 3)
-    v.n7_share = shown(g.decode_time / g.total, "%", 1)
-    v.n7 = shown(g.total, "s", 3)
-    # 3.8
-    s8 = n8()
-    v.n8_b = shown(N8_BATCH, "requests", 0)
-    v.n8_s = shown(N8_CONTEXT, "tokens", 0)
-    v.n8_k = shown(N8_DRAFTS, digits=0)
-    v.n8_tokens = shown(s8.tokens, "tokens", 0)
-    v.n8_verify = shown(s8.t_step, "ms", 3)
-    v.n8_kp1 = shown(N8_DRAFTS + 1, "tokens", 0)
-    v.n8_plain = shown(speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT, drafts=0).t_step,
-                       "ms", 3)
-    v.n8 = shown(s8.t_per_token_floor, "ms", 3)
-    # 3.9
+def _values_n9(v):
     c9 = n9()
     v.n9_p = shown(N9_PROMPT, "tokens", 0)
     v.n9_c = shown(N9_CACHED, "tokens", 0)
@@ -292,4 +306,15 @@ def selftest_values():
     v.n9_tr = shown(c9.t_read, "ms", 2)
     v.n9_full = shown(cached_prefill_step(N9_MODEL, CARD, prompt_tokens=N9_PROMPT, cached=0).t_step, "ms", 2)
     v.n9 = shown(c9.t_step, "ms", 2)
-    return v
+
+
+# --- the numbers the self-test page shows ------------------------------------------
+def selftest_values():
+    """The numbers ``book/3_whole_request/07_self_test.ipynb`` shows, as a :class:`~bookkit.PageValues`.
+
+    One call at the top of the page, so that the cells between an exercise and
+    its solution hold only the answer checker.  Each exercise's numbers are set by the
+    ``_values_<id>`` function beside it, in the page's order.
+    """
+    return PageValues.from_parts(_values_card, _values_n1, _values_n2, _values_n3, _values_n4,
+                                 _values_n5, _values_n6, _values_n7, _values_n8, _values_n9)

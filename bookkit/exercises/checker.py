@@ -4,7 +4,7 @@
   ``0.0343 s``) into an empty text box whose placeholder names the unit, and
   presses **Check** (or Enter).
 * The click and the text travel as **one message**: the checker's front end (a
-  small anywidget, :file:`_checker.js`, shipped with the package and loaded
+  small anywidget, :file:`checker.js`, shipped with the package and loaded
   from the kernel, so it works offline) sends ``{text, attempt}`` when the
   button is pressed, and the kernel grades exactly that text and answers for
   that attempt (the ``verdict`` trait).  The box's text is never synced on its
@@ -25,7 +25,8 @@ import anywidget
 import ipywidgets as w
 import traitlets
 
-from .. import exercises
+from .grading import check, check_choice, check_text
+from .registry import expected, get
 
 __all__ = ["AnswerBox", "AnswerChecker", "answer_checker"]
 
@@ -43,8 +44,8 @@ class AnswerBox(anywidget.AnyWidget):
     ``verdict = {"attempt", "text", "html", "correct"}``.
     """
 
-    _esm = (_HERE / "_checker.js").read_text(encoding="utf-8")
-    _css = (_HERE / "_checker.css").read_text(encoding="utf-8")
+    _esm = (_HERE / "checker.js").read_text(encoding="utf-8")
+    _css = (_HERE / "checker.css").read_text(encoding="utf-8")
     exercise_id = traitlets.Unicode("").tag(sync=True)
     placeholder = traitlets.Unicode("").tag(sync=True)
     #: the highest attempt graded so far (a view drawn again counts on from it)
@@ -88,7 +89,7 @@ class AnswerChecker(w.VBox):
     ``(ToggleButtons, HTML)``) and ``revealed`` (the answer, once asked for)."""
 
     def __init__(self, exercise_id: str, title: str | None = None):
-        self.exercise = ex = exercises.get(exercise_id)
+        self.exercise = ex = get(exercise_id)
         self.title = title or ex.title
         self.header = w.HTML(f"<b>{html.escape(self.title)}.</b>")
         self.header.add_class("ic-title")
@@ -113,7 +114,7 @@ class AnswerChecker(w.VBox):
     # -- grading -------------------------------------------------------------------------
     def _grade(self, text: str, attempt: int) -> tuple[bool, str, str]:
         try:
-            res = exercises.check_text(self.exercise.id, text, attempt=attempt)
+            res = check_text(self.exercise.id, text, attempt=attempt)
         except ValueError as exc:
             return False, NOTE, str(exc)[:1].upper() + str(exc)[1:]
         return res.correct, GOOD if res.correct else BAD, res.message
@@ -132,14 +133,14 @@ class AnswerChecker(w.VBox):
         if picked is None:
             note.value = ""
             return
-        ok, msg = exercises.check_choice(self.exercise.id, i, picked)
+        ok, msg = check_choice(self.exercise.id, i, picked)
         note.value = (f"<span style='color:{GOOD if ok else BAD}'>"
                       f"{html.escape(msg)}</span>")
 
     def reveal(self):
         """Show the answer and the answers of the yes/no parts; the worked solution is the page's."""
         ex = self.exercise
-        answer = exercises.check(ex.id, exercises.expected(ex.id)).answer_text
+        answer = check(ex.id, expected(ex.id)).answer_text
         parts = "".join(f"<br>{html.escape(p.prompt)} <b>{html.escape(p.answer())}</b>"
                         + (f" ({html.escape(p.why)})" if p.why else "") for p in ex.parts)
         self.revealed.value = (f"<div class='ic-revealed'>Answer: <b>{html.escape(answer)}</b> "
@@ -169,7 +170,7 @@ def answer_checker(exercise_id: str, title: str | None = None) -> AnswerChecker:
     Parameters
     ----------
     exercise_id : str
-        An id from :func:`infra_calc.exercises.exercise_ids`, e.g. ``"j07-1"``.
+        An id from :func:`bookkit.exercises.exercise_ids`, e.g. ``"j07-1"``.
     title : str, optional
         The name the reader sees (``"Exercise 1"``); the exercise's own
         ``title`` (or its id) by default.

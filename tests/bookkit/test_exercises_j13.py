@@ -1,4 +1,4 @@
-"""infra_calc.exercises.j13: chapter 2's exercises and their answers."""
+"""bookkit.exercises.j13: chapter 2's exercises and their answers."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import pytest
 
 import infra_calc as ic
-from infra_calc import exercises
+from bookkit import exercises
 from infra_calc.units import GiB
 
 QWEN = ic.model("Qwen3-8B")

@@ -1,8 +1,8 @@
 """The registry: every exercise by id, in book order.
 
 The chapter modules (:data:`CHAPTERS`) each register their exercises
-(:func:`infra_calc.exercises.spec.register`) when imported; the look-ups below import
-them the first time they are needed and order :data:`~infra_calc.exercises.spec.EXERCISES`
+(:func:`bookkit.exercises.spec.register`) when imported; the look-ups below import
+them the first time they are needed and order :data:`~bookkit.exercises.spec.EXERCISES`
 by chapter, whichever chapter some caller imported first.  The chapters import
 ``spec``, never this module: the import graph has no cycle.
 """

@@ -1,10 +1,10 @@
-"""infra_calc/exercises/grading.py: right within the tolerance, or a hint."""
+"""bookkit/exercises/grading.py: right within the tolerance, or a hint."""
 import math
 import re
 
 import pytest
 
-from infra_calc import exercises
+from bookkit import exercises
 
 
 @pytest.mark.parametrize("ex_id", exercises.exercise_ids())
@@ -50,8 +50,8 @@ def test_largest_that_fits_is_graded_from_below(ex_id):
 
 
 def test_exercise_1_4_refuses_a_context_that_does_not_fit():
+    from bookkit.exercises import j07
     from infra_calc import source as S
-    from infra_calc.exercises import j07
     from infra_calc.scenarios import j07_kv_bytes_per_token, j07_left_after_weights
 
     assert exercises.expected("j07-4") == 129

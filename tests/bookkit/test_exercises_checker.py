@@ -1,4 +1,4 @@
-"""The answer checker (infra_calc/widgets/_checker.py) without a browser.
+"""The answer checker (bookkit/exercises/checker.py) without a browser.
 
 The front end sends one message per click, ``{"event": "check", "text", "attempt"}``;
 these tests send exactly those messages to the kernel side and read the verdicts it
@@ -14,9 +14,8 @@ import pytest
 
 pytest.importorskip("anywidget")
 
-from infra_calc import exercises  # noqa: E402
-from infra_calc.widgets import answer_checker  # noqa: E402
-from infra_calc.widgets._checker import AnswerBox  # noqa: E402
+from bookkit import exercises  # noqa: E402
+from bookkit.exercises.checker import AnswerBox, answer_checker  # noqa: E402
 
 
 def click(chk, text, attempt):
@@ -100,7 +99,7 @@ def test_wrong_answer_hints_without_the_answer():
 
 
 def test_show_answer_reveals_answer_and_parts_and_points_to_the_page():
-    from infra_calc.widgets._checker import SEE_SOLUTION
+    from bookkit.exercises.checker import SEE_SOLUTION
 
     chk = answer_checker("j07-1")
     chk.box._handle(chk.box, {"event": "reveal"}, [])
@@ -120,7 +119,7 @@ def test_yes_no_part_has_its_own_control():
 
 
 def test_title_is_shown_instead_of_the_id():
-    from infra_calc import exercises
+    from bookkit import exercises
 
     title = exercises.get("j07-1").title
     assert title and answer_checker("j07-1").header.value == f"<b>{title}.</b>"  # no question
@@ -139,7 +138,7 @@ def test_every_exercise_checker_builds_and_accepts_its_answer(eid):
 # ------------------------------------------------------------------ the front end's contract
 def test_front_end_sends_text_and_attempt_with_the_click_and_needs_no_network():
     js = AnswerBox._esm if isinstance(AnswerBox._esm, str) else str(AnswerBox._esm)
-    assert js == (pathlib.Path(__file__).parents[2] / "infra_calc/widgets/_checker.js").read_text()
+    assert js == (pathlib.Path(__file__).parents[2] / "bookkit/exercises/checker.js").read_text()
     assert 'model.send({ event: "check", text, attempt })' in js
     assert "change:verdict" in js
     assert not re.search(r"\bimport\b|https?://", js.split("\n", 3)[-1]), "no imports, no URLs"

@@ -1,12 +1,12 @@
-"""infra_calc/exercises/registry.py: every exercise by id; and the package's imports."""
+"""bookkit/exercises/registry.py: every exercise by id; and the package's imports."""
 import ast
 import pathlib
 
 import pytest
 
-from infra_calc import exercises
-from infra_calc.exercises import registry, spec
-from infra_calc.exercises.spec import Exercise
+from bookkit import exercises
+from bookkit.exercises import registry, spec
+from bookkit.exercises.spec import Exercise
 
 PACKAGE = pathlib.Path(exercises.__file__).parent
 
@@ -51,8 +51,8 @@ def test_register_refuses_duplicates_and_non_exercises():
 
 
 def test_names_the_chapters_import_stay_in_the_package():
-    """The chapter files import these from ``infra_calc.exercises``: same objects, same meaning."""
-    from infra_calc.exercises import answers, grading, hints
+    """The chapter files import these from ``bookkit.exercises``: same objects, same meaning."""
+    from bookkit.exercises import answers, grading, hints
     for name, mod in (("Exercise", spec), ("Choice", spec), ("yes_no", spec), ("register", spec),
                       ("get", registry), ("expected", registry), ("exercise_ids", registry),
                       ("EXERCISES", spec),
@@ -74,8 +74,8 @@ def _imports(path: pathlib.Path) -> set[str]:
                 out |= {a.name if (PACKAGE / f"{a.name}.py").exists() else "__init__"
                         for a in node.names}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
-                "infra_calc.exercises"):
-            rest = node.module[len("infra_calc.exercises"):].lstrip(".")
+                "bookkit.exercises"):
+            rest = node.module[len("bookkit.exercises"):].lstrip(".")
             out.add(rest.split(".")[0] or "__init__")
         elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module"
               and path.stem == "registry"):
@@ -109,8 +109,21 @@ def test_book_order_whichever_chapter_was_imported_first():
     import subprocess
     import sys
 
-    code = ("import infra_calc.exercises.ch4, infra_calc.exercises.ch3\n"
-            "from infra_calc import exercises\n"
+    code = ("import bookkit.exercises.ch4, bookkit.exercises.ch3\n"
+            "from bookkit import exercises\n"
             "print(' '.join(dict.fromkeys(exercises.get(i).chapter for i in exercises.exercise_ids())))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == list(registry.CHAPTERS)
+
+
+@pytest.mark.parametrize("chapter", registry.CHAPTERS)
+def test_selftest_values_lists_every_part_of_its_page_in_order(chapter):
+    """A chapter's ``selftest_values`` lists each ``_values_<id>`` function of its module once,
+    in the order they stand there (beside their exercises, in the page's order): none is
+    left out, so no number of the page goes missing."""
+    tree = ast.parse((PACKAGE / f"{chapter}.py").read_text(encoding="utf-8"))
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    defined = [f.name for f in functions if f.name.startswith("_values_")]
+    listed = [a.id for f in functions if f.name == "selftest_values" for call in ast.walk(f)
+              if isinstance(call, ast.Call) for a in call.args if isinstance(a, ast.Name)]
+    assert len(defined) > 3 and listed == defined, (defined, listed)

@@ -4,7 +4,7 @@ The page poses each exercise and works its solution (MyST ``{exercise}`` and
 ``{solution}``, numbers through ``{eval}``); the registry keeps only what grading
 needs.  The chapter modules (``j07``, ``j13``, ``ch3``, ``ch4``) build
 :class:`Exercise` values and hand them to :func:`register`, which keeps them in
-:data:`EXERCISES` (:mod:`infra_calc.exercises.registry` loads the chapters and puts
+:data:`EXERCISES` (:mod:`bookkit.exercises.registry` loads the chapters and puts
 them in book order).
 """
 from __future__ import annotations
@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..display import round_sig
-from ..units import UNIT_SCALES
+from infra_calc.display import round_sig
+from infra_calc.units import UNIT_SCALES
+
 from .answers import answer_text
 
 __all__ = ["Choice", "yes_no", "Exercise", "EXERCISES", "register", "SIDES"]
@@ -138,7 +139,7 @@ class Exercise:
         return abs(value - expected) <= max(self.rel_tol * abs(expected), self.abs_tol)
 
 
-#: id -> Exercise; in book order once :mod:`~infra_calc.exercises.registry` has loaded the chapters
+#: id -> Exercise; in book order once :mod:`~bookkit.exercises.registry` has loaded the chapters
 EXERCISES: dict[str, Exercise] = {}
 
 

@@ -1,9 +1,9 @@
-"""infra_calc/exercises/spec.py: what an exercise is."""
+"""bookkit/exercises/spec.py: what an exercise is."""
 from dataclasses import fields
 
 import pytest
 
-from infra_calc.exercises.spec import Choice, Exercise, yes_no
+from bookkit.exercises.spec import Choice, Exercise, yes_no
 
 
 def make(**kw):

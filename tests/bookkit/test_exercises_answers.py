@@ -1,7 +1,7 @@
-"""infra_calc/exercises/answers.py: a reader's text as a number in the exercise's unit."""
+"""bookkit/exercises/answers.py: a reader's text as a number in the exercise's unit."""
 import pytest
 
-from infra_calc.exercises.answers import answer_text, parse_answer, unit_kind
+from bookkit.exercises.answers import answer_text, parse_answer, unit_kind
 from infra_calc.units import UNIT_SCALES
 
 

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import math
 
-from .. import source as S
-from ..accelerators import accelerator, accelerator_names
-from ..capacity import capacity_check, kv_cache_bytes
-from ..display import PageValues, Shown, shown
-from ..models import model
-from ..scenarios import j07_capacity, j07_kv_bytes_per_token, j07_left_after_weights
-from ..step import batch_turning_point, compute_time, decode_step, mbu, read_time
+from infra_calc import source as S
+from infra_calc.accelerators import accelerator, accelerator_names
+from infra_calc.capacity import capacity_check, kv_cache_bytes
+from infra_calc.display import Shown, shown
+from infra_calc.models import model
+from infra_calc.scenarios import j07_capacity, j07_kv_bytes_per_token, j07_left_after_weights
+from infra_calc.step import batch_turning_point, compute_time, decode_step, mbu, read_time
+
+from ..pagevalues import PageValues
 from .spec import Choice, Exercise, register, yes_no
 
 #: group quantisation in exercise 1.2: 4-bit weights, one 16-bit scale per group of 32
@@ -54,6 +56,25 @@ def _base():
     return decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM)
 
 
+def _values_givens(v):
+    """The numbers the questions share: the chapter's model, card and step."""
+    h100, m_kv, base = _h100(), j07_kv_bytes_per_token(), _base()
+    v.target = shown(S.J07_TARGET_STEP, "ms", 0)
+    v.bw = shown(S.J07_BYTES_PER_PARAM, digits=0)
+    v.half = shown(HALF_BYTE, digits=1)
+    v.r = shown(base.bytes_read, "GB", 0)
+    v.cap = shown(h100.mem_capacity, "GB", 0)
+    v.w8 = shown(S.J07_WEIGHTS_8BIT, "GB", 2)
+    v.ctx = shown(S.J07_CONTEXT, digits=0)
+    v.mkv = shown(m_kv, "bytes", 0)
+    v.mkv_bare = shown(m_kv, digits=0)
+    v.ws_gib = shown(S.J07_WORKSPACE, "GiB", 0)
+    v.ws = shown(S.J07_WORKSPACE, "GB", 2)
+    v.h100_beta = shown(h100.mem_bandwidth, "GB/s", 0)
+    v.h100_tbs = shown(h100.mem_bandwidth, "TB/s", 2)
+    v.h100_read = shown(base.t_read, "ms", 2)
+
+
 # --- the worked example: the capacity check (the source's, :func:`~infra_calc.scenarios.j07_capacity`)
 register(Exercise(
     "j07-e1", "Exercise", "GB", lambda: j07_capacity().total,
@@ -61,6 +82,13 @@ register(Exercise(
            "workspace (a GiB is 2³⁰ bytes).",),
     parts=(yes_no("Does it fit?", lambda: j07_capacity().fits, "The total is below the capacity."),),
 ))
+
+
+def _values_e1(v):
+    e1 = j07_capacity()
+    v.kv8 = shown(e1.kv, "GB", 2)
+    v.e1 = shown(e1.total, "GB", 2)
+    v.e1_spare = shown(e1.headroom, "GB", 2)
 
 
 # --- 1.1: the A100 (source question 1) ----------------------------------------------
@@ -78,6 +106,14 @@ register(Exercise(
                   lambda: a100_read() <= S.J07_TARGET_STEP,
                   "The read bound alone is above the target."),),
 ))
+
+
+def _values_1(v):
+    a100 = S.j07_a100()
+    v.a100_tbs = shown(a100.mem_bandwidth, "TB/s", 3)
+    v.a100_pi = shown(a100.peak_flops, "TFLOP/s", 0)
+    v.a100_beta = shown(a100.mem_bandwidth, "GB/s", 0)
+    v.s1 = shown(a100_read(), "ms", 1)
 
 
 # --- 1.2: 4-bit weights with their scales (source question 2, with the scales) -------
@@ -101,6 +137,16 @@ register(Exercise(
 ))
 
 
+def _values_2(v):
+    v.q4_bits, v.q4_group, v.q4_scale = (shown(x, digits=0) for x in (Q4_BITS, Q4_GROUP,
+                                                                       Q4_SCALE_BITS))
+    v.q4_bw = shown(q4_bytes_per_weight(), digits=4)
+    v.q4_r = shown(S.J07_PARAMS * q4_bytes_per_weight(), "GB", 2)
+    v.s2 = shown(q4_read(), "ms", 2)
+    v.q4_plain = shown(read_time(S.J07_PARAMS * HALF_BYTE, _h100()), "ms", 2)
+    v.q4_extra_pct = shown(q4_bytes_per_weight() / HALF_BYTE - 1, "%", 1)
+
+
 # --- 1.3: batch 32 (source question 3) ------------------------------------------------
 def b32():
     """The chapter's step with 32 requests."""
@@ -113,6 +159,15 @@ register(Exercise(
     parts=(yes_no("Is the dashboard's figure a user's wait per token?", lambda: False,
                   "Each token comes only when the whole step ends."),),
 ))
+
+
+def _values_3(v):
+    st32 = b32()
+    v.b32 = shown(st32.batch, digits=0)
+    v.s3_step = shown(st32.t_step, "ms", 2)
+    v.s3_step_bare = shown(st32.t_step, "ms", 2, bare=True)
+    v.s3 = shown(st32.read_time_per_output, "ms", 2)
+    v.s3_comp = shown(st32.t_compute, "ms", 2)
 
 
 # --- 1.4: how short would B* requests have to be? (source question 4) -----------------
@@ -132,6 +187,16 @@ register(Exercise(
     hints=("Subtract the weights from the capacity, share the rest among the B* requests, "
            "and divide by the KV bytes of one token; round down.",),
 ))
+
+
+def _values_4(v):
+    left = j07_left_after_weights()
+    v.bstar = shown(batch_turning_point(_h100(), bytes_per_param=S.J07_BYTES_PER_PARAM), digits=1)
+    v.bstar_int = shown(bstar_requests(), digits=0)
+    v.left = shown(left, "GB", 2)
+    v.left_per = shown(left / bstar_requests(), "MB", 2)
+    v.left_per_bare = shown(left / bstar_requests(), digits=0)
+    v.s4 = shown(bstar_context(), "tokens", 0)
 
 
 # --- 1.5: max against sum -------------------------------------------------------------
@@ -169,6 +234,31 @@ register(Exercise(
 ))
 
 
+def _values_n1(v):
+    h200, base = accelerator("H200 SXM"), _base()
+    st1, serial1 = n1_step(), n1_step(overlap=False)
+    v.h200_tbs = shown(h200.mem_bandwidth, "TB/s", 1)
+    v.h200_beta = shown(h200.mem_bandwidth, "GB/s", 0)
+    v.h200_pi = shown(h200.peak_flops, "TFLOP/s", 1)
+    v.h200_cap = shown(h200.mem_capacity, "GB", 1)
+    v.h200_ridge = shown(h200.ridge_point, "FLOP/byte", 1)
+    v.n1_b = shown(N1_BATCH, digits=0)
+    v.n1_ctx = shown(N1_CONTEXT, digits=0)
+    v.n1_kv = shown(n1_kv(), "GB", 2)
+    v.n1_total = shown(capacity_check(h200.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=n1_kv(),
+                                      workspace=S.J07_WORKSPACE).total, "GB", 2)
+    v.n1_r = shown(st1.bytes_read, "GB", 2)
+    v.n1_tr = shown(st1.t_read, "ms", 2)
+    v.n1_f = shown(st1.flops, "TFLOP", 0)
+    v.n1_tc = shown(st1.t_compute, "ms", 2)
+    v.n1_sum = shown(serial1.t_step, "ms", 2)
+    v.n1 = shown(n1_saving(), "ms", 2)
+    v.n1_pct = shown(n1_saving() / serial1.t_step, "%", 0)
+    v.n1_att = shown(n1_attention_flops(), "GFLOP", 0)
+    v.n1_att_t = shown(compute_time(n1_attention_flops(), h200), "ms", 3)
+    v.serial1_pct = shown(base.t_compute / base.t_step, "%", 1)
+
+
 # --- 1.6: bandwidth utilisation from a measurement ------------------------------------
 def n2_bytes():
     """The bytes the chapter's step must read with short contexts: the weights it multiplies.
@@ -198,6 +288,17 @@ register(Exercise(
            "Count the bytes the step must read: the weights it multiplies, not the "
            "embedding table it gathers one row from."),
 ))
+
+
+def _values_n2(v):
+    h100 = _h100()
+    v.n2_meas = shown(N2_MEASURED, "ms", 0)
+    v.n2_meas_bare = shown(N2_MEASURED, "ms", 0, bare=True)
+    v.n2_r = shown(n2_bytes(), "GB", 2)
+    v.n2_read = shown(read_time(n2_bytes(), h100), "ms", 2, bare=True)
+    v.n2_bw = shown(n2_bandwidth(), "TB/s", 2)
+    v.n2 = shown(n2_mbu(), "%", 1)
+    v.n2_src = shown(mbu(_base().bytes_read, N2_MEASURED, h100), "%", 1)
 
 
 # --- 1.7: which fix helps once the KV cache is read too -------------------------------
@@ -233,6 +334,21 @@ register(Exercise(
 ))
 
 
+def _values_n3(v):
+    s3 = n3_steps()
+    v.n3_b = shown(N3_BATCH, digits=0)
+    v.n3_ctx = shown(N3_CONTEXT, digits=0)
+    v.n3_kv = shown(n3_kv(), "GB", 2)
+    v.n3_base_r = shown(s3["baseline"].bytes_read, "GB", 2)
+    v.n3_base = shown(s3["baseline"].t_step, "ms", 2)
+    v.n3_q_r = shown(s3["4-bit weights"].bytes_read, "GB", 2)
+    v.n3 = shown(s3["4-bit weights"].t_step, "ms", 2)
+    v.n3_tc = shown(s3["baseline"].t_compute, "ms", 2)
+    v.beta2 = shown(2 * _h100().mem_bandwidth, "TB/s", 2)
+    v.n3_bw = shown(s3["twice the bandwidth"].t_step, "ms", 2)
+    v.n3_choice = Shown(None, n3_better())
+
+
 # --- 1.8: the bandwidth a target needs -------------------------------------------------
 def n4_bandwidth():
     """The bandwidth at which the 4-bit weights' read bound meets the target, bytes/s."""
@@ -246,6 +362,17 @@ register(Exercise(
                   lambda: _h100().mem_bandwidth >= n4_bandwidth(),
                   "It is a little below the bandwidth the target needs."),),
 ))
+
+
+def _values_n4(v):
+    need = n4_bandwidth()
+    cards = [c for c in accelerator_names()
+             if accelerator(c).mem_capacity >= S.J07_WEIGHTS_8BIT
+             and accelerator(c).mem_bandwidth >= need]
+    v.n4_r = shown(S.J07_PARAMS * HALF_BYTE, "GB", 0)
+    v.n4 = shown(need, "TB/s", 2)
+    v.n4_short_pct = shown(1 - _h100().mem_bandwidth / need, "%", 1)
+    v.n4_cards = Shown(len(cards), ", ".join(cards))
 
 
 # --- 1.9: B* with 4-bit weights on the H200 ---------------------------------------------
@@ -264,131 +391,39 @@ register(Exercise(
 ))
 
 
-# --- the numbers the self-test page shows ------------------------------------------
-def selftest_values():
-    """The numbers ``book/1_decode_step/06_self_test.ipynb`` shows in its questions and solutions.
-
-    One call at the top of the page (``v = selftest_values()``), so the page's hidden
-    bookkeeping can sit at its end, away from the exercises; the page's last cells
-    check these values against the registry and the library.
-
-    Returns
-    -------
-    PageValues
-        ``v.<name>``: a :class:`~infra_calc.display.Shown` per number, in its unit.
-    """
-    v = PageValues()
-    h100, a100, h200 = _h100(), S.j07_a100(), accelerator("H200 SXM")
-    n, m_kv, base = S.J07_PARAMS, j07_kv_bytes_per_token(), _base()
-    v.target = shown(S.J07_TARGET_STEP, "ms", 0)
-    v.bw = shown(S.J07_BYTES_PER_PARAM, digits=0)
-    v.half = shown(HALF_BYTE, digits=1)
-    v.r = shown(base.bytes_read, "GB", 0)
-    v.cap = shown(h100.mem_capacity, "GB", 0)
-    v.w8 = shown(S.J07_WEIGHTS_8BIT, "GB", 2)
-    v.ctx = shown(S.J07_CONTEXT, digits=0)
-    v.mkv = shown(m_kv, "bytes", 0)
-    v.mkv_bare = shown(m_kv, digits=0)
-    v.ws_gib = shown(S.J07_WORKSPACE, "GiB", 0)
-    v.ws = shown(S.J07_WORKSPACE, "GB", 2)
-    v.h100_beta = shown(h100.mem_bandwidth, "GB/s", 0)
-    v.h100_tbs = shown(h100.mem_bandwidth, "TB/s", 2)
-    v.h100_read = shown(base.t_read, "ms", 2)
-    # worked example: the capacity check
-    e1 = j07_capacity()
-    v.kv8 = shown(e1.kv, "GB", 2)
-    v.e1 = shown(e1.total, "GB", 2)
-    v.e1_spare = shown(e1.headroom, "GB", 2)
-    # 1.1
-    v.a100_tbs = shown(a100.mem_bandwidth, "TB/s", 3)
-    v.a100_pi = shown(a100.peak_flops, "TFLOP/s", 0)
-    v.a100_beta = shown(a100.mem_bandwidth, "GB/s", 0)
-    v.s1 = shown(a100_read(), "ms", 1)
-    # 1.2
-    v.q4_bits, v.q4_group, v.q4_scale = (shown(x, digits=0) for x in (Q4_BITS, Q4_GROUP,
-                                                                       Q4_SCALE_BITS))
-    v.q4_bw = shown(q4_bytes_per_weight(), digits=4)
-    v.q4_r = shown(n * q4_bytes_per_weight(), "GB", 2)
-    v.s2 = shown(q4_read(), "ms", 2)
-    v.q4_plain = shown(read_time(n * HALF_BYTE, h100), "ms", 2)
-    v.q4_extra_pct = shown(q4_bytes_per_weight() / HALF_BYTE - 1, "%", 1)
-    # 1.3
-    st32 = b32()
-    v.b32 = shown(st32.batch, digits=0)
-    v.s3_step = shown(st32.t_step, "ms", 2)
-    v.s3_step_bare = shown(st32.t_step, "ms", 2, bare=True)
-    v.s3 = shown(st32.read_time_per_output, "ms", 2)
-    v.s3_comp = shown(st32.t_compute, "ms", 2)
-    # 1.4
-    v.bstar = shown(batch_turning_point(h100, bytes_per_param=S.J07_BYTES_PER_PARAM), digits=1)
-    v.bstar_int = shown(bstar_requests(), digits=0)
-    v.left = shown(j07_left_after_weights(), "GB", 2)
-    v.left_per = shown(j07_left_after_weights() / bstar_requests(), "MB", 2)
-    v.left_per_bare = shown(j07_left_after_weights() / bstar_requests(), digits=0)
-    v.s4 = shown(bstar_context(), "tokens", 0)
-    # 1.5
-    st1, serial1 = n1_step(), n1_step(overlap=False)
-    v.h200_tbs = shown(h200.mem_bandwidth, "TB/s", 1)
-    v.h200_beta = shown(h200.mem_bandwidth, "GB/s", 0)
-    v.h200_pi = shown(h200.peak_flops, "TFLOP/s", 1)
-    v.h200_cap = shown(h200.mem_capacity, "GB", 1)
-    v.h200_ridge = shown(h200.ridge_point, "FLOP/byte", 1)
-    v.n1_b = shown(N1_BATCH, digits=0)
-    v.n1_ctx = shown(N1_CONTEXT, digits=0)
-    v.n1_kv = shown(n1_kv(), "GB", 2)
-    v.n1_total = shown(capacity_check(h200.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=n1_kv(),
-                                      workspace=S.J07_WORKSPACE).total, "GB", 2)
-    v.n1_r = shown(st1.bytes_read, "GB", 2)
-    v.n1_tr = shown(st1.t_read, "ms", 2)
-    v.n1_f = shown(st1.flops, "TFLOP", 0)
-    v.n1_tc = shown(st1.t_compute, "ms", 2)
-    v.n1_sum = shown(serial1.t_step, "ms", 2)
-    v.n1 = shown(n1_saving(), "ms", 2)
-    v.n1_pct = shown(n1_saving() / serial1.t_step, "%", 0)
-    v.n1_att = shown(n1_attention_flops(), "GFLOP", 0)
-    v.n1_att_t = shown(compute_time(n1_attention_flops(), h200), "ms", 3)
-    v.serial1_pct = shown(base.t_compute / base.t_step, "%", 1)
-    # 1.6
-    v.n2_meas = shown(N2_MEASURED, "ms", 0)
-    v.n2_meas_bare = shown(N2_MEASURED, "ms", 0, bare=True)
-    v.n2_r = shown(n2_bytes(), "GB", 2)
-    v.n2_read = shown(read_time(n2_bytes(), h100), "ms", 2, bare=True)
-    v.n2_bw = shown(n2_bandwidth(), "TB/s", 2)
-    v.n2 = shown(n2_mbu(), "%", 1)
-    v.n2_src = shown(mbu(base.bytes_read, N2_MEASURED, h100), "%", 1)
-    # 1.7
-    s3 = n3_steps()
-    v.n3_b = shown(N3_BATCH, digits=0)
-    v.n3_ctx = shown(N3_CONTEXT, digits=0)
-    v.n3_kv = shown(n3_kv(), "GB", 2)
-    v.n3_base_r = shown(s3["baseline"].bytes_read, "GB", 2)
-    v.n3_base = shown(s3["baseline"].t_step, "ms", 2)
-    v.n3_q_r = shown(s3["4-bit weights"].bytes_read, "GB", 2)
-    v.n3 = shown(s3["4-bit weights"].t_step, "ms", 2)
-    v.n3_tc = shown(s3["baseline"].t_compute, "ms", 2)
-    v.beta2 = shown(2 * h100.mem_bandwidth, "TB/s", 2)
-    v.n3_bw = shown(s3["twice the bandwidth"].t_step, "ms", 2)
-    v.n3_choice = Shown(None, n3_better())
-    # 1.8
-    need = n4_bandwidth()
-    cards = [c for c in accelerator_names()
-             if accelerator(c).mem_capacity >= S.J07_WEIGHTS_8BIT
-             and accelerator(c).mem_bandwidth >= need]
-    v.n4_r = shown(n * HALF_BYTE, "GB", 0)
-    v.n4 = shown(need, "TB/s", 2)
-    v.n4_short_pct = shown(1 - h100.mem_bandwidth / need, "%", 1)
-    v.n4_cards = Shown(len(cards), ", ".join(cards))
-    # 1.9
-    v.n5_bstar = shown(batch_turning_point(h200, bytes_per_param=HALF_BYTE), digits=2)
+def _values_n5(v):
+    v.n5_bstar = shown(batch_turning_point("H200 SXM", bytes_per_param=HALF_BYTE), digits=2)
     v.n5 = shown(n5_batch(), "requests", 0)
-    # the question of judgement: a long and a short request share a step
-    kv_long, kv_short = (kv_cache_bytes(c, m_kv) for c in (C1_LONG, C1_SHORT))
-    alone = decode_step(n, h100, bytes_per_param=S.J07_BYTES_PER_PARAM, kv_bytes=kv_short)
-    both = decode_step(n, h100, bytes_per_param=S.J07_BYTES_PER_PARAM, batch=2, kv_bytes=kv_long + kv_short)
+
+
+# --- the question of judgement: a long and a short request share a step ------------
+def _values_judgement(v):
+    kv_long, kv_short = (kv_cache_bytes(c, j07_kv_bytes_per_token()) for c in (C1_LONG, C1_SHORT))
+    args = dict(bytes_per_param=S.J07_BYTES_PER_PARAM)
+    alone = decode_step(S.J07_PARAMS, _h100(), kv_bytes=kv_short, **args)
+    both = decode_step(S.J07_PARAMS, _h100(), batch=2, kv_bytes=kv_long + kv_short, **args)
     v.c1_long, v.c1_short = shown(C1_LONG, digits=0), shown(C1_SHORT, digits=0)
     v.c1_long_kv = shown(kv_long, "GB", 2)
     v.c1_short_kv = shown(kv_short, "GB", 3)
     v.c1_alone = shown(alone.t_step, "ms", 2)
     v.c1_both = shown(both.t_step, "ms", 2)
     v.c1_delta = shown(both.t_step - alone.t_step, "ms", 2)
-    return v
+
+
+# --- the numbers the self-test page shows ------------------------------------------
+def selftest_values():
+    """The numbers ``book/1_decode_step/06_self_test.ipynb`` shows in its questions and solutions.
+
+    One call at the top of the page (``v = selftest_values()``), so the page's hidden
+    bookkeeping can sit at its end, away from the exercises; the page's last cells
+    check these values against the registry and the library.  Each exercise's numbers
+    are set by the ``_values_<id>`` function beside it, in the page's order.
+
+    Returns
+    -------
+    PageValues
+        ``v.<name>``: a :class:`~infra_calc.display.Shown` per number, in its unit.
+    """
+    return PageValues.from_parts(_values_givens, _values_e1, _values_1, _values_2, _values_3,
+                                 _values_4, _values_n1, _values_n2, _values_n3, _values_n4,
+                                 _values_n5, _values_judgement)

@@ -22,11 +22,13 @@ stored knobs), so its answer follows the stored fit.  Answers are SI (a fraction
 """
 from __future__ import annotations
 
-from ..display import PageValues, shown
-from ..forecasting import forecast, pass_time
-from ..generation import generation_time
-from ..models import model
-from ..parallel import tensor_parallel_step
+from infra_calc.display import shown
+from infra_calc.forecasting import forecast, pass_time
+from infra_calc.generation import generation_time
+from infra_calc.models import model
+from infra_calc.parallel import tensor_parallel_step
+
+from ..pagevalues import PageValues
 from .spec import Exercise, register, yes_no
 
 CARD = "H100 SXM"
@@ -70,6 +72,14 @@ register(Exercise(
 ))
 
 
+def _values_n1(v):
+    v.n1_tpot = shown(N1_TPOT, "ms", 1)
+    v.n1_p = shown(N1_PROMPT, "tokens", 0)
+    v.n1_o = shown(N1_OUTPUT, "tokens", 0)
+    v.n1_floor = shown(float(_n1().floor_tpot_mean), "ms", 3)
+    v.n1 = shown(n1(), "%", 1)
+
+
 # --- 4.2 -------------------------------------------------------------------------
 def _n2():
     return tensor_parallel_step(N2_MODEL, CARD, cards=N2_CARDS, batch=N2_BATCH, context=N2_CONTEXT)
@@ -89,6 +99,16 @@ register(Exercise(
 ))
 
 
+def _values_n2(v):
+    v.n2_rate = shown(N2_RATE, "tokens/s", 0)
+    v.n2_cards = shown(N2_CARDS, "cards", 0)
+    v.n2_batch = shown(N2_BATCH, "requests", 0)
+    v.n2_ctx = shown(N2_CONTEXT, "tokens", 0)
+    v.n2 = shown(n2(), "ms", 3)
+    v.n2_floor = shown(_n2().t_floor, "ms", 3)
+    v.n2_group = shown(N2_BATCH / N2_RATE, "ms", 3)
+
+
 # --- 4.3 -------------------------------------------------------------------------
 def _n3_step(cards):
     return tensor_parallel_step(N3_MODEL, CARD, cards=cards, batch=1, context=0)
@@ -106,6 +126,16 @@ register(Exercise(
 ))
 
 
+def _values_n3(v):
+    """4.3's numbers and the knobs 4.4 shares."""
+    v.eta_m = shown(ETA_M, "%", 0)
+    v.c_layer = shown(C_LAYER, "µs", 0)
+    v.c_ar = shown(C_AR, "µs", 0)
+    v.layers = shown(model(N3_MODEL).layers, digits=0)
+    v.n3_read = shown(_n3_step(1).t_read, "ms", 3)
+    v.n3 = shown(n3(), "ms", 3)
+
+
 # --- 4.4 -------------------------------------------------------------------------
 def n4():
     """The model's share of the floor on N4_CARDS cards, a fraction (same knobs, plus T_comm
@@ -120,6 +150,17 @@ register(Exercise(
            "fixed costs do not shrink with the cards, and the ring model's all-reduce time "
            "comes on top of them.",),
 ))
+
+
+def _values_n4(v):
+    layers, st = model(N3_MODEL).layers, _n3_step(N4_CARDS)
+    v.n4_cards = shown(N4_CARDS, "cards", 0)
+    v.n4_floor = shown(st.t_floor, "ms", 3)
+    v.n4_read = shown(st.t_read, "ms", 3)
+    assert (C_LAYER + 2 * C_AR) * layers > st.t_floor, "4.4: fixed costs vs floor"
+    v.n4_fixed = shown((C_LAYER + 2 * C_AR) * layers, "ms", 3)
+    v.n4_comm = shown(st.t_comm, "ms", 3)
+    v.n4 = shown(n4(), "%", 1)
 
 
 # --- 4.5 -------------------------------------------------------------------------
@@ -142,36 +183,7 @@ register(Exercise(
 ))
 
 
-# --- the numbers the self-test page shows ------------------------------------------
-def selftest_values():
-    """The numbers ``book/4_forecast/06_self_test.ipynb`` shows, as a :class:`~.display.PageValues`."""
-    v = PageValues()
-    layers = model(N3_MODEL).layers
-    v.n1_tpot = shown(N1_TPOT, "ms", 1)
-    v.n1_p = shown(N1_PROMPT, "tokens", 0)
-    v.n1_o = shown(N1_OUTPUT, "tokens", 0)
-    v.n1_floor = shown(float(_n1().floor_tpot_mean), "ms", 3)
-    v.n1 = shown(n1(), "%", 1)
-    v.n2_rate = shown(N2_RATE, "tokens/s", 0)
-    v.n2_cards = shown(N2_CARDS, "cards", 0)
-    v.n2_batch = shown(N2_BATCH, "requests", 0)
-    v.n2_ctx = shown(N2_CONTEXT, "tokens", 0)
-    v.n2 = shown(n2(), "ms", 3)
-    v.n2_floor = shown(_n2().t_floor, "ms", 3)
-    v.n2_group = shown(N2_BATCH / N2_RATE, "ms", 3)
-    v.eta_m = shown(ETA_M, "%", 0)
-    v.c_layer = shown(C_LAYER, "µs", 0)
-    v.c_ar = shown(C_AR, "µs", 0)
-    v.layers = shown(layers, digits=0)
-    v.n3_read = shown(_n3_step(1).t_read, "ms", 3)
-    v.n3 = shown(n3(), "ms", 3)
-    v.n4_cards = shown(N4_CARDS, "cards", 0)
-    v.n4_floor = shown(_n3_step(N4_CARDS).t_floor, "ms", 3)
-    v.n4_read = shown(_n3_step(N4_CARDS).t_read, "ms", 3)
-    assert (C_LAYER + 2 * C_AR) * layers > _n3_step(N4_CARDS).t_floor, "4.4: fixed costs vs floor"
-    v.n4_fixed = shown((C_LAYER + 2 * C_AR) * layers, "ms", 3)
-    v.n4_comm = shown(_n3_step(N4_CARDS).t_comm, "ms", 3)
-    v.n4 = shown(n4(), "%", 1)
+def _values_n5(v):
     f5 = _n5()
     floor5 = f5.floor.floor_tpot_mean
     v.n5_claim = shown(N5_CLAIM, "ms", 1)
@@ -184,4 +196,10 @@ def selftest_values():
     v.n5_rows = shown(f5.rows, "rows", 0)
     v.n5_inside = "yes" if _n5_inside() else "no"
     v.n5_above_floor = "yes" if N5_CLAIM >= floor5 else "no"
-    return v
+
+
+# --- the numbers the self-test page shows ------------------------------------------
+def selftest_values():
+    """The numbers ``book/4_forecast/06_self_test.ipynb`` shows, as a :class:`~bookkit.PageValues`:
+    each exercise's set by the ``_values_<id>`` function beside it, in the page's order."""
+    return PageValues.from_parts(_values_n1, _values_n2, _values_n3, _values_n4, _values_n5)

@@ -1,4 +1,4 @@
-"""infra_calc.exercises.ch4: chapter 4's exercises, each answer against what it claims to be.
+"""bookkit.exercises.ch4: chapter 4's exercises, each answer against what it claims to be.
 
 The assumed knobs of 4.3 and 4.4 go through :func:`infra_calc.forecasting.pass_time`;
 here the step is rebuilt from its floor terms by hand, and 4.5 follows the stored fit.
@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 import infra_calc as ic
-from infra_calc import exercises
+from bookkit import exercises
 
 exercises.exercise_ids()                 # the registry first: book order for every test
-from infra_calc.exercises import ch4  # noqa: E402
+from bookkit.exercises import ch4  # noqa: E402
 
 
 def test_n1_a_measurement_slower_than_its_floor_reaches_part_of_it():

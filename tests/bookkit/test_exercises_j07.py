@@ -1,10 +1,10 @@
-"""infra_calc.exercises.j07: chapter 1's exercises and their answers."""
+"""bookkit.exercises.j07: chapter 1's exercises and their answers."""
 from __future__ import annotations
 
 import pytest
 
 import infra_calc as ic
-from infra_calc import exercises as E
+from bookkit import exercises as E
 from infra_calc import source as S
 
 
@@ -58,7 +58,7 @@ def test_exercise_checks_are_exact_for_counts():
 
 
 def test_exercise_logic():
-    from infra_calc.exercises import j07 as X
+    from bookkit.exercises import j07 as X
 
     N1 = X.N1_BATCH
     h200 = ic.accelerator("H200 SXM")

@@ -6,7 +6,7 @@ unit, computed answer (SI, never a typed literal), tolerance, hints and pick-one
 ``check(exercise_id, value)`` says whether a reader's number, in the exercise's unit,
 is right within the stated tolerance.
 
->>> from infra_calc import exercises
+>>> from bookkit import exercises
 >>> exercises.check("j07-1", 34.3).correct
 True
 
@@ -21,16 +21,19 @@ Check your units: your number is 1,000× the answer's. The answer is in ms.
 
 The package, one job per module:
 
-* :mod:`~infra_calc.exercises.spec`: what an exercise is (``Exercise``, ``Choice``,
+* :mod:`~bookkit.exercises.spec`: what an exercise is (``Exercise``, ``Choice``,
   ``yes_no``) and where the chapters put theirs (``register``, ``EXERCISES``);
-* :mod:`~infra_calc.exercises.registry`: every exercise by id, in book order (``get``,
+* :mod:`~bookkit.exercises.registry`: every exercise by id, in book order (``get``,
   ``expected``, ``exercise_ids``);
-* :mod:`~infra_calc.exercises.answers`: a reader's text as a number (``parse_answer``);
-* :mod:`~infra_calc.exercises.hints`: hints that coach without telling (``hint_for``);
-* :mod:`~infra_calc.exercises.grading`: right or a hint (``check``, ``check_text``,
+* :mod:`~bookkit.exercises.answers`: a reader's text as a number (``parse_answer``);
+* :mod:`~bookkit.exercises.hints`: hints that coach without telling (``hint_for``);
+* :mod:`~bookkit.exercises.grading`: right or a hint (``check``, ``check_text``,
   ``check_choice``);
 * ``j07``, ``j13``, ``ch3``, ``ch4``: the chapters' exercises and, in each
-  ``selftest_values``, the numbers its self-test page shows, from the same functions.
+  ``selftest_values``, the numbers its self-test page shows, from the same functions;
+* :mod:`~bookkit.exercises.checker`: the answer checker a page shows in JupyterLab
+  (``answer_checker``; it imports ipywidgets and anywidget, so this package does not
+  import it).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""infra_calc/exercises/hints.py: hints coach, they never tell (issue 18 §2).
+"""bookkit/exercises/hints.py: hints coach, they never tell (issue 18 §2).
 
 For every numeric exercise and a spread of wrong answers, no hint lets a reader
 recover the answer within its tolerance: no number in the hint, combined with the
@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from infra_calc import exercises
-from infra_calc.exercises.hints import SIZE_WORDS, UNIT_SLIPS, hint_for
+from bookkit import exercises
+from bookkit.exercises.hints import SIZE_WORDS, UNIT_SLIPS, hint_for
 
 IDS = exercises.exercise_ids()
 # typed / answer: near and far, both sides, around powers of ten, a unit slip

@@ -1,4 +1,4 @@
-"""infra_calc.exercises.ch3: chapter 3's exercises, each answer against what it claims to be.
+"""bookkit.exercises.ch3: chapter 3's exercises, each answer against what it claims to be.
 
 Each answer is checked by the property its question names (a balance, a crossing, a sum),
 on the library's step functions or on the tensor listing, not by repeating its formula.
@@ -12,10 +12,10 @@ import pytest
 from model_reference import MIXTRAL_8X7B, reference_count
 
 import infra_calc as ic
-from infra_calc import exercises
+from bookkit import exercises
 
 exercises.exercise_ids()                 # the registry first: book order for every test
-from infra_calc.exercises import ch3  # noqa: E402
+from bookkit.exercises import ch3  # noqa: E402
 
 
 def test_n1_s_max_is_where_no_batch_turns_compute_bound():
