@@ -190,8 +190,8 @@ def test_trap_mixed_and_preview_systems_are_excluded_with_a_reason():
     assert all("mixed" in m.exclude for m in mixed)
     assert all("preview" in m.exclude for m in preview)
     assert not set(mixed + preview) & set(M.independent())
-    assert all(re.search(r"(mixed|preview) system: |same run: |prefill shared: |the stated batch does not fit: ", m.exclude)
-               for m in rows if m.excluded)
+    reasons = r"(mixed|preview) system: |same run: |prefill shared: |the stated batch does not fit: "
+    assert all(re.search(reasons, m.exclude) for m in rows if m.excluded)
 
 
 # ------------------------------------------------------- NeMo Framework's Llama-2 results page
