@@ -14,6 +14,8 @@ few regexes below, not with markdown-it-py or myst-parser: what must hold is par
 jupyterlab-myst, whose parser is mystmd's, not myst-parser's, and that parity is what the
 tests check (the cases in ``tests/book/test_tools_execute.py``, the pages as a real
 JupyterLab writes them back in ``tests/lab_pages.py``).
+The same reading gives a cell's code blocks (:func:`code_blocks`) and its prose without
+code (:func:`strip_code`), which the tests read instead of parsing fences of their own.
 
 The labels of a page's sphinx-exercise directives are read here too, once
 (:func:`exercise_labels`, :func:`solution_targets`): the tests and the browser checks
@@ -27,8 +29,8 @@ import json
 import pathlib
 import re
 
-__all__ = ["CODE_DIRECTIVES", "FENCE", "LINK", "FIGURE", "eval_expressions",
-           "split_inline", "stored_entries", "stored_expressions",
+__all__ = ["CODE_DIRECTIVES", "FENCE", "LINK", "FIGURE", "eval_expressions", "code_blocks",
+           "strip_code", "split_inline", "stored_entries", "stored_expressions",
            "plain_result", "unquoted", "stored_values", "EXERCISE_LABEL", "SOLUTION_TARGET",
            "exercise_labels", "solution_targets"]
 
@@ -46,8 +48,11 @@ LINK = re.compile(r"\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\
 #: target (group 2), a path or a glue key
 FIGURE = re.compile(r"^(`{3,}|:{3,})\{(?:glue:)?figure\}\s+(\S+)", re.M)
 _OPTION = re.compile(r"^:[\w-]+:(\s|$)")
-# a role, or a code span (which can hide a role): whichever starts first
-_INLINE = re.compile(r"\{eval\}`(?P<expr>[^`]+)`|(?P<ticks>`+)(?:.|\n)*?(?<!`)(?P=ticks)(?!`)")
+_CODE_SPAN = r"(?P<ticks>`+)(?:.|\n)*?(?<!`)(?P=ticks)(?!`)"
+# an {eval} role, or a code span (which can hide a role): whichever starts first
+_INLINE = re.compile(r"\{eval\}`(?P<expr>[^`]+)`|" + _CODE_SPAN)
+# a role (any, with its target) or a code span
+_ROLE_OR_CODE_SPAN = re.compile(r"(?:\{[\w:-]+\})?" + _CODE_SPAN)
 
 #: an ``{exercise}`` directive (backtick or colon fence) and its ``:label:`` (group 2)
 EXERCISE_LABEL = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n(?:[^\n]*\n)*?:label:\s*(\S+)", re.M)
@@ -61,28 +66,65 @@ def eval_expressions(markdown: str) -> list[str]:
     >>> eval_expressions("{eval}`v.a` and ``{eval}`v.code` `` and {eval}`v.a`")
     ['v.a', 'v.a']
     """
-    text, stack = [], []          # stack: (fence char, fence length, body is code)
+    return split_inline(_markdown_text(markdown))[1::2]
+
+
+def code_blocks(markdown: str) -> list[tuple[str, str]]:
+    """The code blocks of a markdown cell, in document order: ``(info, body)``, ``info`` the
+    text after the opening fence (``"python"``, ``"{code-cell} ipython3"``).  A code block
+    is a fence that opens no directive, or a directive of :data:`CODE_DIRECTIVES`.
+
+    >>> code_blocks("Type:\\n```python\\nic.x()\\n```\\n```{note}\\nprose\\n```")
+    [('python', 'ic.x()')]
+    """
+    return [(info, "\n".join(lines)) for info, lines in _blocks(markdown) if info is not None]
+
+
+def strip_code(markdown: str) -> str:
+    """A markdown cell as prose: code blocks, fence lines, directive options, code spans
+    and roles (``{eval}`` and the others, with their targets) removed; a directive's title
+    and body kept.  Math and links stay.
+
+    >>> strip_code("a {eval}`v.x`, `1.5`, {numref}`f-2` b\\n```python\\nx = 3\\n```\\n"
+    ...            ":::{note} Title\\n:class: tip\\nBody\\n:::")
+    'a  ,  ,   b\\nTitle\\nBody'
+    """
+    return _ROLE_OR_CODE_SPAN.sub(" ", _markdown_text(markdown))
+
+
+def _markdown_text(markdown: str) -> str:
+    """The markdown lines of a cell (:func:`_blocks`), joined."""
+    return "\n".join(line for info, lines in _blocks(markdown) if info is None for line in lines)
+
+
+def _blocks(markdown: str) -> list[tuple[str | None, list[str]]]:
+    """A markdown cell cut at its code blocks, as jupyterlab-myst reads the cell:
+    ``(None, lines)`` of markdown (a directive's title and body; not its fences nor its
+    ``:option:`` lines), ``(info, lines)`` of a code block (see :func:`code_blocks`)."""
+    blocks: list[tuple[str | None, list[str]]] = [(None, [])]
+    stack = []          # (fence char, fence length, body is code)
     for line in markdown.splitlines():
         m = FENCE.match(line)
         if m:
             fence, info = m.groups()
             if stack and fence[0] == stack[-1][0] and len(fence) >= stack[-1][1] and not info:
-                stack.pop()
+                if stack.pop()[2]:
+                    blocks.append((None, []))
                 continue
             if not (stack and stack[-1][2]):
                 name = re.match(r"\{([\w:-]+)\}\s*(.*)$", info)
                 if name or fence[0] != ":":
                     code = not name or name.group(1) in CODE_DIRECTIVES
                     stack.append((fence[0], len(fence), code))
-                    if name and not code:
-                        text.append(name.group(2))      # a directive's title is markdown
+                    if code:
+                        blocks.append((info, []))
+                    else:
+                        blocks[-1][1].append(name.group(2))     # a directive's title is markdown
                     continue
-        if stack and stack[-1][2]:
+        if stack and not stack[-1][2] and _OPTION.match(line.strip()):
             continue
-        if stack and _OPTION.match(line.strip()):
-            continue
-        text.append(line)
-    return split_inline("\n".join(text))[1::2]
+        blocks[-1][1].append(line)
+    return blocks
 
 
 def split_inline(text: str) -> list[str]:

@@ -222,7 +222,8 @@ def _forecast_dict(fc) -> dict:
     out["floor"] = {"ttft": g.prefill.t_floor, "tpot": g.floor_tpot_mean, "total": g.floor_total,
                     "output_tokens_per_s": g.floor_tokens_per_s_total}
     out["knobs"] = {"eta_mem": kn.eta_mem, "eta_flop": kn.eta_flop, "c_layer_s": kn.c_layer,
-                    "c_allreduce_s": kn.c_allreduce, "rows": kn.rows, "groups": kn.groups,
+                    "c_allreduce_s": kn.c_allreduce, "overlap": kn.overlap, "rows": kn.rows,
+                    "groups": kn.groups,
                     "holdout_rows": kn.holdout_rows, "holdout_inside": kn.holdout_inside}
     return out
 
@@ -234,7 +235,7 @@ def _forecast_text(fc) -> str:
     lines = [f"forecast (a MODEL, not a bound): engine {fc.engine}, math {fc.math}{cb}; knobs fitted on "
              f"{kn.rows} rows in {kn.groups} groups: eta_mem {kn.eta_mem:.2f}, eta_flop "
              f"{kn.eta_flop:.2f}, {shown(kn.c_layer, 'us', 1)} per layer, "
-             f"{shown(kn.c_allreduce, 'us', 1)} per all-reduce",
+             f"{shown(kn.c_allreduce, 'us', 1)} per all-reduce, overlap {kn.overlap:.2f}",
              f"{'':38}{'forecast':>12}  {'80% interval':^25}  {'floor':>12}"]
     for name, label, unit in (("ttft", "TTFT", "ms"), ("tpot", "TPOT (mean)", "ms"),
                               ("total", "total", "s"), ("output_tokens_per_s",

@@ -278,7 +278,8 @@ def tokens_k(tokens, suffix: str = "K") -> str:
     writes a context length: as few digits as it needs to be exact (the shortest text that
     reads back as the same number), no space before the K (``suffix``: J07's printout
     writes ``"k"``; ``""`` for prose that writes the K itself, "{eval}`v.ctx_k`K tokens").
-    An infinite count is ``∞``; NaN is refused.
+    An infinite count is ``∞``; NaN is refused; a negative count has the minus sign ``−``,
+    as :func:`shown` writes it.
 
     >>> tokens_k(8192), tokens_k(131072), tokens_k(1448), tokens_k(8192, "k"), tokens_k(12288, "")
     ('8K', '128K', '1.4140625K', '8k', '12')
@@ -288,7 +289,7 @@ def tokens_k(tokens, suffix: str = "K") -> str:
     k = _a_number(tokens, "tokens") / K_TOKENS
     if math.isinf(k):
         return f"{_infinity(k)}{suffix}"
-    num = repr(k)
+    num = repr(k).replace("-", "−", 1) if k < 0 else repr(k)
     return f"{num[:-2] if num.endswith('.0') else num}{suffix}"
 
 
@@ -296,13 +297,14 @@ def plain_number(x: float) -> str:
     """A number a reader gave, echoed back.  In [1, 10⁶): about four significant digits,
     every digit before the point kept, thousands separated, trailing zeros dropped.
     Otherwise four significant digits in ``g`` form: plain for a magnitude in [10⁻⁴, 1),
-    an exponent below 10⁻⁴ and from 10⁶ on.
+    an exponent below 10⁻⁴ and from 10⁶ on.  NaN (no answer to echo) is refused, naming ``x``.
 
     >>> plain_number(34.3306), plain_number(4096), plain_number(1.23e7), plain_number(math.inf)
     ('34.33', '4,096', '1.23e+07', '∞')
     >>> plain_number(0.5), plain_number(0.00123), plain_number(1.23e-5)
     ('0.5', '0.00123', '1.23e-05')
     """
+    x = _a_number(x, "x")
     if x == 0:
         return "0"
     if math.isinf(x):

@@ -1,4 +1,4 @@
-"""Fitting the forecast's knobs on the published measurements (numpy only, deterministic).
+"""Fitting the forecast's knobs on the published measurements (deterministic).
 
 Each usable row of ``measurements.csv`` becomes a :class:`Row`: the terms of its floor
 (the prefill pass and the decode steps of :func:`~infra_calc.generation.generation_time`
@@ -20,17 +20,17 @@ steps are sampled at up to :data:`SAMPLES` evenly spaced contexts (each step's t
 linear in its context, so the mean of the samples is the mean of the steps up to the one
 kink of the max).
 
-The knobs ``k = (η_mem, η_flop, c_layer, c_ar)`` are fitted on ``u = (logit η_mem,
-logit η_flop, ln(c_layer/1 µs), ln(c_ar/1 µs))`` by Levenberg-Marquardt, minimising
+The knobs ``k = (η_mem, η_flop, c_layer, c_ar, o)`` (``o`` the overlap of
+:func:`~infra_calc.forecasting.pass_time`) are fitted on ``u = (logit η_mem, logit η_flop,
+ln(c_layer/1 µs), ln(c_ar/1 µs), logit o)`` by bounded least squares
+(``scipy.optimize.least_squares``, trust-region reflective), minimising
 
 .. math:: \\sum_i (\\ln f_i(k) - \\ln y_i)^2 + \\lambda \\lVert u - u_0 \\rVert^2
 
 (relative error; a prior keeps unidentified knobs in place): the pooled fit with
 :data:`POOLED_PRIOR` toward :data:`U_START`, each engine family with :data:`FAMILY_PRIOR`
 toward the pooled fit (shrinkage: a family with few rows stays near it).  Both weights are
-fixed here, before any cross-validation, and are not tuned on it.  The Levenberg-Marquardt
-is this module's own (``_lm``: forward differences, bounds by clipping) because scipy is
-deliberately not a dependency of the package; ``scipy.optimize.least_squares`` would do it.
+fixed here, before any cross-validation, and are not tuned on it.
 
 Rows left out, and why (:func:`prepare`): held-out rows (``sets`` holds ``holdout``),
 rows that are not evidence (:func:`~infra_calc.measurements.independent`), rows whose card
@@ -49,6 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import least_squares
 
 from .display import shown
 from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time, rate_per_card
@@ -63,8 +64,9 @@ __all__ = ["Row", "Data", "prepare", "lengths", "fit_knobs", "predict", "pooled_
 FAMILY_PRIOR = 0.5
 #: Prior weight λ pulling the pooled fit toward :data:`U_START` (weak: identification only).
 POOLED_PRIOR = 0.01
-#: Where every fit starts, and the pooled prior's centre: η_mem 0.7, η_flop 0.5, 1 µs, 1 µs.
-U_START = np.array([np.log(0.7 / 0.3), 0.0, 0.0, 0.0])
+#: Where every fit starts, and the pooled prior's centre: η_mem 0.7, η_flop 0.5, 1 µs, 1 µs,
+#: overlap 0.5.
+U_START = np.array([np.log(0.7 / 0.3), 0.0, 0.0, 0.0, 0.0])
 #: Decode steps sampled per row.
 SAMPLES = 32
 #: metric -> what the model predicts for it
@@ -72,14 +74,15 @@ KINDS = {"ttft": "ttft", "tpot": "tpot", "itl": "tpot", "e2e_latency": "total",
          "output_throughput": "rate", "output_throughput_per_gpu": "rate"}
 #: Load names under which a TTFT is mostly queueing (MLPerf's Server and Interactive runs).
 HEAVY_LOAD = ("Server", "Interactive")
-_BOUNDS = (np.array([-8.0, -8.0, -12.0, -12.0]), np.array([8.0, 8.0, 6.0, 6.0]))
+_BOUNDS = (np.array([-8.0, -8.0, -12.0, -12.0, -8.0]), np.array([8.0, 8.0, 6.0, 6.0, 8.0]))
 
 
-def unpack(u) -> tuple[float, float, float, float]:
-    """``(η_mem, η_flop, c_layer, c_ar)`` of the fit's coordinates ``u``."""
+def unpack(u) -> tuple[float, float, float, float, float]:
+    """``(η_mem, η_flop, c_layer, c_ar, o)`` of the fit's coordinates ``u``."""
     u = np.asarray(u, dtype=float)
     return (float(1 / (1 + np.exp(-u[0]))), float(1 / (1 + np.exp(-u[1]))),
-            float(1e-6 * np.exp(u[2])), float(1e-6 * np.exp(u[3])))
+            float(1e-6 * np.exp(u[2])), float(1e-6 * np.exp(u[3])),
+            float(1 / (1 + np.exp(-u[4]))))
 
 
 @dataclass(frozen=True)
@@ -259,47 +262,21 @@ class _Design:
         self.sr, self.sc, self.sm, self.sw = cat
 
     def times(self, k) -> np.ndarray:
+        k, o = k[:4], k[4]
         pre = pass_time(self.pre[:, 0], self.pre[:, 1], self.pre[:, 2], self.layers,
-                        self.cards, k)
-        st = pass_time(self.sr, self.sc, self.sm, self.layers[self.idx], self.cards[self.idx], k)
+                        self.cards, k, overlap=o)
+        st = pass_time(self.sr, self.sc, self.sm, self.layers[self.idx], self.cards[self.idx], k,
+                       overlap=o)
         out = self.a * pre + np.bincount(self.idx, weights=self.sw * st, minlength=self.n)
         if self.share.any():
             out = out + self.share * pass_time(self.pre1[:, 0], self.pre1[:, 1], self.pre1[:, 2],
-                                               self.layers, self.cards, k)
+                                               self.layers, self.cards, k, overlap=o)
         return out
 
 
 def predict(rows, k) -> np.ndarray:
-    """The model's time for each row with knobs ``k = (η_mem, η_flop, c_layer, c_ar)``, s."""
+    """The model's time for each row with knobs ``k = (η_mem, η_flop, c_layer, c_ar, o)``, s."""
     return _Design(list(rows)).times(k)
-
-
-def _lm(fun, u0, iters=200) -> np.ndarray:
-    """Levenberg-Marquardt on residuals ``fun(u)``, forward-difference Jacobian, clipped."""
-    u = np.clip(np.asarray(u0, dtype=float), *_BOUNDS)
-    r = fun(u)
-    cost, mu = float(r @ r), 1e-3
-    for _ in range(iters):
-        jac = np.empty((r.size, u.size))
-        for j in range(u.size):
-            du = np.zeros_like(u)
-            du[j] = 1e-6
-            jac[:, j] = (fun(np.clip(u + du, *_BOUNDS)) - r) / 1e-6
-        g, a = jac.T @ r, jac.T @ jac
-        while True:
-            step = np.linalg.solve(a + mu * np.diag(np.diag(a) + 1e-9), -g)
-            un = np.clip(u + step, *_BOUNDS)
-            rn = fun(un)
-            cn = float(rn @ rn)
-            if cn < cost:
-                gain, u, r, cost, mu = cost - cn, un, rn, cn, max(mu / 3, 1e-9)
-                break
-            mu *= 4
-            if mu > 1e8:
-                return u
-        if gain < 1e-12 * (1 + cost):
-            break
-    return u
 
 
 def _fit(rows, centre, lam) -> np.ndarray:
@@ -309,7 +286,8 @@ def _fit(rows, centre, lam) -> np.ndarray:
     def fun(u):
         return np.concatenate([np.log(d.times(unpack(u))) - d.logy, root * (u - centre)])
 
-    return _lm(fun, centre)
+    return least_squares(fun, np.clip(centre, *_BOUNDS), bounds=_BOUNDS, method="trf",
+                         xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000).x
 
 
 def fit_knobs(rows) -> dict[str, np.ndarray]:

@@ -5,15 +5,19 @@ The floor of a step is :math:`\\max(R/\\beta, F/\\Pi_m)` (:mod:`infra_calc.bound
 fraction :math:`\\eta_{mem} \\le 1` of the bandwidth, computes at a fitted fraction
 :math:`\\eta_{flop} \\le 1` of the peak, and adds a fitted fixed cost per step,
 :math:`c_{layer} \\ge 0` per layer and :math:`c_{ar} \\ge 0` per all-reduce (two per layer)
-when the model is split over ``n > 1`` cards:
+when the model is split over ``n > 1`` cards; the floor's read and math overlap perfectly,
+the forecast's hide a fitted share :math:`0 \\le o \\le 1` of the shorter under the longer
+(its kernels run one after another, each loading before it computes):
 
-.. math:: T = \\max\\left(\\frac{R}{\\eta_{mem}\\beta}, \\frac{F}{\\eta_{flop}\\Pi_m}\\right)
-          + T_{comm} + L\\,c_{layer} + [n > 1]\\,2L\\,c_{ar}
+.. math:: T = \\max(r, c) + (1 - o)\\min(r, c)
+          + T_{comm} + L\\,c_{layer} + [n > 1]\\,2L\\,c_{ar},\\quad
+          r = \\frac{R}{\\eta_{mem}\\beta},\\ c = \\frac{F}{\\eta_{flop}\\Pi_m}
 
 for the prefill pass and for every decode step, where ``T_comm`` is the library's ring
 all-reduce model (0 on one card) and ``R`` counts, for a mixture of experts, the experts a
 batch hits under uniform routing (a model; the floor reads ``k``).  Every term is at least
-its floor term, so **a forecast is never faster than the floor it rests on**.  The knobs are
+its floor term (and ``max(r, c) + (1 - o) min(r, c) >= max(r, c)``), so **a forecast is never
+faster than the floor it rests on**.  The knobs are
 fitted per engine family in relative (log) error by :mod:`infra_calc.fit` and stored in
 ``infra_calc/data/forecast_knobs.csv``; the interval of each figure is the 10th-90th
 percentile of that family's grouped cross-validated ratios measured/forecast.  This is a
@@ -62,18 +66,23 @@ CONTINUOUS_SCENARIOS = ("concurrency", "Server", "Interactive")
 #: The family name of the pooled fit over every engine.
 POOLED = "any"
 #: Columns of ``forecast_knobs.csv``, in order.
-KNOB_COLUMNS = ("engine", "eta_mem", "eta_flop", "c_layer", "c_allreduce", "rows", "groups",
+KNOB_COLUMNS = ("engine", "eta_mem", "eta_flop", "c_layer", "c_allreduce", "overlap", "rows",
+                "groups",
                 "shrinkage", "band_lo", "band_hi", "cv_rows", "holdout_rows", "holdout_inside")
 #: Other spellings of engine families a reader may type.
 _ALIASES = {"trtllm": "TensorRT-LLM", "trt": "TensorRT-LLM", "nim": "NVIDIA NIM",
             "pooled": POOLED, "all": POOLED}
 
 
-def pass_time(read, compute, comm, layers, cards, k):
+def pass_time(read, compute, comm, layers, cards, k, *, overlap=1.0):
     """The model's time of one pass (prefill or decode step), seconds; arrays broadcast.
 
-    .. math:: T = \\max(T_{read}/\\eta_{mem},\\ T_{compute}/\\eta_{flop}) + T_{comm}
-              + L\\,c_{layer} + [n > 1]\\,2L\\,c_{ar}
+    .. math:: T = \\max(r, c) + (1 - o)\\min(r, c) + T_{comm}
+              + L\\,c_{layer} + [n > 1]\\,2L\\,c_{ar},\\quad
+              r = T_{read}/\\eta_{mem},\\ c = T_{compute}/\\eta_{flop}
+
+    with ``o`` the share of the shorter of the two terms hidden under the longer (1: the
+    floor's perfect overlap, the default; 0: the read and the math one after the other).
 
     Parameters
     ----------
@@ -83,12 +92,15 @@ def pass_time(read, compute, comm, layers, cards, k):
         ``L`` and ``n``.
     k : sequence of 4 floats
         ``(η_mem, η_flop, c_layer, c_ar)``: fractions in (0, 1], costs in seconds >= 0.
+    overlap : float
+        ``o`` in [0, 1].
     """
     eta_mem, eta_flop, c_layer, c_ar = k
     layers = np.asarray(layers, dtype=float)
     fixed = layers * c_layer + np.where(np.asarray(cards) > 1, 2.0 * layers * c_ar, 0.0)
-    return (np.maximum(np.asarray(read, dtype=float) / eta_mem,
-                       np.asarray(compute, dtype=float) / eta_flop)
+    r = np.asarray(read, dtype=float) / eta_mem
+    c = np.asarray(compute, dtype=float) / eta_flop
+    return (np.maximum(r, c) + (1.0 - overlap) * np.minimum(r, c)
             + np.asarray(comm, dtype=float) + fixed)
 
 
@@ -145,6 +157,9 @@ class Knobs:
     c_layer: float
     #: Fixed cost per all-reduce (two per layer and pass) on ``n > 1`` cards, seconds (>= 0).
     c_allreduce: float
+    #: Share of the shorter of a pass's read and math terms hidden under the longer,
+    #: ``0 <= o <= 1`` (1: the floor's perfect overlap).
+    overlap: float
     #: Rows of the fit (faster-than-floor, excluded and held-out rows left out).
     rows: int
     #: Provenance groups those rows come from.
@@ -169,8 +184,15 @@ class Knobs:
 
     @property
     def k(self) -> tuple[float, float, float, float]:
-        """``(η_mem, η_flop, c_layer, c_ar)``, as :func:`pass_time` takes them."""
+        """``(η_mem, η_flop, c_layer, c_ar)``, as :func:`pass_time` takes them (with
+        ``overlap=``:attr:`overlap`)."""
         return (self.eta_mem, self.eta_flop, self.c_layer, self.c_allreduce)
+
+    @property
+    def fitted(self) -> tuple[float, float, float, float, float]:
+        """All five knobs ``(η_mem, η_flop, c_layer, c_ar, o)``, as
+        :func:`infra_calc.fit.predict` takes them."""
+        return (*self.k, self.overlap)
 
 
 @dataclass(frozen=True)
@@ -221,6 +243,7 @@ def parse_knobs(text: str) -> dict[str, Knobs]:
         out[r["engine"]] = Knobs(
             engine=r["engine"], eta_mem=float(r["eta_mem"]), eta_flop=float(r["eta_flop"]),
             c_layer=float(r["c_layer"]), c_allreduce=float(r["c_allreduce"]),
+            overlap=float(r["overlap"]),
             rows=int(r["rows"]), groups=int(r["groups"]), shrinkage=float(r["shrinkage"]),
             band=(float(r["band_lo"]), float(r["band_hi"])), cv_rows=int(r["cv_rows"]),
             holdout_rows=int(r["holdout_rows"]), holdout_inside=int(r["holdout_inside"]))
@@ -373,12 +396,12 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
     w = Workload.of(model, hw, **sizes)
     t = forecast_terms(w, prompt_tokens, output_tokens, continuous)
     floor, layers, n = t.floor, w.model.layers, w.cards
-    ttft = float(pass_time(*t.prefill, layers, n, kn.k))
-    steps = pass_time(*t.steps, layers, n, kn.k)
+    ttft = float(pass_time(*t.prefill, layers, n, kn.k, overlap=kn.overlap))
+    steps = pass_time(*t.steps, layers, n, kn.k, overlap=kn.overlap)
     total = ttft + float(np.sum(steps))
     tpot = float(np.mean(steps)) if np.size(steps) else 0.0
     if t.share:
-        tpot += t.share * float(pass_time(*t.prefill_one, layers, n, kn.k))
+        tpot += t.share * float(pass_time(*t.prefill_one, layers, n, kn.k, overlap=kn.overlap))
     floor_tpot = floor.floor_tpot_mean
     tokens = w.batch * floor.output_tokens
     return Forecast(

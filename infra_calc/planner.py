@@ -57,8 +57,9 @@ def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=No
 
     Inputs left at None take J13's case (:mod:`infra_calc.source`:
     ``J13_BATCH`` requests of ``J13_CONTEXTS[0]`` tokens of ``J13_MODEL`` on
-    a ``J13_HW``, weights of ``J13_BYTES_PER_PARAM`` bytes, a ``J13_WORKSPACE``
-    workspace, the capacity read as the source reads it, ``J13_READING``);
+    a ``J13_HW``, weights of ``J13_BYTES_PER_PARAM`` bytes, keys and values of
+    ``KV_BYTES_PER_ELEMENT`` bytes, a ``J13_WORKSPACE`` workspace, the capacity
+    read as the source reads it, ``J13_READING``);
     sizes are in bytes.  ``model`` and ``hw`` may be names or objects; the
     result keeps the objects.  The memory is the
     :class:`~infra_calc.workload.Workload`'s own record (:meth:`Workload.memory_at`),
@@ -72,7 +73,7 @@ def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=No
     w = Workload(S.J13_MODEL if model is None else model, S.J13_HW if hw is None else hw,
                  bytes_per_param=S.J13_BYTES_PER_PARAM if bytes_per_param is None
                  else bytes_per_param,
-                 kv_bytes_per_element=S.J13_BYTES_PER_ELEMENT if kv_bytes_per_element is None
+                 kv_bytes_per_element=S.KV_BYTES_PER_ELEMENT if kv_bytes_per_element is None
                  else kv_bytes_per_element,
                  batch=S.J13_BATCH if batch is None else batch,
                  workspace=S.J13_WORKSPACE if workspace is None else workspace)

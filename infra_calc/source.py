@@ -14,6 +14,7 @@ from .hardware import accelerator, decimal_reading
 from .units import GB, US, GiB
 
 __all__ = [
+    "KV_BYTES_PER_ELEMENT",
     "J07_PARAMS", "J07_BYTES_PER_PARAM", "J07_WEIGHTS_8BIT", "J07_CONTEXT", "J07_WORKSPACE",
     "J07_TARGET_STEP", "J07_BATCHES", "J07_MODEL", "j07_h100", "j07_a100",
     "J13_K", "J13_N", "J13_BYTES_PER_ELEMENT", "J13_ROWS", "J13_MODEL", "J13_WORKSPACE", "J13_READING",
@@ -23,6 +24,10 @@ __all__ = [
     "TPU_V1_PAPER_UB_ALONE", "TPU_V1_PAPER_MMU_ALONE", "AMDAHL_F", "AMDAHL_S",
     "AMDAHL_T_TOTAL",
 ]
+
+
+# --- both chapters ----------------------------------------------------------
+KV_BYTES_PER_ELEMENT = 2     # the KV cache's keys and values in BF16, in J07 and J13
 
 
 # --- S23-J07: one decode step of a 70B dense model on an H100 -------------

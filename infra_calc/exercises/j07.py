@@ -27,7 +27,7 @@ from ..capacity import capacity_check, kv_cache_bytes
 from ..display import PageValues, Shown, shown
 from ..hardware import accelerator, accelerator_names
 from ..models import model
-from ..reproduce import j07_capacity, j07_kv_bytes_per_token, j07_left_after_weights
+from ..scenarios import j07_capacity, j07_kv_bytes_per_token, j07_left_after_weights
 from ..step import batch_turning_point, compute_time, decode_step, mbu, read_time
 from .spec import Choice, Exercise, register, yes_no
 
@@ -54,7 +54,7 @@ def _base():
     return decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM)
 
 
-# --- the worked example: the capacity check (the source's, :func:`~infra_calc.reproduce.j07_capacity`)
+# --- the worked example: the capacity check (the source's, :func:`~infra_calc.scenarios.j07_capacity`)
 register(Exercise(
     "j07-e1", "Exercise", "GB", lambda: j07_capacity().total,
     hints=("Add the weights, one request's KV cache (tokens × bytes per token) and the "
@@ -123,7 +123,7 @@ def bstar_requests() -> int:
 
 def bstar_context() -> int:
     """Tokens of context each of B* requests could keep beside the weights
-    (:func:`~infra_calc.reproduce.j07_left_after_weights`)."""
+    (:func:`~infra_calc.scenarios.j07_left_after_weights`)."""
     return math.floor(j07_left_after_weights() / (bstar_requests() * j07_kv_bytes_per_token()))
 
 

@@ -32,7 +32,6 @@ from ..capacity import capacity_check, kv_cache_bytes, max_context
 from ..display import PageValues, shown, tokens_k
 from ..hardware import accelerator
 from ..models import model
-from ..reproduce import j13_kv_bytes_per_token, j13_left_after_weights, j13_max_batch, j13_padding
 from ..roofline import (
     arithmetic_intensity,
     critical_rows,
@@ -40,6 +39,13 @@ from ..roofline import (
     gemm_flops,
     gemm_roofline,
     intensity_limit,
+)
+from ..scenarios import (
+    j13_capacity_args,
+    j13_kv_bytes_per_token,
+    j13_left_after_weights,
+    j13_max_batch,
+    j13_padding,
 )
 from ..shape import padded_gemm
 from ..step import mbu, read_time
@@ -136,15 +142,13 @@ def _capacity_phys():
 
 def _left_phys():
     """The RTX 4090's physical bytes beside the BF16 weights and the workspace."""
-    return capacity_check(_capacity_phys(), weights=_qwen().weight_bytes(S.J13_BYTES_PER_PARAM), kv=0.0,
-                          workspace=S.J13_WORKSPACE).headroom
+    return capacity_check(**j13_capacity_args(capacity=_capacity_phys()), kv=0.0).headroom
 
 
 def _s_max():
     """The longest context at which N3_BATCH requests fit the card's physical bytes."""
-    return max_context(_capacity_phys(), weights=_qwen().weight_bytes(S.J13_BYTES_PER_PARAM),
-                       batch=N3_BATCH, kv_bytes_per_token=j13_kv_bytes_per_token(),
-                       workspace=S.J13_WORKSPACE)
+    return max_context(**j13_capacity_args(capacity=_capacity_phys()), batch=N3_BATCH,
+                       kv_bytes_per_token=j13_kv_bytes_per_token())
 
 
 register(Exercise(
@@ -247,6 +251,7 @@ def selftest_values():
     v.pi = shown(h100.peak_flops, "TFLOP/s", 1)
     v.beta = shown(h100.mem_bandwidth, "TB/s", 2)
     v.i256 = shown(_i256(), "FLOP/byte", 1)
+    # the source's figure: I and I* rounded to one decimal, as it prints them (why: page 01)
     v.short = shown(1 - round(_i256(), 1) / round(ridge, 1), "%", 1)
     v.mstar = shown(_m_star("H100 SXM"), "rows", 1)
     v.w_share = shown(K * N * b / gemm_bytes(256, K, N, bytes_per_element=b), "%", 0)

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from .. import source as S
 from ..display import in_unit, round_sig, shown, shown_e, sig, tokens_k
 from ..hardware import accelerator
-from ..reproduce import j07_capacity, j07_max_batch
+from ..scenarios import j07_capacity, j07_max_batch
 from ..step import batch_turning_point, decode_step, fix_scenarios
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
@@ -83,7 +83,7 @@ def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BY
     b = np.unique(np.round(np.logspace(0, math.log10(max_b), 120)))
     st = decode_step(params, h, bytes_per_param=bytes_per_param, batch=b)
     b_star = batch_turning_point(h, bytes_per_param=bytes_per_param)
-    b_fit = j07_max_batch(h.mem_capacity, context=context)
+    b_fit = j07_max_batch(capacity=h.mem_capacity, context=context)
 
     fig = Figure(figsize=(8.6, 3.9))
     ax1, ax2 = fig.subplots(1, 2)
@@ -143,7 +143,7 @@ def capacity_figure(*, context=S.J07_CONTEXT):
                 edgecolor="white" if i < 3 else "grey", label=name)
         left = left + vals
     for yi, c in zip(y, rows.values(), strict=True):
-        fit = j07_max_batch(c.capacity, context=context)
+        fit = j07_max_batch(capacity=c.capacity, context=context)
         gb = [shown(x, "GB", 2, bare=True) for x in (c.weights, c.kv, c.workspace)]
         ax.text(1.5, yi, (f"{gb[0]} + {gb[1]} + {gb[2]} "
                           f"= {shown(c.total, 'GB', 2)}; {shown(c.headroom, 'GB', 2)} free\n"

@@ -7,15 +7,11 @@ import math
 import re
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pytest
-from matplotlib.figure import Figure
 
 import infra_calc as ic
 from bookkit import stored_values
 from infra_calc import source as S
-from infra_calc.figures import FIGURES
-from infra_calc.figures.catalog import catalog_ridge_points
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,11 +1,12 @@
 """bookkit: the {eval} parser, the stored results and the page check."""
 import json
+import re
 
 import pytest
 
 import infra_calc as ic
 from bookkit import check_page_values, eval_expressions, plain_result
-from bookkit.roles import split_inline
+from bookkit.roles import code_blocks, split_inline, strip_code
 from infra_calc.display import PageValues
 from tools import zh_message
 
@@ -17,6 +18,24 @@ def test_one_parser_for_every_reader():
     and the tests alike (one parser: the three used to disagree on this string)."""
     md = ROLE_IN_CODE + "\n```python\n{eval}`v.b`\n```\n"
     assert eval_expressions(md) == ["v.a", "v.a"]
+
+
+# a page's markdown: prose numbers 1.1, 4.4 and 7.7; the others are in code, roles and options
+PAGE = ("Prose 1.1, {eval}`v.a`, `x = 2.2` and {numref}`fig-3.3`.\n"
+        "````{note} A title 4.4\n:class: tip-5.5\n```{code-cell} ipython3\n6.6\n```\nBody 7.7\n````\n"
+        "```python\nic.shown(8.8)\n```\n")
+
+
+def test_strip_code_keeps_prose_titles_and_bodies_only():
+    """The tests' one reader of prose (hand-typed numbers): code blocks, nested ones too,
+    code spans, roles and directive options go; a directive's title and body stay."""
+    text = strip_code(PAGE)
+    assert re.findall(r"\d\.\d", text) == ["1.1", "4.4", "7.7"]
+    assert "{" not in text and "`" not in text and "tip" not in text, text
+
+
+def test_code_blocks_are_the_fences_and_code_directives():
+    assert code_blocks(PAGE) == [("{code-cell} ipython3", "6.6"), ("python", "ic.shown(8.8)")]
 
 
 def test_the_catalog_checks_read_roles_with_the_same_parser():

@@ -3,31 +3,18 @@ from __future__ import annotations
 
 import pathlib
 
-import nbformat
-import numpy as np
-import pytest
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from conftest import page_text
 
-import infra_calc as ic
-from infra_calc import exercises as E
-from infra_calc import source as S
-from infra_calc.figures import FIGURES
-from infra_calc.figures import j07 as figs
+from bookkit.roles import FIGURE
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "book" / "1_decode_step").glob("[0-9]*.ipynb"))
 
 
 # --------------------------------------------------------------------------- notebooks
-def test_figures_shown_with_figure_directives():
-    """The page design: each J07 figure is shown from book/figures/<id>.svg with :name: <id>."""
-    import re
-
-    found = set()
-    for path in NOTEBOOKS:
-        nb = nbformat.read(path, as_version=4)
-        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-        for fig_id in re.findall(r"```\{figure\} \.\./figures/(j07-[\w-]+)\.svg\n:name: \1\n", text):
-            found.add(fig_id)
+def test_chapter_1_shows_the_j07_figures():
+    """Chapter 1's pages show the four J07 figures (each from book/figures/<id>.svg with
+    :name: <id>: tests/lib/test_figures.py holds that on every page)."""
+    found = {target.rsplit("/", 1)[-1].removesuffix(".svg")
+             for path in NOTEBOOKS for _, target in FIGURE.findall(page_text(path))}
     assert found == {"j07-fixes", "j07-batch-sweep", "j07-capacity", "j07-explorer"}

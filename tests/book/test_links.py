@@ -8,10 +8,7 @@ clicks such links).
 """
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 
 import pytest
 from conftest import MARKDOWN_PAGES, NOTEBOOKS, ROOT, page_text

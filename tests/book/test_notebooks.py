@@ -4,8 +4,9 @@ import ast
 import re
 
 import pytest
-from bookkit.roles import split_inline
 from conftest import MARKDOWN_PAGES, NOTEBOOKS, ROOT, cells, load, nb_id, page_text, parse, source, tags
+
+from bookkit.roles import LINK, strip_code
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # calls that return None and print nothing, allowed as a silent cell's last statement
@@ -131,29 +132,16 @@ def test_notebook_hygiene(path):
 DECIMAL = re.compile(r"(?<![\w.])(?<!\w-)\d+\.\d+(?![\w.])(?!-\w)")
 # names, not quantities: the licence's version and section numbers of the source
 NAMES = re.compile(r"CC BY-NC-SA \d\.\d|§\s?\d+(?:\.\d+)*")
-FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)
 
 
 def prose(markdown: str) -> str:
-    """Markdown with only what may legitimately hold a number removed: {eval} roles,
-    code (fenced blocks of code, inline code and other roles' targets), math and link
-    targets.  Parenthesised prose stays."""
-    text = NAMES.sub("", markdown)
-    text = " ".join(split_inline(text)[0::2])
-
-    def fence(m):  # directives ({exercise}, {figure}, ...) hold prose: keep their body
-        head, body = m.group(0).split("\n", 1)
-        if re.match(r"^(`{3,}|~{3,})\s*\{", head) and not re.match(r"^(`{3,}|~{3,})\s*\{code", head):
-            return "\n" + body.rstrip().rsplit("\n", 1)[0] + "\n" if "\n" in body.rstrip() else "\n"
-        return ""
-    for _ in range(3):  # nested directives
-        text = FENCE.sub(fence, text)
-    text = re.sub(r"`[^`]*`", "", text)
+    """Markdown with only what may legitimately hold a number removed: code (blocks, spans,
+    {eval} and other roles: bookkit's :func:`~bookkit.roles.strip_code`), math and link
+    targets.  Parenthesised prose and directives' bodies stay."""
+    text = strip_code(NAMES.sub("", markdown))
     text = re.sub(r"\$\$.*?\$\$", "", text, flags=re.S)
     text = re.sub(r"(?<!\\)\$[^$]*\$", "", text)
-    text = re.sub(r"\]\([^)\s]*\)", "]", text)
-    text = re.sub(r"^\s*:(?:name|label|width|height|scale|align|class):.*$", "", text, flags=re.M)
-    return text
+    return LINK.sub(lambda m: m.group(1), text)
 
 
 @pytest.mark.parametrize("md, typed", [

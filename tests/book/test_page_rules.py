@@ -23,6 +23,8 @@ from conftest import (
     stored_expressions,
 )
 
+from bookkit.roles import code_blocks
+
 MAX_LINES = 15
 
 
@@ -69,12 +71,9 @@ def used_names(tree: ast.Module) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-PYTHON_FENCE = re.compile(r"^(`{3,})(?:python|py|ipython3?)[ \t]*\n(.*?)^\1[ \t]*$", re.M | re.S)
-
-
 def typed_code(markdown: str) -> list[str]:
     """The ```python literal blocks of a markdown cell: calls the reader is shown to type."""
-    return [m.group(2) for m in PYTHON_FENCE.finditer(markdown)]
+    return [body for info, body in code_blocks(markdown) if info in ("python", "py", "ipython", "ipython3")]
 
 
 def unused_first_cell_imports(nb_cells) -> list[str]:

@@ -11,18 +11,15 @@ check is seen to fail on what it guards against.
 from __future__ import annotations
 
 import functools
-import io
 import re
-import sys
 
 import e2e_helpers as e2e
 import pytest
 from conftest import ROOT
 
-from tools import bilingual
+from tools import bilingual, zh_message
 from tools import translations as T
 from tools import zh_checks as C
-from tools import zh_message
 
 PAGES = e2e.toc_pages()
 CHECKS = C.CHECKS
@@ -377,7 +374,8 @@ def test_avoid_column_spares_other_words():
     """位 is a bit only after a number; 单元 is a cell only where the English says cell."""
     assert C.avoided_variants("4-bit weights, two decimal places", "4 比特权重，两位小数") == []
     assert C.avoided_variants("a long prompt", "一段长提示词") == []
-    assert C.avoided_variants("the FLOPs", "FLOP 数与 $F\\;\\text{FLOPs}$ 的 `flops`") == []   # math, code keep theirs
+    # math and code keep their own words
+    assert C.avoided_variants("the FLOPs", "FLOP 数与 $F\\;\\text{FLOPs}$ 的 `flops`") == []
     assert C.avoided_variants("per-output read time", "每输出分摊的时间"), "每输出分摊的时间"
     assert C.avoided_variants("the multiply-accumulate cells", "乘累加单元") == []
     assert C.avoided_variants("the compute units", "计算单元") == []
@@ -385,12 +383,14 @@ def test_avoid_column_spares_other_words():
 
 def test_round_two_variants_spare_the_right_words():
     """The avoid patterns of the round-2 terms catch the old variant only."""
-    assert C.avoided_variants("each query attends to every cached token", "每个查询都要关注每个缓存 token，可以看到") == []
+    assert C.avoided_variants("each query attends to every cached token",
+                              "每个查询都要关注每个缓存 token，可以看到") == []
     assert C.avoided_variants("each query attends to every cached token", "每个查询都要看每个缓存 token")
     assert C.avoided_variants("the share of the floor tends to the bandwidth fraction",
                               "占比趋于带宽比例 $\\eta_m$，算力比例也一样") == []
     assert C.avoided_variants("the share of the floor", "达到下界的比例")
-    assert C.avoided_variants("The Ascend 910B is the one entry", "昇腾 910B（清单中的 Ascend 910B）是唯一一个") == []
+    assert C.avoided_variants("The Ascend 910B is the one entry",
+                              "昇腾 910B（清单中的 Ascend 910B）是唯一一个") == []
     assert C.avoided_variants("the active experts", "只读被激活的专家") == []
     assert C.avoided_variants("the active weights", "激活参数中的矩阵权重") == []
     assert C.avoided_variants("a larger batch, not batching", "更大的批") == []

@@ -4,7 +4,9 @@
 A function that takes a card is ``f(subject, hw, *, sizes...)``: the subject (a model, a
 parameter count, FLOPs and bytes, a GEMM shape ``m, k, n``) comes first, then the card
 ``hw``, then only keyword-only parameters, so a size can never land in the wrong slot by
-position.  The subject and ``hw`` may have defaults (a figure's or an explorer's case).
+position.  The subject and ``hw`` may have defaults (a figure's or an explorer's case);
+a fixed case of the source's takes ``hw`` as an option, keyword-only like the rest
+(``scenarios.j07_decode_step(hw=a100)``).
 Without a card the rule reads: a positional parameter is required (the subject's inputs);
 every parameter with a default, and any ``*args``, is keyword-only.  A required input may
 be keyword-only too, where inputs of one unit could trade places
@@ -48,8 +50,8 @@ _DISPLAY = ("the display family's one shape (display.py's docstring): the value,
 _MAIN = ("a command's entry point, main(argv=None): argv is the command line, None for "
          "sys.argv as argparse reads it, and the console script calls main() with nothing")
 _REPRODUCE = ("reproduce.py is held to the source's printouts and not edited by the "
-              "convention's change (issue 22 §3): its defaulted subject (which printout, "
-              "the capacity) goes keyword-only when the module is next edited")
+              "convention's change (issue 22 §3): reproduce(which='all') takes its defaulted "
+              "subject by position until the module is next edited")
 
 #: Functions (``module.name`` under ``infra_calc``) whose options may be passed by
 #: position, and why.
@@ -58,7 +60,7 @@ POSITIONAL_OPTIONS = {
                      "display.sig", "display.round_sig", "display.shown_e",
                      "display.tokens_k"), _DISPLAY),
     **dict.fromkeys(("cli.main", "measure.cli.main", "figures._registry.main"), _MAIN),
-    **dict.fromkeys(("reproduce.reproduce", "reproduce.j07_max_batch"), _REPRODUCE),
+    "reproduce.reproduce": _REPRODUCE,
 }
 
 #: The display family's positional parameters: one shape (the name of the second says
@@ -97,16 +99,18 @@ def _public_functions() -> dict:
 
 
 FUNCTIONS = _public_functions()
-CARD_FUNCTIONS = [k for k, f in FUNCTIONS.items() if "hw" in inspect.signature(f).parameters]
+CARD_FUNCTIONS = [k for k, f in FUNCTIONS.items() if "hw" in inspect.signature(f).parameters
+                  and inspect.signature(f).parameters["hw"].kind != inspect.Parameter.KEYWORD_ONLY]
 CLASSES = {n: getattr(ic, n) for n in ic.__all__ if inspect.isclass(getattr(ic, n))}
 
 
 def _positional_options(obj):
     """Parameters of ``obj`` that have a default yet can be passed by position, and any
-    ``*args``; in a function with a card, its subject and ``hw`` are not options."""
+    ``*args``; in a function with a card by position, its subject and ``hw`` are not
+    options."""
     params = list(inspect.signature(obj).parameters.values())
-    names = [p.name for p in params]
-    start = names.index("hw") + 1 if "hw" in names else 0
+    hw = [i for i, p in enumerate(params) if p.name == "hw" and p.kind != p.KEYWORD_ONLY]
+    start = hw[0] + 1 if hw else 0
     return [p.name for p in params[start:]
             if p.kind == p.VAR_POSITIONAL
             or (p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)

@@ -1,39 +1,16 @@
-"""infra_calc.capacity: the inequality, max batch and max context (readings, planner: own files)."""
+"""infra_calc.capacity: the inequality, max batch and max context (readings, planner: own files;
+the source's cases: test_scenarios.py)."""
 
 import numpy as np
 import pytest
 
 import infra_calc as ic
-from infra_calc import source as S
-from infra_calc.units import GB, GiB, KiB
+from infra_calc.units import GiB
 
 
-def test_j07_capacity():
-    h = S.j07_h100()
-    kv = ic.kv_cache_bytes(8192, ic.model(S.J07_MODEL).kv_bytes_per_token(2))
-    chk = ic.capacity_check(h.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=kv, workspace=S.J07_WORKSPACE)
-    assert round(chk.total / GB, 2) == 78.56 and chk.fits
-    assert round(kv / GB, 2) == 2.68 and round(S.J07_WORKSPACE / GB, 2) == 2.15
-    m_kv = ic.model(S.J07_MODEL).kv_bytes_per_token(2)
-    assert ic.max_batch(h.mem_capacity, weights=S.J07_WEIGHTS_8BIT, context=8192,
-                        kv_bytes_per_token=m_kv, workspace=0) == 2
-    assert ic.max_batch(80 * GiB, weights=S.J07_WEIGHTS_8BIT, context=8192, kv_bytes_per_token=m_kv,
-                        workspace=0) == 4
-
-
-def test_j13_capacity():
-    q = ic.model("Qwen3-8B")
-    assert q.kv_bytes_per_token(2) == 144 * KiB
-    w = q.weight_bytes(2)
-    assert round(w / GB, 2) == 16.38
-    kw = dict(weights=w, workspace=2 * GiB, context=8192, kv_bytes_per_token=q.kv_bytes_per_token(2))
-    assert ic.max_batch(24e9, **kw) == 4
-    assert ic.max_batch(24 * GiB, **kw) == 5
-    assert ic.max_batch(24e9, weights=w, context=16384, kv_bytes_per_token=q.kv_bytes_per_token(2),
-                        workspace=2 * GiB) == 2
-    assert ic.max_batch(10e9, **kw) == 0
+def test_max_batch_takes_every_size_by_name():
     with pytest.raises(TypeError):                 # no byte count after the capacity by position
-        ic.max_batch(24e9, w, 2 * GiB, 8192, q.kv_bytes_per_token(2))
+        ic.max_batch(24e9, 16e9, 2 * GiB, 8192, 147456)
 
 
 def test_max_batch_exact_boundary():

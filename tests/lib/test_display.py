@@ -90,6 +90,22 @@ def test_a_count_form_refuses_nan_naming_the_parameter(form, name):
         getattr(display, form)(float("nan"))
 
 
+def test_plain_number_refuses_nan_naming_it():
+    """The checker's echo of a reader's answer: NaN is no answer (the graders refuse it
+    first), and this says so rather than failing inside int()."""
+    from infra_calc.display import plain_number
+
+    with pytest.raises(ValueError, match="x must be a number, got NaN"):
+        plain_number(float("nan"))
+
+
+def test_a_negative_token_count_has_the_minus_sign_shown_writes():
+    from infra_calc.display import tokens_k
+
+    assert tokens_k(-8192) == "−8K" and tokens_k(-1448, "") == "−1.4140625"
+    assert tokens_k(-8192)[0] == str(ic.shown(-1.0))[0] == "−"
+
+
 def test_tokens_k_is_exact():
     """As few digits as the number needs, and no fewer: 1448 tokens is 1.4140625K, not 1.41406K."""
     from infra_calc.display import tokens_k

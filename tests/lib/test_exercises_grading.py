@@ -52,7 +52,7 @@ def test_largest_that_fits_is_graded_from_below(ex_id):
 def test_exercise_1_4_refuses_a_context_that_does_not_fit():
     from infra_calc import source as S
     from infra_calc.exercises import j07
-    from infra_calc.reproduce import j07_kv_bytes_per_token, j07_left_after_weights
+    from infra_calc.scenarios import j07_kv_bytes_per_token, j07_left_after_weights
 
     assert exercises.expected("j07-4") == 129
     assert not exercises.check("j07-4", 130).correct

@@ -44,6 +44,7 @@ def shown_figures() -> dict[str, list[str]]:
             fig_id = target.rsplit("/", 1)[-1].rsplit(".", 1)[0]
             name = re.search(r"^:name:\s*(\S+)", body, re.M)
             assert target.endswith(".svg"), f"{page.name}: figure {target} should show the SVG"
+            assert (page.parent / target).is_file(), f"{page.name}: figure {target}: no such file"
             assert name and name.group(1) == fig_id, f"{page.name}: figure {target} needs :name: {fig_id}"
             found.setdefault(fig_id, []).append(page.relative_to(ROOT).as_posix())
     return found

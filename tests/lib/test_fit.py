@@ -7,6 +7,7 @@ import pytest
 
 from infra_calc import crossval, fit, forecasting
 from infra_calc.measurements import load
+from infra_calc.reality import workload_for
 
 
 def test_continuous_batching_rule_reads_the_rows_fields():
@@ -19,7 +20,7 @@ def test_continuous_batching_rule_reads_the_rows_fields():
                                         for c in (5, 25, 50, 100, 150, 200, 250)}
     for r in shared:
         assert r.share == pytest.approx((r.m.batch - 1) / r.m.output_tokens)
-        k = forecasting.knobs(None).k
+        k = forecasting.knobs(None).fitted
         alone = dataclasses.replace(r, share=0.0)
         assert fit.predict([r], k)[0] > fit.predict([alone], k)[0]
     # a static batch, or one request, never gets it
@@ -35,6 +36,22 @@ def test_rows_faster_than_their_floor_are_counted_and_left_out():
     assert [r.m.id for r in d.rows] == [m.id]
     assert [(r.m.id, why.split(" by ")[0]) for r, why in d.faults] == [("fast", "faster than its floor")]
     assert crossval.evaluate().data.faults == ()            # the packaged table has none
+
+
+def test_a_batch_whose_cache_the_card_cannot_hold_is_excluded_not_fitted():
+    """LMDeploy's static benchmark prints 64 threads of 2048 + 2048 tokens of Llama-2-7B on one
+    A100 80GB; their cache and the weights are more than the card holds, so the engine cannot
+    have decoded that batch (its printed FTL(max) of 116 s shows requests waiting): the row is
+    excluded with that reason, and at the batch it states it would beat its floor."""
+    m = next(r for r in load() if r.id == "lmdeploy-7b-b64-in2048-out2048-itl")
+    assert m.excluded and "does not fit" in m.exclude
+    w = workload_for(m)
+    assert w.kv_bytes_per_card(m.prompt_tokens + m.output_tokens) + w.resident_weight_bytes() \
+        > w.hw.mem_capacity
+    kept = dataclasses.replace(m, exclude="")
+    d = fit.load_data([kept])
+    assert [r.m.id for r, _ in d.faults] == [m.id] and d.rows == ()
+    assert m.id not in {r.m.id for r in crossval.evaluate().data.rows}
 
 
 def test_rows_that_cannot_be_forecast_say_why():

@@ -19,18 +19,20 @@ from infra_calc.reality import workload_for
 # ------------------------------------------------------------------ never faster than the floor
 eta = st.floats(min_value=1e-3, max_value=1.0)
 cost = st.floats(min_value=0.0, max_value=1e-3)
+share = st.floats(min_value=0.0, max_value=1.0)
 CASES = [("llama-2-7b", "A100 80GB", "bf16", (1, 2, 4)), ("llama-2-70b", "H100 SXM", "fp8", (2, 4, 8)),
          ("mixtral-8x7b", "H200 SXM", "fp8", (1, 2, 8)), ("llama-3.1-8b", "B200", "fp4", (1, 8)),
          ("qwen3-8b", "MI300X", "bf16", (1, 2))]
 
 
 @settings(max_examples=60)
-@given(case=st.sampled_from(CASES), k=st.tuples(eta, eta, cost, cost), p=st.integers(1, 3700),
-       o=st.integers(1, 300), batch=st.integers(1, 512), pick=st.integers(0, 7))
+@given(case=st.sampled_from(CASES), k=st.tuples(eta, eta, cost, cost, share),
+       p=st.integers(1, 3700), o=st.integers(1, 300), batch=st.integers(1, 512),
+       pick=st.integers(0, 7))
 def test_a_forecast_is_never_faster_than_its_floor(case, k, p, o, batch, pick):
     model, card, math, cards = case
     kn = dataclasses.replace(forecasting.knobs(None), eta_mem=k[0], eta_flop=k[1], c_layer=k[2],
-                             c_allreduce=k[3], band=(-0.5, 0.5))
+                             c_allreduce=k[3], overlap=k[4], band=(-0.5, 0.5))
     with mock.patch.object(forecasting, "stored_knobs", lambda: {forecasting.POOLED: kn}):
         f = ic.forecast(model, card, prompt_tokens=p, output_tokens=o, batch=batch,
                         cards=cards[pick % len(cards)], bytes_per_param=1, math=math)
@@ -48,17 +50,21 @@ def test_a_forecast_is_never_faster_than_its_floor(case, k, p, o, batch, pick):
 
 
 @given(read=st.floats(0, 1), compute=st.floats(0, 1), comm=st.floats(0, 1),
-       layers=st.integers(1, 200), cards=st.integers(1, 64), k=st.tuples(eta, eta, cost, cost))
-def test_the_step_time_holds_both_floor_terms(read, compute, comm, layers, cards, k):
-    t = forecasting.pass_time(read, compute, comm, layers, cards, k)
+       layers=st.integers(1, 200), cards=st.integers(1, 64), k=st.tuples(eta, eta, cost, cost),
+       o=share)
+def test_the_step_time_holds_both_floor_terms(read, compute, comm, layers, cards, k, o):
+    t = forecasting.pass_time(read, compute, comm, layers, cards, k, overlap=o)
     assert t >= max(read, compute) + comm
     assert forecasting.pass_time(read, compute, comm, layers, cards, (1, 1, 0, 0)) == \
         max(read, compute) + comm
+    # no overlap: the read and the math one after the other
+    assert forecasting.pass_time(read, compute, comm, layers, cards, (1, 1, 0, 0),
+                                 overlap=0.0) == pytest.approx(read + compute + comm)
 
 
 def test_stored_knobs_are_fractions_and_costs_of_the_right_sign():
     for kn in forecasting.stored_knobs().values():
-        assert 0 < kn.eta_mem <= 1 and 0 < kn.eta_flop <= 1
+        assert 0 < kn.eta_mem <= 1 and 0 < kn.eta_flop <= 1 and 0 <= kn.overlap <= 1
         assert kn.c_layer >= 0 and kn.c_allreduce >= 0
         assert kn.band[0] < 0 < kn.band[1] and kn.rows > 0 and kn.groups > 0
 
@@ -141,7 +147,7 @@ def test_a_moe_forecast_reads_the_uniform_routing_experts_and_rests_on_the_k_exp
     assert f.floor.steps.t_read[0] < uni.steps.t_read[0]      # the floor reads k experts
     kn = f.knobs
     step = forecasting.pass_time(uni.steps.t_read, uni.steps.t_compute, uni.steps.t_comm,
-                                 32, 2, kn.k)
+                                 32, 2, kn.k, overlap=kn.overlap)
     assert f.tpot.value == pytest.approx(step.mean())
 
 
@@ -164,7 +170,7 @@ def every_step():
 
 
 def test_forecast_equals_the_fits_prediction_for_a_measurements_inputs(every_step):
-    k = forecasting.knobs().k
+    k = forecasting.knobs().fitted
     kinds = set()
     for row in every_step:
         m = row.m

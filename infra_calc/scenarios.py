@@ -1,0 +1,106 @@
+"""The source chapters' cases, each computed once from the inputs of :mod:`infra_calc.source`.
+
+J07's decode step and capacity check, J13's capacity check and MoE padding: the §7
+printouts (:mod:`infra_calc.reproduce`), the exercises and the figures call these
+instead of rebuilding a case from its inputs.  The inputs stay in
+:mod:`infra_calc.source`, which imports no model, so that :mod:`infra_calc.step`
+can take its defaults from there while this module builds on ``step``.  Every
+option is keyword-only; a ``capacity`` or ``hw`` left at None is the card as the
+source reads it.
+"""
+from __future__ import annotations
+
+from . import source as S
+from .capacity import CapacityCheck, capacity_check, kv_cache_bytes, max_batch
+from .models import model
+from .shape import PaddedRows, padded_rows, route_tokens
+from .step import DecodeStep, decode_step
+
+__all__ = ["j07_decode_step", "j07_kv_bytes_per_token", "j07_capacity", "j07_max_batch",
+           "j07_left_after_weights", "j13_kv_bytes_per_token", "j13_capacity_args", "j13_capacity",
+           "j13_left_after_weights", "j13_max_batch", "j13_padding"]
+
+
+# --- S23-J07: one decode step of the 70B model on an H100 ----------------------------
+def j07_decode_step(*, hw=None, batch: int = 1) -> DecodeStep:
+    """J07's decode step of ``batch`` requests: :math:`R = b_W N`, :math:`F = 2BN` with the
+    source's ``N = J07_PARAMS`` and ``b_W = J07_BYTES_PER_PARAM``, on ``hw`` (its H100)."""
+    return decode_step(S.J07_PARAMS, S.j07_h100() if hw is None else hw,
+                       bytes_per_param=S.J07_BYTES_PER_PARAM, batch=batch)
+
+
+def j07_kv_bytes_per_token() -> float:
+    """KV-cache bytes per token of the J07 model, ``2 L H_kv d b`` at the source's
+    ``b = KV_BYTES_PER_ELEMENT`` (BF16 keys and values)."""
+    return model(S.J07_MODEL).kv_bytes_per_token(S.KV_BYTES_PER_ELEMENT)
+
+
+def j07_capacity(*, kv: bool = True, workspace: bool = True, capacity: float | None = None,
+                 context: int = S.J07_CONTEXT) -> CapacityCheck:
+    """J07's capacity check :math:`W + S\\,m_{KV} + M_{work} \\le C`: the 8-bit weights, one
+    request of ``context`` tokens (the source's ``J07_CONTEXT``) and the workspace on
+    ``capacity`` bytes (its H100's 80e9); ``kv=False`` / ``workspace=False`` leave those out."""
+    kv_bytes = kv_cache_bytes(context, j07_kv_bytes_per_token()) if kv else 0.0
+    cap = S.j07_h100().mem_capacity if capacity is None else capacity
+    return capacity_check(cap, weights=S.J07_WEIGHTS_8BIT, kv=kv_bytes,
+                          workspace=S.J07_WORKSPACE if workspace else 0)
+
+
+def j07_max_batch(*, capacity: float | None = None, context: int = S.J07_CONTEXT) -> int:
+    """The most requests of ``context`` tokens beside J07's 8-bit weights on ``capacity``
+    bytes (its H100's 80e9), :math:`\\lfloor (C - W) / (S\\,m_{KV}) \\rfloor`: the workspace
+    not counted (the source's reading)."""
+    cap = S.j07_h100().mem_capacity if capacity is None else capacity
+    return max_batch(cap, weights=S.J07_WEIGHTS_8BIT, context=context,
+                     kv_bytes_per_token=j07_kv_bytes_per_token(), workspace=0)
+
+
+def j07_left_after_weights() -> float:
+    """The H100's bytes beside J07's 8-bit weights, :math:`C - W` (the source's reading, no
+    workspace)."""
+    return j07_capacity(kv=False, workspace=False).headroom
+
+
+# --- S23-J13: Qwen3-8B on an RTX 4090, and the MoE dispatch ----------------------------
+def j13_kv_bytes_per_token() -> float:
+    """KV-cache bytes per token of the J13 model, ``2 L H_kv d b`` at the source's
+    ``b = KV_BYTES_PER_ELEMENT`` (BF16 keys and values)."""
+    return model(S.J13_MODEL).kv_bytes_per_token(S.KV_BYTES_PER_ELEMENT)
+
+
+def j13_capacity_args(*, capacity: float | None = None) -> dict:
+    """J13's capacity inputs, ``capacity``, ``weights`` and ``workspace``, for
+    :func:`~infra_calc.capacity.capacity_check`, ``max_batch`` or ``max_context``: the
+    model's BF16 weights and the 2 GiB workspace on ``capacity`` bytes (the RTX 4090
+    read as 24e9)."""
+    return dict(capacity=S.j13_rtx4090().mem_capacity if capacity is None else capacity,
+                weights=model(S.J13_MODEL).weight_bytes(S.J13_BYTES_PER_PARAM),
+                workspace=S.J13_WORKSPACE)
+
+
+def j13_capacity(*, batch: int = 0, context: int = S.J13_CONTEXTS[0],
+                 capacity: float | None = None) -> CapacityCheck:
+    """J13's capacity check :math:`W + B\\,S\\,m_{KV} + M_{work} \\le C` for ``batch``
+    requests of ``context`` tokens (none by default: the weights and the workspace alone)."""
+    return capacity_check(**j13_capacity_args(capacity=capacity),
+                          kv=kv_cache_bytes(context, j13_kv_bytes_per_token(), batch=batch))
+
+
+def j13_left_after_weights() -> float:
+    """The RTX 4090's bytes beside J13's BF16 weights and the workspace,
+    :math:`C - W - M_{work}`."""
+    return j13_capacity().headroom
+
+
+def j13_max_batch(context: int) -> int:
+    """The most requests of ``context`` tokens (BF16 KV cache) that fit J13's RTX 4090,
+    :math:`\\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor`."""
+    return max_batch(**j13_capacity_args(), context=context,
+                     kv_bytes_per_token=j13_kv_bytes_per_token())
+
+
+def j13_padding(skew: float) -> PaddedRows:
+    """J13's MoE dispatch (``MOE_TOKENS`` tokens, top-``MOE_TOP_K`` of ``MOE_EXPERTS``)
+    padded to ``MOE_TILE_ROWS``-row tiles: ``skew=0`` uniform, ``1`` concentrated."""
+    return padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=skew),
+                       tile_rows=S.MOE_TILE_ROWS)
