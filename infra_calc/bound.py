@@ -116,16 +116,19 @@ def tokens_per_s(batch, t_step):
     return unwrap(np.asarray(batch) / np.asarray(t_step, dtype=float))
 
 
-def crossover(flops, nbytes, flops_slope, bytes_slope, hw, *, math="bf16"):
+def crossover(flops, nbytes, hw, *, flops_slope, bytes_slope, math="bf16"):
     """Where the floors of ``F0 + x F1`` FLOPs and ``R0 + x R1`` bytes meet (``x``: requests, rows...).
 
     .. math:: x^* = \\frac{R_0/\\beta - F_0/\\Pi_m}{F_1/\\Pi_m - R_1/\\beta}
 
-    ``inf`` where the denominator is not positive (the math never catches up);
-    not rounded.  Every term negated: where the *read* catches up (``S_max``).
+    ``flops, nbytes`` are ``F0, R0``; the slopes ``F1, R1`` are keyword-only (four numbers
+    of two units by position would trade places).  ``inf`` where the denominator is not
+    positive (the math never catches up); not rounded.  Every term negated: where the
+    *read* catches up (``S_max``).
 
     >>> from infra_calc.hardware import Accelerator
-    >>> crossover(0.0, 1.0, 2.0, 0.0, Accelerator("x", 300e12, 1e12, 1e12))   # J07's B*
+    >>> card = Accelerator("x", 300e12, 1e12, 1e12)
+    >>> crossover(0.0, 1.0, card, flops_slope=2.0, bytes_slope=0.0)   # J07's B*
     150.0
     """
     lead, per = bounds(flops, nbytes, hw, math=math), bounds(flops_slope, bytes_slope, hw, math=math)

@@ -12,6 +12,15 @@ divided by, a floor division by a number, a ``%`` spec); its allow-list
 (``HAND_SCALED``) is empty, and an entry there needs a written reason.  A figure's
 axis data are numbers, not text: they are plotted in the axis's unit.
 
+Every form that turns a value in a unit into text has one shape, ``name(value, unit=None,
+digits=...)``: the SI value, the unit it is read in (``None``: a plain number), then the
+digits, all three by position as the pages write them (``shown(t, "ms", 2)``); anything
+further is keyword-only (``bare``, ``sep``, :func:`shown_e`'s ``exponent``).
+:func:`shown_prefixed` takes the units to pick from in the unit's place, and
+:func:`tokens_k`, whose scale is fixed, the K's spelling.  The family is one exception,
+with one reason, to the package's rule that options are keyword-only
+(``tests/lib/test_api_convention.py``).
+
 ``shown(value, unit, digits)`` renders ``f"{value / scale(unit):,.{digits}f} {unit}"``
 (thousands separated by commas; ``bare=True`` drops the unit).
 
@@ -211,7 +220,7 @@ def with_unit(num: str, unit: str | None) -> str:
     return f"{num}{unit}" if unit in _TIGHT else f"{num} {unit}"
 
 
-def sig(value: float, unit: str | None = None, *, digits: int = 4) -> str:
+def sig(value: float, unit: str | None = None, digits: int = 4) -> str:
     """An SI ``value`` in ``unit`` with ``digits`` significant digits, thousands separated
     (the unit left out when ``unit`` is None).
 
@@ -231,7 +240,7 @@ def sig(value: float, unit: str | None = None, *, digits: int = 4) -> str:
     return with_unit(num, unit)
 
 
-def round_sig(value: float, unit: str | None = None, *, digits: int = 3) -> str:
+def round_sig(value: float, unit: str | None = None, digits: int = 3) -> str:
     """An SI ``value`` in ``unit`` rounded to ``digits`` significant figures, no trailing
     zeros, no exponent.
 
@@ -246,15 +255,15 @@ def round_sig(value: float, unit: str | None = None, *, digits: int = 3) -> str:
     return with_unit(num, unit)
 
 
-def shown_e(value, *, exponent: int = 9, digits: int | None = None, unit: str | None = None) -> str:
+def shown_e(value, unit: str | None = None, digits: int | None = None, *, exponent: int = 9) -> str:
     """``value`` as a number times a power of ten, written the source's way ("80e9 B"):
     ``digits`` decimals, or as few as it needs when ``digits`` is None.
 
     An infinite value is ``∞`` (no power of ten); NaN is refused.
 
-    >>> shown_e(80e9, unit="B"), shown_e(85.899e9, digits=1, unit="B"), shown_e(70e9)
-    ('80e9 B', '85.9e9 B', '70e9')
-    >>> shown_e(math.inf, unit="B")
+    >>> shown_e(80e9, "B"), shown_e(85.899e9, "B", 1), shown_e(70e9), shown_e(4e5, exponent=3)
+    ('80e9 B', '85.9e9 B', '70e9', '400e3')
+    >>> shown_e(math.inf, "B")
     '∞ B'
     """
     x = _a_number(value, "value") / 10.0 ** exponent

@@ -175,7 +175,7 @@ def _finite(x):
     return x
 
 
-def default_context(model, prompt=None, output_tokens=None) -> tuple[int, str]:
+def default_context(model, *, prompt=None, output_tokens=None) -> tuple[int, str]:
     """The context an estimate uses when none is given, and where it comes from.
 
     With a request, its last decode step's context ``P + O - 1``; otherwise
@@ -260,7 +260,7 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
             output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, output_room(p, limit)))
         prompt, output_tokens = check_request(spec, prompt, output_tokens)
     if context is None:
-        context, context_from = default_context(spec, prompt, output_tokens)
+        context, context_from = default_context(spec, prompt=prompt, output_tokens=output_tokens)
     else:
         context_from = "given"
     w = w.with_(context=check_int(context, "context", "tokens", minimum=1, scalar=True))

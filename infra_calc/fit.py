@@ -173,7 +173,7 @@ def prepare(m) -> Row:
     p, o, stated = lengths(m, kind)
     continuous = kind == "tpot" and stated and m.scenario in CONTINUOUS_SCENARIOS
     try:
-        w = workload_for(m, "floor")
+        w = workload_for(m, routing="floor")
         t = forecast_terms(w, p, o, continuous)
     except (ValueError, TypeError) as exc:
         raise Skip(str(exc)) from None

@@ -19,7 +19,7 @@ from .ledger import gated_mlp_params
 __all__ = ["SUPPORTED_MODEL_TYPES", "spec_fields", "count_parameters"]
 
 
-def spec_fields(path_or_dict, name=None, source=None) -> dict:
+def spec_fields(path_or_dict, *, name=None, source=None) -> dict:
     """Keyword arguments of a ``ModelSpec`` for one config (see :meth:`ModelSpec.from_hf_config`)."""
     if isinstance(path_or_dict, Mapping):
         cfg = dict(path_or_dict)
@@ -49,7 +49,7 @@ def spec_fields(path_or_dict, name=None, source=None) -> dict:
         raise TypeError(f"name must be a non-empty string, got {name!r}")
     if not isinstance(source, str):
         raise TypeError(f"source must be a string, got {type(source).__name__}")
-    return dict(name=name, source=source, **count_parameters(cfg, label))
+    return dict(name=name, source=source, **count_parameters(cfg, label=label))
 
 
 # ---------------------------------------------------------------- config I/O
@@ -285,7 +285,7 @@ def _attention_vectors(c: _Config, rules: _Rules, hidden: int, q_out: int, kv_ou
     return vec
 
 
-def count_parameters(cfg: dict, label: str = "config.json") -> dict:
+def count_parameters(cfg: dict, *, label: str = "config.json") -> dict:
     """Count the parameters of one config dictionary, tensor by tensor.
 
     Returns the keyword arguments of a ``ModelSpec`` but ``name`` and

@@ -106,7 +106,7 @@ def _batch_at(w: Workload, drafts=0):
     """``e ↦`` the batch where a pass's compute catches up with its read when ``e`` expert bytes
     are read once per step on top of its :func:`per_request_terms`."""
     r0, r1, c1 = per_request_terms(w, drafts=drafts)
-    return lambda e: crossover(0.0, r0 + e, c1, r1, w.hw, math=w.math)
+    return lambda e: crossover(0.0, r0 + e, w.hw, flops_slope=c1, bytes_slope=r1, math=w.math)
 
 
 def turning_points(w: Workload, *, drafts=0):
@@ -116,8 +116,8 @@ def turning_points(w: Workload, *, drafts=0):
     but for uniform routing)."""
     t = _linear_terms(w, drafts)
     b_star = _batch_at(w, drafts)(routed_expert_bytes(w, 1.0))
-    return b_star, crossover(-t.flops, -t.row_bytes, -t.attention_flops_per_token,
-                             -t.kv_bytes_per_token, w.hw, math=w.math)
+    return b_star, crossover(-t.flops, -t.row_bytes, w.hw, flops_slope=-t.attention_flops_per_token,
+                             bytes_slope=-t.kv_bytes_per_token, math=w.math)
 
 
 def _with_experts(w: Workload, batch_at):

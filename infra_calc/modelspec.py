@@ -316,7 +316,7 @@ class ModelSpec(ParameterLedger):
                f"{billions(self.active_params)}B active") if self.is_moe else ""
         return (f"{self.name}: {billions(self.params)}B params{moe}, {self.layers} layers, "
                 f"{self.heads} q / {self.kv_heads} kv heads x {self.head_dim}, "
-                f"{round_sig(self.kv_bytes_per_token(), 'KiB', digits=6)} KV/token (BF16)")
+                f"{round_sig(self.kv_bytes_per_token(), 'KiB', 6)} KV/token (BF16)")
 
     # ------------------------------------------------------------ from config
     @classmethod
@@ -364,7 +364,7 @@ class ModelSpec(ParameterLedger):
         >>> ModelSpec.from_hf_config(cfg, name="Llama-3.1-8B").params
         8030261248
         """
-        return cls(**spec_fields(path_or_dict, name, source))
+        return cls(**spec_fields(path_or_dict, name=name, source=source))
 
 
 def _scale(count: int, factor, name: str):

@@ -55,7 +55,7 @@ class PrefillCounts:
     bytes_read: object
 
 
-def prefill_counts(w: Workload, prompt_tokens, weights="touched") -> PrefillCounts:
+def prefill_counts(w: Workload, prompt_tokens, *, weights="touched") -> PrefillCounts:
     """The :class:`PrefillCounts` of the prefill of ``prompt_tokens`` per request."""
     spec, sh = w.model, w.share
     b = float(w.batch)
@@ -186,7 +186,7 @@ def prefill_step(model, hw=None, *, prompt_tokens=None, bytes_per_param=None, ba
     check_single_sizes(w, "batch", "cards")
     w.model.check_context(p, "prompt_tokens")
     acc = w.hw
-    c = prefill_counts(w, p, weights)
+    c = prefill_counts(w, p, weights=weights)
     _, tcomm = layer_comm(w.model, acc, tokens=w.batch * np.asarray(p, dtype=float), cards=w.cards, comm=comm)
     t = bounds(c.flops, c.bytes_read, acc, t_comm=tcomm, math=w.math)
     return PrefillStep(

@@ -137,7 +137,7 @@ def request_lengths(m: Measurement) -> tuple[int, int]:
     return m.prompt_tokens or 0, m.output_tokens or 0
 
 
-def workload_for(m: Measurement, routing: str = "floor") -> Workload:
+def workload_for(m: Measurement, *, routing: str = "floor") -> Workload:
     """The :class:`~infra_calc.workload.Workload` a row was measured on.
 
     The catalog card at the row's math precision (:func:`math_of`), its weight
@@ -171,7 +171,7 @@ def _bound(m: Measurement, routing: str):
     pass); ``with_comm`` adds the all-reduce model as the library's ``t_step``
     does.  For a rate both are the rate they allow.
     """
-    w = workload_for(m, routing)
+    w = workload_for(m, routing=routing)
     p, o = request_lengths(m)
     share = 0.0
     if m.metric == "ttft":

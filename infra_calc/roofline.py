@@ -91,7 +91,7 @@ def critical_rows(k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, math="bf16")
     k = check_number(k, "k", "elements")
     n = check_number(n, "n", "columns")
     b = _bpe(bytes_per_element)       # each row adds 2kn FLOPs and b(k + n) bytes to the b kn weight
-    return crossover(0.0, b * k * n, 2.0 * k * n, b * (k + n), accelerator(hw),
+    return crossover(0.0, b * k * n, accelerator(hw), flops_slope=2.0 * k * n, bytes_slope=b * (k + n),
                      math=math)
 
 

@@ -61,7 +61,7 @@ def step_time(flops, nbytes, hw, *, overlap=True):
     return bounds(flops, nbytes, accelerator(hw), overlap=overlap).t_floor
 
 
-def mbu(nbytes, measured_seconds, hw):
+def mbu(nbytes, hw, *, seconds):
     """Memory-bandwidth utilisation of a measured step, a fraction.
 
     .. math:: \\mathrm{MBU} = \\frac{R / t}{\\beta}
@@ -74,21 +74,21 @@ def mbu(nbytes, measured_seconds, hw):
     ----------
     nbytes : float or array_like
         Bytes the step had to read, ``R`` (>= 0).
-    measured_seconds : float or array_like
-        The step's measured time ``t``, seconds (> 0).
     hw : Accelerator or str
         Supplies the bandwidth ``β`` in bytes/s.
+    seconds : float or array_like, keyword-only
+        The step's measured time ``t``, seconds (> 0).
 
     Returns
     -------
     float or numpy.ndarray
         ``R / t / β`` (arrays broadcast).
 
-    >>> round(mbu(20e9, 10e-3, "H100 SXM"), 3)      # 2 TB/s of 3.35 TB/s
+    >>> round(mbu(20e9, "H100 SXM", seconds=10e-3), 3)      # 2 TB/s of 3.35 TB/s
     0.597
     """
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    t = check_number(measured_seconds, "measured_seconds", "seconds")
+    t = check_number(seconds, "seconds", "the measured step time")
     return unwrap(np.asarray(nbytes) / np.asarray(t) / accelerator(hw).mem_bandwidth)
 
 
@@ -201,7 +201,7 @@ def batch_turning_point(hw, *, bytes_per_param, math="bf16"):
     """
     bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
     # per weight: b_W bytes once, 2 FLOPs a request
-    return crossover(0.0, bw, 2.0, 0.0, accelerator(hw), math=math)
+    return crossover(0.0, bw, accelerator(hw), flops_slope=2.0, bytes_slope=0.0, math=math)
 
 
 def fix_scenarios(params=None, hw=None, *, bytes_per_param=None, batch=None,

@@ -164,7 +164,7 @@ class AnswerChecker(w.VBox):
         return data
 
 
-def answer_checker(exercise_id: str, title: str | None = None) -> AnswerChecker:
+def answer_checker(exercise_id: str, *, title: str | None = None) -> AnswerChecker:
     """Type an answer (a unit is optional), press *Check*: a verdict or a hint.
 
     Parameters

@@ -278,7 +278,7 @@ def n2_bandwidth():
 
 def n2_mbu():
     """Memory-bandwidth utilisation of the 1.6 measurement, a fraction."""
-    return mbu(n2_bytes(), N2_MEASURED, _h100())
+    return mbu(n2_bytes(), _h100(), seconds=N2_MEASURED)
 
 
 register(Exercise(
@@ -298,7 +298,7 @@ def _values_n2(v):
     v.n2_read = shown(read_time(n2_bytes(), h100), "ms", 2, bare=True)
     v.n2_bw = shown(n2_bandwidth(), "TB/s", 2)
     v.n2 = shown(n2_mbu(), "%", 1)
-    v.n2_src = shown(mbu(_base().bytes_read, N2_MEASURED, h100), "%", 1)
+    v.n2_src = shown(mbu(_base().bytes_read, h100, seconds=N2_MEASURED), "%", 1)
 
 
 # --- 1.7: which fix helps once the KV cache is read too -------------------------------

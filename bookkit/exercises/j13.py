@@ -309,7 +309,7 @@ def _n6_floor():
 
 def _mbu():
     """MBU of the 2.10 step: its read floor over its measured time, a fraction."""
-    return mbu(_n6_bytes(), N6_MEASURED, S.j13_h100())
+    return mbu(_n6_bytes(), S.j13_h100(), seconds=N6_MEASURED)
 
 
 register(Exercise(

@@ -98,7 +98,7 @@ def _jsonable(v):
     return getattr(v, "name", repr(v))
 
 
-def render_all(out_dir, formats=("png", "svg"), progress=True) -> list[pathlib.Path]:
+def render_all(out_dir, *, formats=("png", "svg"), progress=True) -> list[pathlib.Path]:
     """Write every figure as each of ``formats`` plus ``figures.json``.
 
     Output is byte-stable: no dates, fixed SVG hash salt, no software tag
@@ -146,6 +146,6 @@ def main(argv=None) -> int:
         for fid in sorted(FIGURES):
             print(f"{fid}: {FIGURES[fid].caption}")
         return 0
-    files = render_all(args.out, tuple(args.format))
+    files = render_all(args.out, formats=tuple(args.format))
     print(f"wrote {len(files)} files ({len(FIGURES)} figures) to {args.out}")
     return 0

@@ -15,7 +15,7 @@ __all__ = ["catalog_ridge_points"]
     "bandwidth), sorted, with the arithmetic intensity of the 4096×4096 BF16 Q projection "
     "at M = 1 (decode) and M = 256 rows as reference lines.",
 )
-def catalog_ridge_points(names=tuple(CATALOG), k=S.J13_K, n=S.J13_N,
+def catalog_ridge_points(*, names=tuple(CATALOG), k=S.J13_K, n=S.J13_N,
                          bytes_per_element=S.J13_BYTES_PER_ELEMENT,
                          rows=(S.J13_ROWS[0], S.J13_ROWS[-1])):
     """Horizontal bars of each accelerator's ridge point, sorted, plus reference lines.

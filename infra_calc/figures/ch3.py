@@ -343,7 +343,7 @@ def _panel_title(st):
     """Two lines (one would run off a 7-inch panel with a long model name): the setting,
     then the step, its bound and whether it fits; times with 4 significant figures."""
     fits = ("" if st.fits else
-            f" (does not fit: {sig(st.memory_per_card, 'GB', digits=3)} per card)")
+            f" (does not fit: {sig(st.memory_per_card, 'GB', 3)} per card)")
     return (f"{st.model.name}, {st.hw.name}: B = {st.batch:,}, S = {st.context:,}\n"
             f"step {sig(st.t_step, 'ms')}, {st.region} bound{fits}")
 
@@ -381,7 +381,7 @@ def update_kv_panel(artists, st):
 @figure("ch3-kv-explorer",
         "Static snapshot of the KV explorer: a 70B model in BF16 on one H100 SXM, 32 requests "
         "of 4,096 tokens: reading the weights and the KV cache against the math.")
-def kv_explorer_snapshot_figure(settings=None):
+def kv_explorer_snapshot_figure(*, settings=None):
     """The explorer's default state, drawn with the widget's own panel."""
     cfg = dict(KV_EXPLORER_SETTINGS, **(settings or {}))
     st = model_decode_step(cfg["model"], cfg["hw"], batch=cfg["batch"], context=cfg["context"],

@@ -147,7 +147,7 @@ def update_forecast_panel(artists, f):
         "Static snapshot of the forecast explorer: one request of Llama-3.1-8B in BF16 on one "
         "H100 SXM, a 1,000-token prompt and 200 output tokens: the floor of the time per "
         "output token, and the forecast with the pooled knobs and its band.")
-def forecast_explorer_snapshot_figure(settings=None):
+def forecast_explorer_snapshot_figure(*, settings=None):
     """The explorer's default state, drawn with the widget's own panel."""
     cfg = dict(FORECAST_EXPLORER_SETTINGS, **(settings or {}))
     f = forecast_panel_state(cfg["model"], cfg["hw"], engine=cfg["engine"], batch=cfg["batch"],

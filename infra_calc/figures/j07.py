@@ -118,16 +118,16 @@ def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BY
 # --------------------------------------------------------------------------
 def _capacity_rows(context=S.J07_CONTEXT):
     src, phys = S.j07_h100().mem_capacity, accelerator("H100 SXM").mem_capacity
-    return {f"source reading\n{shown(src, 'GB', 0)} = {shown_e(src, digits=0, unit='B')}":
+    return {f"source reading\n{shown(src, 'GB', 0)} = {shown_e(src, 'B', 0)}":
             j07_capacity(capacity=src, context=context),
-            f"physical\n{shown(phys, 'GiB', 0)} = {shown_e(phys, digits=1, unit='B')}":
+            f"physical\n{shown(phys, 'GiB', 0)} = {shown_e(phys, 'B', 1)}":
             j07_capacity(capacity=phys, context=context)}
 
 
 @figure("j07-capacity",
         "Memory budget of the 70B model (8-bit weights) with one 8K-token request on an H100, "
         "in the source's 80e9-byte reading and in the physical 80 GiB.")
-def capacity_figure(context=S.J07_CONTEXT):
+def capacity_figure(*, context=S.J07_CONTEXT):
     """Stacked horizontal bars: weights, KV cache, workspace, headroom (GB)."""
     rows = _capacity_rows(context)
     fig = Figure(figsize=(7.4, 3.0))
@@ -178,7 +178,7 @@ def _times(step):
     return [step.t_read, step.t_compute, step.t_step]
 
 
-def draw_decode_panel(ax, step, target=S.J07_TARGET_STEP):
+def draw_decode_panel(ax, step, *, target=S.J07_TARGET_STEP):
     """Draw one explorer panel for a :class:`~infra_calc.step.DecodeStep` on ``ax``.
 
     Three horizontal bars on a log axis (read, compute, step, in ms), each with
@@ -228,7 +228,7 @@ EXPLORER_SETTINGS = (("H100 SXM", 1.0, 1), ("H100 SXM", 1.0, 8), ("H200 SXM", 0.
         "The decode-step explorer at four settings (70B model): H100 at batch 1 and 8, H200 "
         "with 4-bit weights at batch 1 and with 8-bit weights at batch 128; the dashed line is "
         "the 10 ms target.")
-def explorer_snapshot_figure(params=S.J07_PARAMS, settings=EXPLORER_SETTINGS):
+def explorer_snapshot_figure(*, params=S.J07_PARAMS, settings=EXPLORER_SETTINGS):
     """A grid of explorer panels, one per ``(accelerator, bytes/param, batch)`` setting."""
     n = len(settings)
     ncols = 2 if n > 1 else 1

@@ -103,7 +103,7 @@ def update_roofline_axes(art, hw, *, m, k=S.J13_K, n=S.J13_N, bytes_per_element=
     art["ridge_text"].set_text(f"I* = {ridge:,.1f}")
     art["ridge_text"].set_visible(True)
     art["point_text"].set_text(f"M = {_rows(m)}: I = {pt.intensity:,.1f}\n{pt.bound}-bound")
-    place_point_label(art["point_text"], pt, art["roof"])
+    place_point_label(art["point_text"], pt, line=art["roof"])
     # a matrix shape is written without thousands separators: [1 × 4096] @ [4096 × 4096]
     art["title"].set_text(f"{acc.name}: [{_rows(m, sep=False)} × {k}] @ [{k} × {n}]")
     return pt, m_star
@@ -117,7 +117,7 @@ def _clear_of(box, ax_box, line_px, pad=1.5) -> bool:
                       & (line_px[:, 1] > box.y0 - pad) & (line_px[:, 1] < box.y1 + pad))
 
 
-def place_point_label(text, pt, line=None, gap_pt=7):
+def place_point_label(text, pt, *, line=None, gap_pt=7):
     """Put the operating point's label where the roofline is not, inside the axes.
 
     Tried in order, the first that is clear wins: below and to the right on the
@@ -184,7 +184,7 @@ def moe_axes(ax):
     return {"bars": bars, "labels": labels, "title": ax.set_title("")}
 
 
-def update_moe_axes(art, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
+def update_moe_axes(art, *, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
                     skew=0.0, tile_rows=S.MOE_TILE_ROWS):
     """Route, pad and redraw the bars of :func:`moe_axes`; return the PaddedRows."""
     rows = route_tokens(tokens, experts, top_k, skew=skew)
@@ -300,7 +300,7 @@ def intensity_vs_rows(hw=None, *, k=S.J13_K, n=S.J13_N, rows=FIGURE_ROWS,
 @figure("j13-moe-padding",
         "Rows executed by the matrix unit versus useful rows for 64 tokens routed to 8 of 256 "
         "experts, rows padded to 16: uniform routing executes eight times the useful work.")
-def moe_padding(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
+def moe_padding(*, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
                 tile_rows=S.MOE_TILE_ROWS):
     """Grouped bars: useful vs executed rows, uniform (skew 0) vs concentrated (skew 1)."""
     cases = []
@@ -336,7 +336,7 @@ def moe_padding(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
 @figure("j13-roofline-explorer",
         "Snapshot of the roofline explorer: the 4096×4096 BF16 projection at M = 1, 16, 256 and "
         "1024 rows on the H100 SXM and on the B200.")
-def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(*FIGURE_ROWS, 1024),
+def roofline_explorer_snapshot(*, accelerators=("H100 SXM", "B200"), rows=(*FIGURE_ROWS, 1024),
                                k=S.J13_K, n=S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT):
     """The explorer's panel for each accelerator, with one operating point per ``rows`` value."""
     fig, axes = plt.subplots(len(accelerators), 1, figsize=(7.0, 3.6 * len(accelerators)))
@@ -375,7 +375,7 @@ def roofline_explorer_snapshot(accelerators=("H100 SXM", "B200"), rows=(*FIGURE_
         "Snapshot of the MoE padding explorer: useful and executed rows for 64 tokens, top-8 of "
         "256 experts and 16-row tiles as the routing skew goes from uniform (0) to "
         "concentrated (1).")
-def moe_explorer_snapshot(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
+def moe_explorer_snapshot(*, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
                           tile_rows=S.MOE_TILE_ROWS, skews=(0.0, 0.25, 0.5, 0.75, 1.0)):
     """Grouped bars of useful vs executed rows at several routing skews."""
     prs = [padded_rows(route_tokens(tokens, experts, top_k, skew=s), tile_rows=tile_rows) for s in skews]

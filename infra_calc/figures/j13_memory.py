@@ -40,7 +40,7 @@ def memory_segments(mem):
     return out
 
 
-def legend_handles(per_request: bool = True):
+def legend_handles(*, per_request: bool = True):
     """Legend patches for the three memory segments (weights, workspace, KV cache)."""
     kv_label = "KV cache, one block per request" if per_request else "KV cache (all requests)"
     return [Patch(facecolor=SEGMENT_COLOURS[k], hatch=SEGMENT_HATCHES[k], edgecolor="white", label=lab)
@@ -85,7 +85,7 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
                     textcoords="offset points", ha="left", va="center", fontsize=9)
     source_cap = capacity_reading(hw, reading="decimal GB")
     physical_cap = capacity_reading(hw, reading="physical GiB")
-    caps = [(source_cap, f"source reading: {shown_e(source_cap, unit='B')}", "--",
+    caps = [(source_cap, f"source reading: {shown_e(source_cap, 'B')}", "--",
              PALETTE["vermillion"]),
             (physical_cap, f"physical: {shown(physical_cap, 'GiB', 0)}", "-",
              PALETTE["black"])]
@@ -110,7 +110,7 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
 
 @figure("j13-tpu-area",
         "TPU v1 die area: the source's table against Jouppi et al. (ISCA 2017), Figure 2.")
-def tpu_area(source_shares=None, paper_shares=None) -> Figure:
+def tpu_area(*, source_shares=None, paper_shares=None) -> Figure:
     """Two horizontal stacked bars: the source's area table and the paper's.
 
     ``source_shares`` / ``paper_shares`` map a part to its share of the die
@@ -168,7 +168,7 @@ def tpu_area(source_shares=None, paper_shares=None) -> Figure:
 @figure("j13-amdahl",
         "Amdahl's law: overall speed-up against the speed-up of the accelerated fraction f; "
         "dashed lines are the ceilings 1/(1 − f).")
-def amdahl_curves(fractions=(S.AMDAHL_F, 0.8, 0.9), s_max: float = 1000.0,
+def amdahl_curves(*, fractions=(S.AMDAHL_F, 0.8, 0.9), s_max: float = 1000.0,
                   marked=S.AMDAHL_S) -> Figure:
     """S(s) for each ``f`` on a log ``s`` axis, with the limits as dashed lines.
 
@@ -216,7 +216,8 @@ _SNAPSHOT_SETTINGS = (
 @figure("j13-capacity-planner",
         "The capacity planner at five settings: each bar stacks weights, workspace and KV cache "
         "against the card's capacity (black tick).")
-def capacity_planner_snapshot(settings=_SNAPSHOT_SETTINGS, workspace: float = S.J13_WORKSPACE) -> Figure:
+def capacity_planner_snapshot(*, settings=_SNAPSHOT_SETTINGS,
+                              workspace: float = S.J13_WORKSPACE) -> Figure:
     """Static view of :func:`infra_calc.widgets.capacity_planner` at a few settings.
 
     ``settings`` is a sequence of ``(accelerator, model, context, batch,

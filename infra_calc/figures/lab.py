@@ -17,7 +17,7 @@ EXAMPLE_RUN = pathlib.Path(__file__).resolve().parents[2] / "book" / "5_lab" / "
 @figure("lab-example-run",
         "Measured throughput of the [M, 4096] @ [4096, 4096] float32 GEMM against the roofline "
         "built from the same machine's measured matmul peak and triad bandwidth.")
-def lab_example_run(path=None, run=None):
+def lab_example_run(*, path=None, run=None):
     """Plot measured FLOP/s against M over ``min(Π, I(M)·β)``, log-log.
 
     Parameters

@@ -52,7 +52,7 @@ def roofline_prediction(m_values, k, n, hw, *,
     return np.atleast_1d(predicted), critical_rows(k, n, hw, bytes_per_element=bytes_per_element)
 
 
-def measured_critical_rows(m, flops_per_second, fraction=0.9) -> float:
+def measured_critical_rows(m, flops_per_second, *, fraction=0.9) -> float:
     """The measured ``M*``: first ``M`` whose throughput reaches ``fraction`` of the plateau.
 
     The plateau is the highest throughput measured.  Between the two grid

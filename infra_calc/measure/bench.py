@@ -39,7 +39,7 @@ SETTINGS = {
 }
 
 
-def triad_bytes(n, itemsize, device="cpu", write_allocate=False):
+def triad_bytes(n, itemsize, *, device="cpu", write_allocate=False):
     """Bytes one triad moves: 5·n·itemsize for the two NumPy passes, 3·n·itemsize fused (GPU).
 
     These are the bytes the code names, the count :func:`triad_bandwidth`
@@ -56,7 +56,7 @@ def triad_bytes(n, itemsize, device="cpu", write_allocate=False):
     return arrays * n * itemsize
 
 
-def triad_bandwidth(n=2 ** 25, dtype="float32", repeats=5, warmup=1, threads=None,
+def triad_bandwidth(*, n=2 ** 25, dtype="float32", repeats=5, warmup=1, threads=None,
                     device="cpu", progress=None, clock: Clock | None = None) -> float:
     """Sustained memory bandwidth in bytes/s from a STREAM-style triad ``a = b + s·c``.
 
@@ -103,7 +103,8 @@ def triad_bandwidth(n=2 ** 25, dtype="float32", repeats=5, warmup=1, threads=Non
     s = 3.0
 
     def timed(fn):
-        return median_seconds(fn, be.sync, repeats, warmup, tick=progress, clock=clock)
+        return median_seconds(fn, sync=be.sync, repeats=repeats, warmup=warmup, tick=progress,
+                              clock=clock)
 
     if device == "cpu":
         if threads is None:
@@ -124,10 +125,10 @@ def triad_bandwidth(n=2 ** 25, dtype="float32", repeats=5, warmup=1, threads=Non
                 seconds = timed(lambda: list(pool.map(part, bounds)))
     else:  # pragma: no cover - needs CUDA
         seconds = timed(lambda: be.torch.add(b, c, alpha=s, out=a))
-    return float(triad_bytes(n, be.itemsize, device) / seconds)
+    return float(triad_bytes(n, be.itemsize, device=device) / seconds)
 
 
-def matmul_peak(sizes=(1024, 2048), dtype="float32", repeats=3, warmup=1, device="cpu",
+def matmul_peak(*, sizes=(1024, 2048), dtype="float32", repeats=3, warmup=1, device="cpu",
                 progress=None, clock: Clock | None = None) -> float:
     """Sustained matmul throughput in FLOP/s: the best median over square ``n × n`` matmuls.
 
@@ -142,14 +143,14 @@ def matmul_peak(sizes=(1024, 2048), dtype="float32", repeats=3, warmup=1, device
     for size in sizes:
         size = int(size)
         x, w, out = be.full((size, size), 1.0), be.weight(size, size), be.empty((size, size))
-        sec = median_seconds(functools.partial(be.matmul, x, w, out), be.sync, repeats, warmup,
-                             tick=progress, clock=clock)
+        sec = median_seconds(functools.partial(be.matmul, x, w, out), sync=be.sync, repeats=repeats,
+                             warmup=warmup, tick=progress, clock=clock)
         best = max(best, 2.0 * size ** 3 / sec)
         del x, w, out
     return float(best)
 
 
-def gemm_seconds(m, k=4096, n=4096, dtype="float32", repeats=3, warmup=1, min_time=0.02,
+def gemm_seconds(m, *, k=4096, n=4096, dtype="float32", repeats=3, warmup=1, min_time=0.02,
                  device="cpu", weight=None, clock: Clock | None = None) -> float:
     """Median seconds of one ``[m, k] @ [k, n]`` GEMM (repeats grow until ``min_time`` s)."""
     m = check_int(m, "m", "rows")
@@ -162,11 +163,11 @@ def gemm_seconds(m, k=4096, n=4096, dtype="float32", repeats=3, warmup=1, min_ti
     be = backend(device, dtype)
     w = be.weight(k, n) if weight is None else weight
     x, out = be.full((m, k), 1.0), be.empty((m, n))
-    return float(median_seconds(lambda: be.matmul(x, w, out), be.sync, repeats, warmup, min_time,
-                                clock=clock))
+    return float(median_seconds(lambda: be.matmul(x, w, out), sync=be.sync, repeats=repeats,
+                                warmup=warmup, min_time=min_time, clock=clock))
 
 
-def measure_roofline(quick=False, device="cpu", dtype=None, threads=None, progress=None,
+def measure_roofline(*, quick=False, device="cpu", dtype=None, threads=None, progress=None,
                      clock: Clock | None = None, **overrides) -> MachineRoofline:
     """Measure Π (matmul) and β (triad) and return a :class:`MachineRoofline`.
 
@@ -186,20 +187,20 @@ def measure_roofline(quick=False, device="cpu", dtype=None, threads=None, progre
     def tick(label):
         return (lambda: progress(label)) if progress else None
 
-    bw = triad_bandwidth(cfg["triad_n"], dtype, cfg["repeats"], threads=threads, device=device,
-                         progress=tick("triad (bandwidth)"), clock=clock)
-    peak = matmul_peak(cfg["matmul_sizes"], dtype, cfg["repeats"], device=device,
+    bw = triad_bandwidth(n=cfg["triad_n"], dtype=dtype, repeats=cfg["repeats"], threads=threads,
+                         device=device, progress=tick("triad (bandwidth)"), clock=clock)
+    peak = matmul_peak(sizes=cfg["matmul_sizes"], dtype=dtype, repeats=cfg["repeats"], device=device,
                        progress=tick("matmul (peak)"), clock=clock)
     settings = {"triad_n": int(cfg["triad_n"]), "triad_threads": int(threads),
                 "triad_bytes_per_run": int(triad_bytes(cfg["triad_n"], backend(device, dtype).itemsize,
-                                                       device)),
+                                                       device=device)),
                 "matmul_sizes": [int(x) for x in np.atleast_1d(cfg["matmul_sizes"])],
                 "repeats": int(cfg["repeats"]), "quick": bool(quick)}
     date = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     return MachineRoofline(peak, bw, machine, device, dtype, settings, date)
 
 
-def gemm_sweep(roofline: MachineRoofline, m_values=DEFAULT_M, k=4096, n=4096, repeats=3,
+def gemm_sweep(roofline: MachineRoofline, *, m_values=DEFAULT_M, k=4096, n=4096, repeats=3,
                warmup=1, min_time=0.02, fraction=0.9, progress=None,
                clock: Clock | None = None) -> GemmSweep:
     """Time ``[M, k] @ [k, n]`` for each ``M`` and compare with ``roofline``'s prediction.
@@ -219,15 +220,17 @@ def gemm_sweep(roofline: MachineRoofline, m_values=DEFAULT_M, k=4096, n=4096, re
     w = be.weight(k, n)
     seconds = []
     for m in m_values:
-        seconds.append(gemm_seconds(m, k, n, roofline.dtype, repeats, warmup, min_time,
-                                    roofline.device, weight=w, clock=clock))
+        seconds.append(gemm_seconds(m, k=k, n=n, dtype=roofline.dtype, repeats=repeats, warmup=warmup,
+                                    min_time=min_time, device=roofline.device, weight=w,
+                                    clock=clock))
         if progress:
             progress(f"GEMM M = {m}")
     del w
-    return sweep_from_seconds(roofline, m_values, seconds, k, n, float(be.itemsize), fraction)
+    return sweep_from_seconds(roofline, m_values, seconds, k=k, n=n,
+                              bytes_per_element=float(be.itemsize), fraction=fraction)
 
 
-def run(quick=False, device="cpu", m_values=DEFAULT_M, progress=None, clock: Clock | None = None,
+def run(*, quick=False, device="cpu", m_values=DEFAULT_M, progress=None, clock: Clock | None = None,
         **overrides) -> LabRun:
     """Measure the roofline, then the Q-projection sweep; return a :class:`LabRun`.
 
@@ -238,20 +241,20 @@ def run(quick=False, device="cpu", m_values=DEFAULT_M, progress=None, clock: Clo
     device = check_device(device)
     cfg = dict(SETTINGS[(device, bool(quick))])
     cfg.update(overrides)
-    roof = measure_roofline(quick, device, progress=progress, clock=clock, **overrides)
-    first = gemm_sweep(roof, m_values, repeats=cfg["gemm_repeats"], progress=progress,
+    roof = measure_roofline(quick=quick, device=device, progress=progress, clock=clock, **overrides)
+    first = gemm_sweep(roof, m_values=m_values, repeats=cfg["gemm_repeats"], progress=progress,
                        min_time=0.01 if quick else 0.02, clock=clock)
-    again = matmul_peak(cfg["matmul_sizes"], roof.dtype, cfg["repeats"], device=device,
+    again = matmul_peak(sizes=cfg["matmul_sizes"], dtype=roof.dtype, repeats=cfg["repeats"], device=device,
                         progress=(lambda: progress("matmul (peak, again)")) if progress else None,
                         clock=clock)
     roof = dataclasses.replace(roof, peak_flops=max(roof.peak_flops, again),
                                settings={**roof.settings, "peak_rounds": 2})
-    sweep = sweep_from_seconds(roof, first.m, first.seconds, first.k, first.n,
-                               first.bytes_per_element, first.fraction)
+    sweep = sweep_from_seconds(roof, first.m, first.seconds, k=first.k, n=first.n,
+                               bytes_per_element=first.bytes_per_element, fraction=first.fraction)
     return LabRun(roof, sweep)
 
 
-def step_count(quick=False, device="cpu", m_values=DEFAULT_M, **overrides) -> int:
+def step_count(*, quick=False, device="cpu", m_values=DEFAULT_M, **overrides) -> int:
     """How many progress steps :func:`run` reports: timed matmul and triad repeats, one per ``M``."""
     cfg = dict(SETTINGS[(device, bool(quick))])
     cfg.update(overrides)

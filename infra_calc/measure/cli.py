@@ -6,7 +6,7 @@ import time
 
 from .._parser import Parser
 from .backends import check_device, gpu_note
-from .bench import DEFAULT_M, run, step_count
+from .bench import run, step_count
 from .progress import ProgressBar
 
 __all__ = ["main"]
@@ -27,10 +27,10 @@ def main(argv=None) -> int:
     if args.json and not os.path.isdir(folder):  # before the minutes of measuring, not after
         p.error(f"--json {args.json}: there is no folder {folder!r} to write it in")
     device = check_device(args.device)
-    bar = None if args.no_progress else ProgressBar(step_count(args.quick, device, DEFAULT_M))
+    bar = None if args.no_progress else ProgressBar(step_count(quick=args.quick, device=device))
     t0 = time.perf_counter()
     try:
-        result = run(args.quick, device, progress=bar.step if bar else None)
+        result = run(quick=args.quick, device=device, progress=bar.step if bar else None)
     finally:
         if bar:
             bar.close()

@@ -205,7 +205,7 @@ class GemmSweep(_JsonFile):
     @property
     def measured_critical_rows(self) -> float:
         """First ``M`` reaching ``fraction`` of the plateau (log-log interpolated), rows."""
-        return measured_critical_rows(self.m, self.flops_per_second, self.fraction)
+        return measured_critical_rows(self.m, self.flops_per_second, fraction=self.fraction)
 
     @property
     def prediction_error(self) -> float:
@@ -285,7 +285,7 @@ class LabRun(_JsonFile):
         return lines
 
 
-def sweep_from_seconds(roofline: MachineRoofline, m_values, seconds, k=4096, n=4096,
+def sweep_from_seconds(roofline: MachineRoofline, m_values, seconds, *, k=4096, n=4096,
                        bytes_per_element=BYTES_PER_ELEMENT, fraction=0.9) -> GemmSweep:
     """Build a :class:`GemmSweep` from timed seconds and the roofline's prediction: the one
     constructor of a sweep (``bytes_per_element``: the itemsize of the measured dtype)."""

@@ -25,7 +25,7 @@ def check_repeats(repeats, warmup) -> tuple[int, int]:
             check_int(warmup, "warmup", "untimed runs", minimum=0))
 
 
-def median_seconds(fn: Callable[[], object], sync: Callable[[], object] = lambda: None,
+def median_seconds(fn: Callable[[], object], *, sync: Callable[[], object] = lambda: None,
                    repeats: int = 3, warmup: int = 1, min_time: float = 0.0,
                    tick: Callable[[], object] | None = None, clock: Clock | None = None) -> float:
     """Median seconds of ``fn()`` over ``repeats`` timed runs.

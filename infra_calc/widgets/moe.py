@@ -84,8 +84,9 @@ class MoePaddingExplorer(Explorer):
             c["top_k"].value = c["experts"].value  # re-enters refresh() through observe
             return False
         self.artists["ylim"] = self._ylim()
-        pr = update_moe_axes(self.artists, c["tokens"].value, c["experts"].value,
-                             c["top_k"].value, c["skew"].value, c["tile_rows"].value)
+        pr = update_moe_axes(self.artists, tokens=c["tokens"].value, experts=c["experts"].value,
+                             top_k=c["top_k"].value, skew=c["skew"].value,
+                             tile_rows=c["tile_rows"].value)
         self.result = pr
         self.readout.value = table_html([
             ("dispatches (useful rows)", f"{pr.useful:,}"),
@@ -97,7 +98,7 @@ class MoePaddingExplorer(Explorer):
         return pr
 
 
-def moe_padding_explorer(tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
+def moe_padding_explorer(*, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
                          skew=0.0, tile_rows=S.MOE_TILE_ROWS) -> MoePaddingExplorer:
     """Tokens, experts, top-k, routing skew (0 uniform … 1 concentrated) and tile rows.
 

@@ -85,9 +85,10 @@ def test_crossover_is_where_the_label_of_bounds_flips():
     from infra_calc.bound import crossover
 
     f, r = np.array([3e11, 2e12]), np.array([4e9, 5e8])      # (F0, F1), (R0, R1)
-    x = crossover(f[0], r[0], f[1], r[1], CARD)
+    x = crossover(f[0], r[0], CARD, flops_slope=f[1], bytes_slope=r[1])
     labels = [bounds(f @ [1, x * a], r @ [1, x * a], CARD).bound for a in (0.999, 1.001)]
-    assert labels == ["memory", "compute"] and np.isinf(crossover(0.0, 1.0, 1e9, 1e7, CARD))
+    assert labels == ["memory", "compute"] and np.isinf(crossover(0.0, 1.0, CARD, flops_slope=1e9,
+                                                                  bytes_slope=1e7))
 
 
 def test_every_step_result_takes_its_throughput_from_tokens_per_s():

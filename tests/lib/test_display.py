@@ -62,7 +62,7 @@ def test_every_number_form_writes_infinity_the_same_way():
 
     inf = float("inf")
     forms = [str(shown(inf)), str(shown_up(inf, "ms")), sig(inf), round_sig(inf), plain_number(inf),
-             shown_e(inf, unit="B"), tokens_k(inf)]
+             shown_e(inf, "B"), tokens_k(inf)]
     assert forms == ["∞", "∞ ms", "∞", "∞", "∞", "∞ B", "∞K"]
     assert [str(shown(-inf)), sig(-inf), round_sig(-inf), plain_number(-inf), shown_e(-inf),
             tokens_k(-inf, "")] == ["−∞"] * 6

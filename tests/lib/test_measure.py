@@ -30,7 +30,7 @@ def _fake_run(peak=100e9, bw=20e9, m=(1, 2, 4, 8, 16, 32), k=256, n=256):
                            date="2026-01-01T00:00:00+00:00")
     f = np.array([1.0, 2.0, 4.0, 8.0, 8.0, 8.0])[: len(m)] * 1e9
     seconds = ic.gemm_flops(np.array(m, float), k, n) / f
-    return LabRun(roof, measure.sweep_from_seconds(roof, m, seconds, k, n, 4))
+    return LabRun(roof, measure.sweep_from_seconds(roof, m, seconds, k=k, n=n, bytes_per_element=4))
 
 
 # --------------------------------------------------------------------- small measurements
@@ -88,8 +88,8 @@ def test_measured_critical_rows_interpolates_in_log_log():
     # plateau 8, 90 % = 7.2 reached between M=4 (4) and M=8 (8): log-log line f = M -> M = 7.2
     m = (1, 2, 4, 8, 16, 32)
     f = (1, 2, 4, 8, 8, 8)
-    assert measure.measured_critical_rows(m, f, 0.9) == pytest.approx(7.2)
-    assert measure.measured_critical_rows(m, f, 0.5) == pytest.approx(4.0)
+    assert measure.measured_critical_rows(m, f, fraction=0.9) == pytest.approx(7.2)
+    assert measure.measured_critical_rows(m, f, fraction=0.5) == pytest.approx(4.0)
     assert measure.measured_critical_rows((1, 2), (5, 5)) == 1.0
 
 

@@ -50,7 +50,7 @@ def test_min_time_stops_at_fifty_times_repeats():
 
 def test_sync_runs_after_every_call():
     log = []
-    median_seconds(lambda: log.append("run"), lambda: log.append("sync"), repeats=2, warmup=1,
+    median_seconds(lambda: log.append("run"), sync=lambda: log.append("sync"), repeats=2, warmup=1,
                    clock=FakeClock())
     assert log == ["run", "sync", "run", "sync", "run", "sync"]
 
@@ -81,7 +81,8 @@ def test_run_reports_progress_steps_and_keeps_the_better_peak():
     assert run.roofline.settings["peak_rounds"] == 2
     assert run.roofline.peak_flops == 2 * 16 ** 3 / 0.01
     assert labels.count("GEMM M = 1") == 1 and "matmul (peak, again)" in labels
-    assert len(labels) == measure.bench.step_count(True, "cpu", (1, 2), matmul_sizes=(16,), repeats=1)
+    assert len(labels) == measure.bench.step_count(quick=True, m_values=(1, 2), matmul_sizes=(16,),
+                                                  repeats=1)
 
 
 def test_gemm_seconds_is_the_median_of_its_timed_runs():

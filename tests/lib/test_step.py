@@ -133,10 +133,11 @@ def test_mbu_is_the_read_floor_over_the_measured_time():
     hw = ic.accelerator("H100 SXM")
     r = 20e9
     floor = ic.read_time(r, hw)
-    assert np.isclose(ic.mbu(r, floor, hw), 1.0, rtol=1e-12)
-    assert np.isclose(ic.mbu(r, 2 * floor, hw), 0.5, rtol=1e-12)
-    assert np.isclose(ic.mbu(r, floor, hw.with_(mem_bandwidth=2 * hw.mem_bandwidth)), 0.5, rtol=1e-12)
-    got = ic.mbu(np.array([r, 2 * r]), np.array([floor, floor]), "H100 SXM")
+    assert np.isclose(ic.mbu(r, hw, seconds=floor), 1.0, rtol=1e-12)
+    assert np.isclose(ic.mbu(r, hw, seconds=2 * floor), 0.5, rtol=1e-12)
+    assert np.isclose(ic.mbu(r, hw.with_(mem_bandwidth=2 * hw.mem_bandwidth), seconds=floor), 0.5,
+                      rtol=1e-12)
+    got = ic.mbu(np.array([r, 2 * r]), "H100 SXM", seconds=np.array([floor, floor]))
     assert np.allclose(got, [1.0, 2.0], rtol=1e-12)
-    with pytest.raises(ValueError, match="measured_seconds"):
-        ic.mbu(r, 0.0, hw)
+    with pytest.raises(ValueError, match="seconds"):
+        ic.mbu(r, hw, seconds=0.0)
