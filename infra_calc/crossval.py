@@ -97,7 +97,7 @@ def _predict_fold(train, test) -> list[Prediction]:
             for r, k, p in zip(test, own, pooled, strict=True)]
 
 
-def cross_validate(rows, by="group") -> tuple[Prediction, ...]:
+def cross_validate(rows, *, by="group") -> tuple[Prediction, ...]:
     """Every row predicted by knobs fitted on the rows of the other groups (or publishers).
 
     Parameters
@@ -137,7 +137,7 @@ class Score:
     p90: float
 
 
-def scores(preds, which="model") -> dict[str, Score]:
+def scores(preds, *, which="model") -> dict[str, Score]:
     """:class:`Score` per metric of :data:`METRIC_OF` that has rows."""
     out = {}
     for kind, metric in METRIC_OF.items():
@@ -193,8 +193,8 @@ def evaluate() -> Report:
     """Prepare the data, cross-validate (by group and by publisher), fit, forecast the
     held-out rows: the numbers chapter 4 reports (deterministic; cached)."""
     data = load_data()
-    cv = cross_validate(data.rows, "group")
-    lopo = cross_validate(data.rows, "publisher")
+    cv = cross_validate(data.rows, by="group")
+    lopo = cross_validate(data.rows, by="publisher")
     fits = fit_knobs(data.rows)
     hold = _predict_fold(list(data.rows), list(data.holdout)) if data.holdout else ()
     return Report(data, cv, lopo, fits, _bands(cv), tuple(hold))
@@ -283,7 +283,7 @@ def summary(report: Report | None = None) -> str:
              "|relative error|, grouped cross-validation: median / 90th percentile (rows)"]
     names = (("model", "model, family knobs"), ("pooled", "model, pooled knobs"),
              ("efficiency", "baseline: one pooled efficiency"), ("floor", "baseline: raw floor"))
-    table = {w: scores(rep.cv, w) for w, _ in names}
+    table = {w: scores(rep.cv, which=w) for w, _ in names}
     lopo = scores(rep.lopo)
     for metric in METRIC_OF.values():
         if metric not in table["model"]:
@@ -314,7 +314,7 @@ def summary(report: Report | None = None) -> str:
     return "\n".join(lines)
 
 
-def rows_table(report: Report | None = None, by: str = "group") -> list[dict]:
+def rows_table(report: Report | None = None, *, by: str = "group") -> list[dict]:
     """One dict per cross-validated row (``by="group"`` or ``"publisher"``), in file order:
     id, group, publisher, engine, vendor, card, metric, measured, forecast (family knobs),
     pooled, efficiency and floor (the baselines), all in the metric's own SI terms

@@ -174,7 +174,7 @@ def prepare(m) -> Row:
     continuous = kind == "tpot" and stated and m.scenario in CONTINUOUS_SCENARIOS
     try:
         w = workload_for(m, routing="floor")
-        t = forecast_terms(w, p, o, continuous)
+        t = forecast_terms(w, p, o, continuous=continuous)
     except (ValueError, TypeError) as exc:
         raise Skip(str(exc)) from None
     floor, n = t.floor, o - 1

@@ -304,7 +304,7 @@ class Terms:
     prefill_one: tuple
 
 
-def forecast_terms(w, prompt_tokens, output_tokens, continuous=False) -> Terms:
+def forecast_terms(w, prompt_tokens, output_tokens, *, continuous=False) -> Terms:
     """The :class:`Terms` of a request of ``P`` and ``O`` tokens per request on workload ``w``.
 
     The floor reads ``k`` experts per MoE layer (``routing="floor"``); the model reads those
@@ -394,7 +394,7 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
     sizes = dict(bytes_per_param=bytes_per_param, batch=batch,
                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)
     w = Workload.of(model, hw, **sizes)
-    t = forecast_terms(w, prompt_tokens, output_tokens, continuous)
+    t = forecast_terms(w, prompt_tokens, output_tokens, continuous=continuous)
     floor, layers, n = t.floor, w.model.layers, w.cards
     ttft = float(pass_time(*t.prefill, layers, n, kn.k, overlap=kn.overlap))
     steps = pass_time(*t.steps, layers, n, kn.k, overlap=kn.overlap)

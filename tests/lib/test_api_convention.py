@@ -35,23 +35,12 @@ GEMM_SHAPES = (("m", "k", "n"), ("rows", "k", "n"), ("m_values", "k", "n"))
 #: still scanned.
 NOT_SCANNED = {
     "infra_calc.__main__": "runs the command line when imported",
-    "infra_calc.exercises": "the exercise registry is moving to bookkit (issue 22)",
-    **dict.fromkeys(
-        ("infra_calc.crossval", "infra_calc.fit", "infra_calc.forecasting",
-         "infra_calc.measurements"),
-        "the forecast's modules are being reworked in their own change (issue 22), which "
-        "holds them to this rule"),
 }
 
 _DISPLAY = ("the display family's one shape (display.py's docstring): the value, how it "
             "reads (a unit; shown_prefixed: the units to pick from; tokens_k: the K's "
             "spelling), then the digits, all by position, as every page and printout writes "
             "shown(t, 'ms', 3)")
-_MAIN = ("a command's entry point, main(argv=None): argv is the command line, None for "
-         "sys.argv as argparse reads it, and the console script calls main() with nothing")
-_REPRODUCE = ("reproduce.py is held to the source's printouts and not edited by the "
-              "convention's change (issue 22 §3): reproduce(which='all') takes its defaulted "
-              "subject by position until the module is next edited")
 
 #: Functions (``module.name`` under ``infra_calc``) whose options may be passed by
 #: position, and why.
@@ -59,8 +48,6 @@ POSITIONAL_OPTIONS = {
     **dict.fromkeys(("display.shown", "display.shown_up", "display.shown_prefixed",
                      "display.sig", "display.round_sig", "display.shown_e",
                      "display.tokens_k"), _DISPLAY),
-    **dict.fromkeys(("cli.main", "measure.cli.main", "figures._registry.main"), _MAIN),
-    "reproduce.reproduce": _REPRODUCE,
 }
 
 #: The display family's positional parameters: one shape (the name of the second says
@@ -110,7 +97,7 @@ def _positional_options(obj):
     options."""
     params = list(inspect.signature(obj).parameters.values())
     hw = [i for i, p in enumerate(params) if p.name == "hw" and p.kind != p.KEYWORD_ONLY]
-    start = hw[0] + 1 if hw else 0
+    start = hw[0] + 1 if hw else 1      # a subject may default (the packaged rows, the report)
     return [p.name for p in params[start:]
             if p.kind == p.VAR_POSITIONAL
             or (p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
@@ -123,10 +110,10 @@ def test_the_scan_covers_the_package():
     assert {"step.decode_step", "decode.model_decode_step", "parallel.tensor_parallel_step",
             "comm.ring_allreduce_time", "step.mbu", "display.shown_up", "display.sig",
             "figures.ch3.kv_regions_figure", "figures.j13_memory.amdahl_curves",
-            "widgets.moe.moe_padding_explorer", "widgets._checker.answer_checker",
+            "widgets.moe.moe_padding_explorer", "crossval.cross_validate",
             "measure.bench.gemm_seconds", "figures._registry.render_all",
             "planner.planner_state", "hf_config.spec_fields"} <= set(FUNCTIONS)
-    assert not any(k.startswith(("exercises.", "_validate.")) for k in FUNCTIONS)
+    assert not any(k.startswith("_validate.") for k in FUNCTIONS)
     assert len(FUNCTIONS) > 150          # the walk reaches every subpackage
     # a renamed `hw` would hide a card function from the card rule
     assert {"step.decode_step", "generation.generation_time", "roofline.critical_rows",

@@ -62,7 +62,7 @@ def test_no_row_is_predicted_by_a_fit_that_saw_its_group(by, monkeypatch):
         return real(train)
 
     monkeypatch.setattr(crossval, "fit_knobs", spy)
-    preds = crossval.cross_validate(rows, by)
+    preds = crossval.cross_validate(rows, by=by)
     assert len(seen) == len({getattr(r, by) for r in rows})
     assert [p.row for p in preds] == list(rows)
     for trained in seen:      # each fold's training set misses exactly one key, the test one
@@ -84,7 +84,7 @@ def test_held_out_rows_are_never_fitted():
 
 def test_the_model_beats_both_baselines_on_every_metric():
     cv = crossval.evaluate().cv
-    model, eff, floor = (crossval.scores(cv, w) for w in ("model", "efficiency", "floor"))
+    model, eff, floor = (crossval.scores(cv, which=w) for w in ("model", "efficiency", "floor"))
     for metric, s in model.items():
         assert s.median < floor[metric].median and s.p90 < floor[metric].p90, metric
         assert s.p90 < eff[metric].p90 and s.median < eff[metric].median, metric
