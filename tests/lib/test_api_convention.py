@@ -123,3 +123,57 @@ def test_the_keyword_call_works():
     step = ic.model_decode_step("llama-2-70b", "H100 SXM", batch=8, context=1024)
     assert step.batch == 8 and step.context == 1024
     assert ic.decode_step(70e9, "H100 SXM", bytes_per_param=1).bytes_per_param == 1
+
+
+#: The one order of the size and precision options, wherever a function takes them: the
+#: requests and their lengths, the cards, the byte widths (per weight, per cached element, or
+#: the cache's bytes themselves), the math precision, the expert routing, the workspace.
+#: A function's own options (``weights``, ``comm``, a lever's ``drafts`` ...) may sit anywhere.
+SIZE_ORDER = ("batch", "context", "prompt_tokens", "output_tokens", "cards", "bytes_per_param",
+              "kv_bytes_per_element", "kv_bytes", "math", "routing", "workspace")
+
+#: Functions outside ``infra_calc.__all__`` that take these sizes too.
+SIZED_MODULE_FUNCTIONS = ["planner.planner_state", "step.fix_scenarios", "widgets.kv.kv_explorer"]
+
+
+def _sized_functions():
+    import importlib
+
+    out = {n: getattr(ic, n) for n in CALLABLES if inspect.isfunction(getattr(ic, n))}
+    for path in SIZED_MODULE_FUNCTIONS:
+        module, name = path.rsplit(".", 1)
+        out[path] = getattr(importlib.import_module(f"infra_calc.{module}"), name)
+    return {k: f for k, f in out.items()
+            if len(set(SIZE_ORDER) & set(inspect.signature(f).parameters)) > 1}
+
+
+SIZED = _sized_functions()
+
+#: Functions whose keywords keep another order, and why (an entry no longer needed fails).
+SIZE_ORDER_EXCEPTIONS = {
+    "forecast": "infra_calc.forecasting (the chapter-4 forecast, not in issue 22's chapter-3 "
+                "modules) names the request first: prompt_tokens, output_tokens, then batch",
+}
+
+
+def _keyword_sizes(f):
+    return [p.name for p in inspect.signature(f).parameters.values()
+            if p.kind == p.KEYWORD_ONLY and p.name in SIZE_ORDER]
+
+
+def test_the_size_order_covers_the_chapter_functions():
+    assert {"model_decode_step", "tensor_parallel_step", "prefill_step", "generation_time",
+            "turning_batch", "estimate", "decode_step", "precision_point", "cached_prefill_step",
+            "speculative_step", "planner.planner_state"} <= set(SIZED)
+
+
+@pytest.mark.parametrize("name", sorted(SIZED))
+def test_size_options_come_in_one_order(name):
+    """``batch`` before ``context`` before ``cards`` ... (:data:`SIZE_ORDER`) in every signature,
+    so a reader who knows one function's keywords reads the next one's in the same order."""
+    given = _keyword_sizes(SIZED[name])
+    in_order = given == sorted(given, key=SIZE_ORDER.index)
+    if name in SIZE_ORDER_EXCEPTIONS:
+        assert not in_order, f"{name} is in SIZE_ORDER: drop it from SIZE_ORDER_EXCEPTIONS"
+    else:
+        assert in_order, f"{name}: {given}, not in the order of SIZE_ORDER"
