@@ -25,15 +25,21 @@ def _width(b) -> str:
 
 def table(e) -> str:
     """Readable lines for estimate ``e``: decode step, turning points, capacity, request."""
-    per, mem = (" per card" if e.cards > 1 else ""), e.memory
+    rows = (_header_rows(e) + _step_rows(e) + _turning_rows(e) + _capacity_rows(e)
+            + _request_rows(e) + _fit_rows(e))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
+
+
+def _per(e) -> str:
+    return " per card" if e.cards > 1 else ""
+
+
+def _header_rows(e) -> list:
+    """The model, the card, the byte widths and the sizes."""
     ctx_note = {"given": "", "default": " (default)",
                 "the request's last step": " (the request's last decode step)"}[e.context_from]
-    # what the read leaves out of the stored weights, so that it adds up with the capacity lines
-    skipped = ([] if e.model.tie_word_embeddings else ["the embedding table gathered, not read"]) \
-        + ([f"{_count(e.model.experts_per_token)} of {_count(e.model.num_experts)} experts per MoE layer"]
-           if e.model.is_moe else [])
-    touched = "weights a step touches" + (": " + ", ".join(skipped) + ";" if skipped else "")
-    rows = [
+    return [
         ("model", f"{e.model.name} ({shown_up(e.params, 'billion', 2)} parameters"
                   + (f", {shown_up(e.active_params, 'billion', 2)} active" if e.model.is_moe else "")
                   + ")"),
@@ -41,8 +47,19 @@ def table(e) -> str:
         ("bytes per parameter / per KV element",
          f"{_width(e.bytes_per_param)} / {_width(e.kv_bytes_per_element)}"),
         ("batch x context", f"{_count(e.batch)} x {_count(e.context)} tokens{ctx_note}"),
+    ]
+
+
+def _step_rows(e) -> list:
+    """The decode step: bytes, FLOPs, the two bounds, the step and its throughput."""
+    # what the read leaves out of the stored weights, so that it adds up with the capacity lines
+    skipped = ([] if e.model.tie_word_embeddings else ["the embedding table gathered, not read"]) \
+        + ([f"{_count(e.model.experts_per_token)} of {_count(e.model.num_experts)} experts per MoE layer"]
+           if e.model.is_moe else [])
+    touched = "weights a step touches" + (": " + ", ".join(skipped) + ";" if skipped else "")
+    rows = [
         ("", ""),
-        (f"decode step{per}", ""),
+        (f"decode step{_per(e)}", ""),
         ("  bytes read", f"{shown_up(e.bytes_read, 'GB', 2)} ({touched} + KV cache)"),
         ("  FLOPs", f"{shown_up(e.flops, 'GFLOP', 1)} (matrix products + attention)"),
         ("  T_read    (R / beta)", shown_up(e.t_read, "ms", 3)),
@@ -58,17 +75,30 @@ def table(e) -> str:
         rows.append(("  T_step, uniform routing (a model)", f"{shown_up(e.t_step_uniform_routing, 'ms', 3)}"
                      f"  (the bound reads {_count(e.model.experts_per_token)} of "
                        f"{_count(e.model.num_experts)} experts per layer)"))
-    rows += [
+    return rows + [
         ("  T_step if nothing overlaps (sum)", shown_up(e.t_step_serial, "ms", 3)),
         ("  throughput (upper bound)", shown_up(e.tokens_per_s, "tokens/s", 1)),
         ("  read time per output token", shown_up(e.read_time_per_output, "ms", 3)),
+    ]
+
+
+def _turning_rows(e) -> list:
+    """J07's ``B*``, the model's ``B*(S)`` and ``S_max``."""
+    return [
         ("", ""),
         ("turning points", ""),
         ("  B* (J07: compute = weight read)", shown_up(e.batch_turning_point, None, 1)),
         ("  B*(S) (compute = weights + KV read)", shown_up(e.batch_turning_point_kv, None, 1)),
         ("  S_max (no batch is compute-bound)", shown_up(e.critical_context, "tokens", 0)),
+    ]
+
+
+def _capacity_rows(e) -> list:
+    """The capacity inequality per card and the largest batch."""
+    mem = e.memory
+    return [
         ("", ""),
-        (f"capacity{per}", ""),
+        (f"capacity{_per(e)}", ""),
         ("  weights", shown_up(mem.weights, "GB", 2)),
         ("  KV cache", f"{shown_up(mem.kv, 'GB', 2)} "
                        f"({shown_up(e.kv_bytes_per_token_per_card, 'KiB', 0)}/token)"),
@@ -79,28 +109,37 @@ def table(e) -> str:
          else f"NO: short by {shown_up(-mem.headroom, 'GB', 2)}; the times above assume it did"),
         ("  max batch at this context", _count(e.max_batch)),
     ]
+
+
+def _request_rows(e) -> list:
+    """The whole request, with a prompt; nothing without one."""
     g = e.request
-    if g is not None:
-        rows += [
-            ("", ""),
-            (f"request: {_count(g.prompt_tokens)} prompt + {_count(g.output_tokens)} output tokens", ""),
-            ("  TTFT, time to first token (prefill)",
-             f"{shown_up(g.ttft, 'ms', 2)}  [{g.prefill.bound}-bound]"),
-            ("  TPOT, time per output token (mean)",
-             f"{shown_up(g.tpot_mean, 'ms', 3)} over contexts {_count(g.prompt_tokens + 1)}.."
-             f"{_count(g.max_context)}"
-             if g.output_tokens > 1 else "none (one output token: no decode step)"),
-            ("  total", shown_up(g.total, "s", 3)),
-            ("  tokens/s per request / in total",
-             f"{shown_up(g.tokens_per_s_request, None, 1)} / {shown_up(g.tokens_per_s_total, None, 1)}"),
-            (f"  memory{per} at {_count(g.max_context)} tokens", shown_up(g.memory_per_card, "GB", 2)),
-            ("  fits", "yes" if g.fits else "NO: the times above assume it did"),
-        ]
-    if not e.fits:
-        ctx = max(s for s, ok in ((e.context, e.memory.fits),
-                                  (g and g.max_context, g is None or g.fits)) if not ok)
-        rows += [("", ""), ("DOES NOT FIT", f"{e.model.name}, {_count(e.batch)} requests x {_count(ctx)} "
-                                             f"tokens of context, needs more than {_count(e.cards)} x "
-                                             f"{e.hw.name} hold")]
-    width = max(len(k) for k, _ in rows)
-    return "\n".join(f"{k:<{width}}  {v}".rstrip() for k, v in rows)
+    if g is None:
+        return []
+    return [
+        ("", ""),
+        (f"request: {_count(g.prompt_tokens)} prompt + {_count(g.output_tokens)} output tokens", ""),
+        ("  TTFT, time to first token (prefill)",
+         f"{shown_up(g.ttft, 'ms', 2)}  [{g.prefill.bound}-bound]"),
+        ("  TPOT, time per output token (mean)",
+         f"{shown_up(g.tpot_mean, 'ms', 3)} over contexts {_count(g.prompt_tokens + 1)}.."
+         f"{_count(g.max_context)}"
+         if g.output_tokens > 1 else "none (one output token: no decode step)"),
+        ("  total", shown_up(g.total, "s", 3)),
+        ("  tokens/s per request / in total",
+         f"{shown_up(g.tokens_per_s_request, None, 1)} / {shown_up(g.tokens_per_s_total, None, 1)}"),
+        (f"  memory{_per(e)} at {_count(g.max_context)} tokens", shown_up(g.memory_per_card, "GB", 2)),
+        ("  fits", "yes" if g.fits else "NO: the times above assume it did"),
+    ]
+
+
+def _fit_rows(e) -> list:
+    """The closing line when something does not fit: the longest context that does not."""
+    if e.fits:
+        return []
+    g = e.request
+    ctx = max(s for s, ok in ((e.context, e.memory.fits),
+                              (g and g.max_context, g is None or g.fits)) if not ok)
+    return [("", ""), ("DOES NOT FIT", f"{e.model.name}, {_count(e.batch)} requests x {_count(ctx)} "
+                                       f"tokens of context, needs more than {_count(e.cards)} x "
+                                       f"{e.hw.name} hold")]

@@ -40,7 +40,8 @@ class CapacityCheck:
     capacity: float | np.ndarray
     #: Resident weights ``W``.
     weights: float | np.ndarray
-    #: KV cache of every request.
+    #: KV cache held for every request, bytes (an amount of cache, named as in
+    #: :func:`capacity_check`; a step's cache read is its ``kv_bytes``).
     kv: float | np.ndarray
     #: Activations, buffers and allocator slack ``M_work``.
     workspace: float | np.ndarray
@@ -85,7 +86,8 @@ def capacity_check(capacity, *, weights, kv, workspace) -> CapacityCheck:
     weights : float or array_like
         Resident weights ``W``, bytes.
     kv : float or array_like
-        KV cache of every request, bytes.
+        KV cache held for every request, bytes (an amount, ``B S m_KV``; not the
+        per-element width ``kv_bytes_per_element``).
     workspace : float or array_like, keyword-only
         Activations, buffers and allocator slack, bytes (0 for none).
 

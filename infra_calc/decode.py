@@ -147,14 +147,24 @@ class StepParts(Bounds):
     counts: StepCounts = None
     comm_bytes: float | np.ndarray = 0.0
 
+    @property
+    def region(self):
+        """``"compute"`` where the floor is compute-bound (a tie is compute), else
+        ``"weight-read"`` or ``"kv-read"``, whichever read is larger (:data:`REGIONS`)."""
+        c = self.counts
+        return unwrap(np.where(np.asarray(self.floor_bound) == "compute", "compute",
+                               np.where(c.weight_bytes >= c.kv_bytes, "weight-read", "kv-read")),
+                      str)
+
 
 def step_parts(w: Workload, *, weights="touched", comm="ring", context=None, overlap=True,
                overlap_comm=False) -> Bounds:
     """The :class:`StepParts` of the decode steps of ``w`` at ``context``: Bounds and counts.
 
     The one account of a decode step's times (:func:`model_decode_step`,
-    :func:`~infra_calc.parallel.tensor_parallel_step`,
-    :func:`~infra_calc.generation.generation_time` and the estimate read it):
+    :func:`~infra_calc.kv.decode_region`, :func:`~infra_calc.parallel.tensor_parallel_step`,
+    :func:`~infra_calc.generation.generation_time`, the estimate, the precision lever and a
+    speculative round's draft read it):
     the floor :math:`\\max(T_{read}, T_{compute})` of :func:`decode_counts`
     (their sum with ``overlap=False``) and the all-reduce model's time
     (:func:`~infra_calc.comm.layer_comm`, 0 on one card), added (or the
@@ -226,8 +236,8 @@ class ModelDecodeStep(HoldsMemory, ModelOnCard):
 
 
 def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_param=None,
-                      kv_bytes_per_element=None, weights="touched",
-                      workspace=None, routing=None, math=None) -> ModelDecodeStep:
+                      kv_bytes_per_element=None, math=None, routing=None, workspace=None,
+                      weights="touched") -> ModelDecodeStep:
     """One decode step of a model on one card, with its KV cache.
 
     - weight bytes :math:`R_W` (``weights="touched"``, the default:
@@ -256,28 +266,25 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
         ``b_W``, bytes/parameter (default 2).
     kv_bytes_per_element : float, keyword-only
         Bytes per cached element (default 2 = BF16; 1 = FP8).
-    weights : {"touched", "active", "total"}, keyword-only
-    workspace : float, keyword-only
-        Bytes of workspace (default 2 GiB).
+    math : str, keyword-only
+        Math precision whose dense peak bounds the math (default ``"bf16"``).
     routing : {"floor", "uniform"}, keyword-only
         Experts read per MoE layer (default ``"floor"``: ``k``, so ``t_step``
         is a lower bound; ``"uniform"``: the uniform-routing model).
-    math : str, keyword-only
-        Math precision whose dense peak bounds the math (default ``"bf16"``).
+    workspace : float, keyword-only
+        Bytes of workspace (default 2 GiB).
+    weights : {"touched", "active", "total"}, keyword-only
 
     Returns
     -------
     ModelDecodeStep
     """
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
-                    routing=routing, math=math)
+                    kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
+                    workspace=workspace)
     check_one_card(w, "model_decode_step", "use tensor_parallel_step for more cards")
     t = step_parts(w, weights=weights)               # one card: no communication
     c, acc = t.counts, w.hw
-    bound = np.asarray(t.floor_bound)
-    region = np.where(bound == "compute", "compute",
-                      np.where(c.weight_bytes >= c.kv_bytes, "weight-read", "kv-read"))
     return ModelDecodeStep(
         model=w.model, hw=acc, batch=w.batch, context=w.context, weights=weights,
         routing=w.routing,
@@ -286,6 +293,6 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
         flops_attention=unwrap(c.flops_attention), flops=unwrap(c.flops),
         t_weights=bounds(0.0, c.weight_bytes, acc).t_read,
         t_kv=bounds(0.0, c.kv_bytes, acc).t_read, t_read=t.t_read, t_compute=t.t_compute,
-        t_step=t.t_floor, bound=t.floor_bound, region=unwrap(region, str),
+        t_step=t.t_floor, bound=t.floor_bound, region=t.region,
         tokens_per_s=tokens_per_s(w.batch, t.t_floor), memory=w.memory_at(like=c.bytes_read),
     )

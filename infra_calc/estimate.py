@@ -1,10 +1,13 @@
 """One model on one or more cards: what ``python -m infra_calc estimate`` prints.
 
-:func:`estimate` builds one :class:`~infra_calc.workload.Workload` and
-computes, for the cards given, everything the command line shows:
+:func:`estimate` builds one :class:`~infra_calc.workload.Workload`, checks it
+and the request once, and hands that workload to the functions that take one
+(:func:`~infra_calc.decode.step_parts`, :func:`~infra_calc.kv.turning_batch_of`,
+:func:`~infra_calc.generation.generation_time_of`); for the cards given it computes
+everything the command line shows:
 
-- the decode step at ``context`` tokens per request, per card
-  (:func:`~infra_calc.parallel.tensor_parallel_step`: its floor, with ``k``
+- the decode step at ``context`` tokens per request, per card (the account
+  :func:`~infra_calc.parallel.tensor_parallel_step` reads: its floor, with ``k``
   experts per MoE layer; on several cards the all-reduces, a model; for a
   mixture of experts the step under uniform routing, a model too);
 - the turning points: J07's :math:`B^* = b_W\\Pi/(2\\beta)` (weights only),
@@ -25,7 +28,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._estimate_table import table as _table
-from ._validate import check_int
+from ._validate import check_int, check_single_sizes
+from .bound import tokens_per_s
 from .capacity import CapacityCheck, max_batch
 from .hardware import Accelerator
 from .step import batch_turning_point, read_time_per_output
@@ -191,9 +195,9 @@ def default_context(model, *, prompt=None, output_tokens=None) -> tuple[int, str
     return (min(DEFAULT_CONTEXT, limit) if limit else DEFAULT_CONTEXT), "default"
 
 
-def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, workspace=None,
-             kv_bytes_per_element=None, cards=None, prompt_tokens=None,
-             output_tokens=None, math=None) -> Estimate:
+def estimate(model, hw=None, *, batch=None, context=None, prompt_tokens=None,
+             output_tokens=None, cards=None, bytes_per_param=None, kv_bytes_per_element=None,
+             math=None, workspace=None) -> Estimate:
     """Estimate a decode step, the memory budget and (with ``prompt_tokens``) a whole request.
 
     Parameters
@@ -205,8 +209,6 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
         <infra_calc.workload.Workload.of>`).
     hw : Accelerator or str
         Required with a model; with a Workload, None (its card) or the same card.
-    bytes_per_param : float
-        Stored bytes per weight (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
     batch : int
         Concurrent requests, each decoding one token per step.
     context : int, optional
@@ -215,19 +217,21 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
         context when it is not 0, else the request's last step ``P + O - 1``
         with a prompt, else :data:`DEFAULT_CONTEXT` capped by the model
         (:func:`default_context`).
-    workspace : float
-        Bytes per card for activations and buffers.
-    kv_bytes_per_element : float
-        Bytes per cached K/V element (2 = BF16).
-    cards : int
-        Tensor-parallel cards; every number (capacity included) is per card.
     prompt_tokens : int, optional
         Prompt tokens ``P``: adds prefill (time to first token) and the request.
     output_tokens : int, optional
         Output tokens ``O`` (default 256 with a prompt, capped by the model).
+    cards : int
+        Tensor-parallel cards; every number (capacity included) is per card.
+    bytes_per_param : float
+        Stored bytes per weight (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
+    kv_bytes_per_element : float
+        Bytes per cached K/V element (2 = BF16).
     math : str, optional
         Math precision whose dense peak bounds the math (the Workload default,
         ``"bf16"``; :meth:`~infra_calc.hardware.Accelerator.peak`).
+    workspace : float
+        Bytes per card for activations and buffers.
 
     A size left at None (the byte widths, batch, workspace, cards) takes the
     :class:`~infra_calc.workload.Workload` default.
@@ -236,56 +240,65 @@ def estimate(model, hw=None, *, bytes_per_param=None, batch=None, context=None, 
     """
     # chapter 3's modules and, through Workload, the model catalog load on first use:
     # ``import infra_calc`` imports this module and stays light (tests/lib/test_import.py)
-    from .decode import step_parts
-    from .generation import check_request, generation_time, output_room
-    from .kv import critical_context, turning_batch
-    from .parallel import tensor_parallel_step
     from .workload import Workload
 
-    prompt = prompt_tokens
-    w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
-                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace, cards=cards,
-                    math=math)
+    w = Workload.of(model, hw, batch=batch, cards=cards, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math, workspace=workspace)
     if context is None and w.context != 0:   # a workload's own context; a given one replaces it
         context = w.context
-    n = check_int(w.cards, "cards", "cards", minimum=1, scalar=True)
-    check_int(w.batch, "batch", "requests", minimum=1, scalar=True)
-    spec = w.model
-    if prompt is None and output_tokens is not None:
-        raise ValueError("output_tokens (tokens) needs prompt_tokens (tokens)")
-    if prompt is not None:
-        if output_tokens is None:  # the default fits when the prompt does
-            p = check_int(prompt, "prompt_tokens", "tokens", minimum=1, scalar=True)
-            limit = spec.max_position_embeddings or p + DEFAULT_OUTPUT_TOKENS
-            output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, output_room(p, limit)))
-        prompt, output_tokens = check_request(spec, prompt, output_tokens)
+    check_single_sizes(w, "batch", "cards")
+    prompt, output = _request(w.model, prompt_tokens, output_tokens)
     if context is None:
-        context, context_from = default_context(spec, prompt=prompt, output_tokens=output_tokens)
+        context, context_from = default_context(w.model, prompt=prompt, output_tokens=output)
     else:
         context_from = "given"
     w = w.with_(context=check_int(context, "context", "tokens", minimum=1, scalar=True))
-    st = tensor_parallel_step(w)
-    uniform = tensor_parallel_step(w.with_(routing="uniform")) if spec.is_moe else st
+    return _estimate_of(w, context_from, prompt, output)
+
+
+def _request(spec, prompt, output_tokens):
+    """``(P, O)`` of the request checked (:func:`~infra_calc.generation.check_request`), ``O``
+    defaulting to :data:`DEFAULT_OUTPUT_TOKENS` capped by the model; ``(None, None)`` without
+    a prompt."""
+    from .generation import check_request, output_room
+
+    if prompt is None:
+        if output_tokens is not None:
+            raise ValueError("output_tokens (tokens) needs prompt_tokens (tokens)")
+        return None, None
+    if output_tokens is None:  # the default fits when the prompt does
+        p = check_int(prompt, "prompt_tokens", "tokens", minimum=1, scalar=True)
+        limit = spec.max_position_embeddings or p + DEFAULT_OUTPUT_TOKENS
+        output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, output_room(p, limit)))
+    return check_request(spec, prompt, output_tokens)
+
+
+def _estimate_of(w, context_from, prompt, output) -> Estimate:
+    """The :class:`Estimate` of checked workload ``w`` (one batch, one card count, its context
+    set) and checked request ``(prompt, output)`` (None, None: no request)."""
+    from .decode import step_parts
+    from .generation import generation_time_of
+    from .kv import turning_batch_of, turning_points
+
+    spec, mem = w.model, w.memory
+    st = step_parts(w)             # the account tensor_parallel_step reads
+    uniform = step_parts(w.with_(routing="uniform")) if spec.is_moe else st
     m_card = float(w.kv_bytes_per_token_per_card)
-    mem = w.memory
-    req = None
-    if prompt is not None:
-        req = generation_time(w, prompt_tokens=prompt, output_tokens=output_tokens)
     return Estimate(
         model=spec, hw=w.hw, bytes_per_param=float(w.bytes_per_param),
         kv_bytes_per_element=float(w.kv_bytes_per_element), batch=int(w.batch),
-        context=int(w.context), cards=int(n), context_from=context_from,
+        context=int(w.context), cards=int(w.cards), context_from=context_from,
         params=int(spec.params), active_params=int(spec.active_params),
-        matmul_params=int(spec.matmul_params), bytes_read=st.bytes_read, flops=st.flops,
-        t_read=st.t_read, t_compute=st.t_compute, t_floor=st.t_floor,
-        t_step_serial=step_parts(w, overlap=False).t_step, t_comm=st.t_comm, t_step=st.t_step,
-        t_step_uniform_routing=uniform.t_step,
-        bound=st.bound, tokens_per_s=st.tokens_per_s,
+        matmul_params=int(spec.matmul_params), bytes_read=float(st.counts.bytes_read),
+        flops=float(st.counts.flops), t_read=st.t_read, t_compute=st.t_compute,
+        t_floor=st.t_floor, t_step_serial=step_parts(w, overlap=False).t_step,
+        t_comm=st.t_comm, t_step=st.t_step, t_step_uniform_routing=uniform.t_step,
+        bound=st.bound, tokens_per_s=tokens_per_s(w.batch, st.t_step),
         read_time_per_output=read_time_per_output(st.t_read, w.batch),
         batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param),
-        batch_turning_point_kv=turning_batch(w), critical_context=critical_context(w),
+        batch_turning_point_kv=turning_batch_of(w), critical_context=turning_points(w)[1],
         kv_bytes_per_token_per_card=m_card, memory=mem,
         max_batch=max_batch(mem.capacity, weights=mem.weights, context=w.context,
                             kv_bytes_per_token=m_card, workspace=mem.workspace),
-        request=req,
+        request=None if prompt is None else generation_time_of(w, prompt, output),
     )

@@ -9,11 +9,11 @@ from ._validate import check_int, check_single_sizes
 from .bound import Bounds, bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .decode import step_parts
-from .prefill import PrefillStep, prefill_step
+from .prefill import PrefillStep, prefill_step_of
 from .workload import ModelOnCard, Workload
 
-__all__ = ["GenerationTime", "generation_time", "check_request", "longest_context",
-           "output_room"]
+__all__ = ["GenerationTime", "generation_time", "generation_time_of", "check_request",
+           "longest_context", "output_room"]
 
 
 def longest_context(prompt_tokens, output_tokens):
@@ -72,13 +72,17 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
     memory: CapacityCheck
     #: The request's floor: prefill's ``t_floor`` plus every step's floor, seconds
-    #: (``total`` without the all-reduce model; equal to it on one card).
+    #: (``total`` without the all-reduce model, which ``comm_time`` holds apart: on several
+    #: cards only this is a floor; equal to ``total`` on one card).  The floor of a **static
+    #: batch** (every prompt prefilled, then every decode step): ``B O / floor_total`` is a
+    #: ceiling on that schedule's rate only.
     floor_total: float
     #: Floor of the whole batch under any schedule, :func:`~infra_calc.bound.bounds` of
     #: the FLOPs and bytes of the prefill and every decode step together (``max(ΣF/Π, ΣR/β)``
     #: per card), seconds: a schedule that overlaps compute-bound prefills with memory-bound
     #: decode reads (other requests' or chunked) needs no less.  ``floor_total`` is the
-    #: floor of the static batch only.  The same concept as
+    #: floor of the static batch only; ``B O / floor_any_schedule`` is the rate ceiling of
+    #: any schedule.  The same concept as
     #: :attr:`SpeculativeStep.t_round_floor <infra_calc.levers.SpeculativeStep.t_round_floor>`
     #: (there over one round's verify pass and draft steps).
     floor_any_schedule: float
@@ -131,26 +135,26 @@ def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
     return p, o
 
 
-def generation_time(model, hw=None, *, prompt_tokens=None, output_tokens=None,
-                    bytes_per_param=None, batch=None, kv_bytes_per_element=None, cards=None,
-                    weights="touched", overlap_comm=False, comm="ring",
-                    workspace=None, routing=None, math=None) -> GenerationTime:
+def generation_time(model, hw=None, *, batch=None, prompt_tokens=None, output_tokens=None,
+                    cards=None, bytes_per_param=None, kv_bytes_per_element=None, math=None,
+                    routing=None, workspace=None, weights="touched", comm="ring",
+                    overlap_comm=False) -> GenerationTime:
     """Lower bound on one whole request: prefill plus the decode steps.
 
     The prefill pass (:func:`infra_calc.prefill.prefill_step`) yields the
     first output token, so the time to first token (TTFT) is its ``t_step``.
     Each further token ``j = 1 … O-1`` takes one decode step
-    (:func:`infra_calc.decode.step_parts`, all steps at once: the account
-    :func:`~infra_calc.parallel.tensor_parallel_step` and, on one card,
-    :func:`~infra_calc.decode.model_decode_step` read) with a KV cache of
-    ``S_j = P + j`` tokens per request, growing by one each step:
+    (:func:`infra_calc.decode.step_parts`, all steps at once) with a KV cache
+    of ``S_j = P + j`` tokens per request, growing by one each step:
 
     .. math:: T_{total} = T_{prefill} + \\sum_{j=1}^{O-1} T_{step}(S = P + j)
 
     Reported: the total, the TTFT, the mean and the last time per output
     token (TPOT, over the decode steps; 0 when ``O = 1``), output tokens/s per
-    request (:math:`O/T_{total}`) and in total (:math:`BO/T_{total}`), and the
-    memory each card needs at the longest context, ``P + O - 1`` tokens.
+    request (:math:`O/T_{total}`) and in total (:math:`BO/T_{total}`), the
+    memory each card needs at the longest context, ``P + O - 1`` tokens, and
+    the floors without the all-reduce model: ``floor_total`` of this static
+    batch, ``floor_any_schedule`` of any schedule (:class:`GenerationTime`).
     Prefill and decode read the weights under the same convention
     (``weights``).  Vectorised over the steps.
 
@@ -158,48 +162,45 @@ def generation_time(model, hw=None, *, prompt_tokens=None, output_tokens=None,
     ----------
     model : ModelSpec, str or Workload
     hw : Accelerator or str
-    prompt_tokens : int
-        ``P`` (>= 1).
-    output_tokens : int
-        ``O`` (>= 1).  ``P + O - 1`` must not exceed the model's
-        ``max_position_embeddings`` (:func:`check_request`).
-    bytes_per_param, kv_bytes_per_element : float
-        Default 2 each.
-    batch : int
+    batch : int, keyword-only
         Requests served together, all with the same lengths (default 1).
+    prompt_tokens, output_tokens : int, keyword-only
+        ``P`` and ``O`` (>= 1 each).  ``P + O - 1`` must not exceed the model's
+        ``max_position_embeddings`` (:func:`check_request`).
     cards : int, keyword-only
         Tensor-parallel cards (default 1).
-    weights : {"touched", "active", "total"}, keyword-only
-        What every step reads (:func:`infra_calc.decode.model_decode_step`).
-    overlap_comm : bool, keyword-only
-        Optimistic overlap of the all-reduces (see ``tensor_parallel_step``).
-    comm : {"ring", "in-switch"}, keyword-only
-    workspace : float, keyword-only
-        Bytes of workspace per card (default 2 GiB).
-    routing : {"floor", "uniform"}, keyword-only
-        Experts read per MoE layer in every pass (default ``"floor"``, ``k``:
-        the total stays a lower bound; ``"uniform"``: the uniform-routing model).
+    bytes_per_param, kv_bytes_per_element : float, keyword-only
+        Default 2 each.
     math : str, keyword-only
         Math precision of the matrix multiplies (default ``"bf16"``): its dense
         peak (:meth:`Accelerator.peak`) bounds the math of every pass.
-
-    ``floor_total`` is the same sum without the all-reduce model, which
-    ``comm_time`` holds apart: on several cards only ``floor_total`` is a floor.
-    It is the floor of a **static batch** (every prompt prefilled, then every
-    decode step), so :math:`BO/T` from it is a ceiling on that schedule's
-    rate only.  ``floor_any_schedule``, :math:`\\max(\\Sigma F/\\Pi, \\Sigma R/\\beta)`
-    over all the passes, bounds any schedule, one that overlaps prefill math
-    with decode reads included; ``B O / floor_any_schedule`` is the rate
-    ceiling of any schedule.
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer in every pass (default ``"floor"``, ``k``:
+        the total stays a lower bound; ``"uniform"``: the uniform-routing model).
+    workspace : float, keyword-only
+        Bytes of workspace per card (default 2 GiB).
+    weights : {"touched", "active", "total"}, keyword-only
+        What every step reads (:func:`infra_calc.decode.model_decode_step`).
+    comm : {"ring", "in-switch"}, keyword-only
+    overlap_comm : bool, keyword-only
+        Optimistic overlap of the all-reduces (see ``tensor_parallel_step``).
     """
     if prompt_tokens is None or output_tokens is None:
         raise TypeError("prompt_tokens and output_tokens (tokens) are required")
-    w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
-                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace,
-                    routing=routing, math=math)
+    w = Workload.of(model, hw, batch=batch, cards=cards, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
+                    workspace=workspace)
     check_single_sizes(w, "batch", "cards")
     p, o = check_request(w.model, prompt_tokens, output_tokens)
-    pre = prefill_step(w, prompt_tokens=p, weights=weights, comm=comm)   # checks comm
+    return generation_time_of(w, p, o, weights=weights, comm=comm, overlap_comm=overlap_comm)
+
+
+def generation_time_of(w: Workload, prompt_tokens, output_tokens, *, weights="touched",
+                       comm="ring", overlap_comm=False) -> GenerationTime:
+    """:func:`generation_time` of a checked workload ``w`` (one batch, one card count) and a
+    request checked by :func:`check_request`: what :func:`infra_calc.estimate` reads."""
+    p, o = prompt_tokens, output_tokens
+    pre = prefill_step_of(w, p, weights=weights, comm=comm)   # checks comm
     # contexts P+1 ... P+O-1 (none when O = 1), valid: check_request checked the last
     steps = step_parts(w, weights=weights, comm=comm, context=np.arange(p + 1, p + o, dtype=float),
                        overlap_comm=overlap_comm)

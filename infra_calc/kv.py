@@ -30,23 +30,25 @@ The four region functions (:func:`critical_context`, :func:`turning_batch`,
 :class:`~infra_calc.modelspec.ModelSpec`, a catalog name, a ``config.json`` path
 or a :class:`Workload`, which brings its own card) and the card, then
 keyword-only sizes: the physics is the model's own account of a step, whatever
-the type of the first argument.  The two
-building blocks under them, :func:`per_request_terms` and :func:`turning_points`
-(also used by :mod:`infra_calc.levers`), take one checked :class:`Workload` only.
+the type of the first argument.  The building blocks under them,
+:func:`per_request_terms`, :func:`turning_points` (also used by
+:mod:`infra_calc.levers`) and :func:`turning_batch_of` (the estimate's and the
+precision lever's :math:`B^*(S)`), take one checked :class:`Workload` only.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import brentq
 
-from ._validate import unwrap
+from ._validate import check_one_card, unwrap
 from .bound import crossover
-from .decode import decode_coefficients, model_decode_step, routed_expert_bytes
+from .decode import decode_coefficients, routed_expert_bytes, step_parts
 from .workload import Workload
 
 __all__ = ["critical_context", "turning_batch", "kv_weight_batch", "decode_region",
-           "per_request_terms", "turning_points"]
+           "per_request_terms", "turning_points", "turning_batch_of"]
 
 
 @dataclass(frozen=True)
@@ -122,33 +124,35 @@ def turning_points(w: Workload, *, drafts=0):
 
 def _with_experts(w: Workload, batch_at):
     """``batch_at(e)``, a crossing's batch with ``e`` expert bytes read once per step, for the
-    experts the batch itself hits: for a MoE the root of ``b − batch_at(E(b))`` (convex, < 0 at 0)."""
-    dense = unwrap(batch_at(routed_expert_bytes(w, 1.0)))
+    experts the batch itself hits.
+
+    For a mixture of experts, the root of :math:`g(b) = b - B(E(b))` (``B`` = ``batch_at``,
+    ``E`` = :func:`~infra_calc.decode.routed_expert_bytes`), found for each element by
+    :func:`scipy.optimize.brentq` in :math:`[10^{-9}, 2B(E(\\infty)) + 1]`: ``g`` is
+    negative at the left end (a crossing needs a positive batch) and positive at the right
+    one (``E(b) <= E(inf)``), and crosses zero once.  ``inf`` where the dense crossing is.
+    """
+    dense = np.asarray(batch_at(routed_expert_bytes(w, 1.0)), dtype=float)
     if not w.model.is_moe:
-        return dense
-    ok = np.isfinite(dense)
-    hi = np.where(ok, batch_at(routed_expert_bytes(w, np.inf)) * 2.0 + 1.0, 1.0)
-    root = _solve(lambda b: b - batch_at(routed_expert_bytes(w, b)), np.full_like(hi, 1e-9), hi)
-    return unwrap(np.where(ok, root, np.inf))
+        return unwrap(dense)
+    hi = np.asarray(batch_at(routed_expert_bytes(w, np.inf)), dtype=float) * 2.0 + 1.0
+    shape = np.broadcast_shapes(hi.shape, dense.shape)
+    hi, dense = np.broadcast_to(hi, shape), np.broadcast_to(dense, shape)
+    root = np.full(shape, np.inf)
+
+    def gap(b, i):        # g at b for element i (every element set to b: g is elementwise)
+        full = np.full(shape, b)
+        return (full - np.broadcast_to(batch_at(routed_expert_bytes(w, full)), shape))[i]
+
+    for i in np.ndindex(shape):
+        if np.isfinite(dense[i]):
+            root[i] = brentq(gap, 1e-9, hi[i], args=(i,), xtol=1e-300,
+                             rtol=4 * np.finfo(float).eps)
+    return unwrap(root)
 
 
-def _solve(f, lo, hi, iterations=200):
-    """Root of an increasing ``f`` on ``[lo, hi]`` (elementwise bisection in log space), at most
-    ``iterations`` halvings, fewer once every bracket is within a rounding (1e-15) of its root."""
-    lo, hi = np.broadcast_arrays(np.asarray(lo, dtype=float), np.asarray(hi, dtype=float))
-    lo, hi = lo.copy(), hi.copy()
-    for _ in range(iterations):
-        mid = np.sqrt(lo * hi)
-        up = f(mid) > 0
-        hi = np.where(up, mid, hi)
-        lo = np.where(up, lo, mid)
-        if np.all(hi <= lo * (1.0 + 1e-15)):     # a NaN bracket never passes: all halvings
-            break
-    return np.sqrt(lo * hi)
-
-
-def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_element=None,
-                     cards=None, math=None):
+def critical_context(model, hw=None, *, cards=None, bytes_per_param=None,
+                     kv_bytes_per_element=None, math=None):
     """Context at and above which no batch makes a decode step compute-bound, tokens.
 
     With a model (or a :class:`Workload`), the per-request math catches the
@@ -166,9 +170,9 @@ def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_eleme
     ----------
     model : ModelSpec, str or Workload
     hw : Accelerator or str
-    bytes_per_param, kv_bytes_per_element, cards : optional, keyword-only
-        For a model: ``b_W`` (default 2), cache bytes per element (default 2)
-        and tensor-parallel cards (default 1).
+    cards, bytes_per_param, kv_bytes_per_element : optional, keyword-only
+        For a model: tensor-parallel cards (default 1), ``b_W`` (default 2) and
+        cache bytes per element (default 2).
     math : str, keyword-only
         Math precision whose dense peak bounds the math (the workload's; default
         ``"bf16"``, :meth:`~infra_calc.hardware.Accelerator.peak`).
@@ -179,13 +183,13 @@ def critical_context(model, hw=None, *, bytes_per_param=None, kv_bytes_per_eleme
     >>> round(ic.critical_context("llama-2-70b", "H100 SXM"))
     1459
     """
-    w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
-                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)
+    w = Workload.of(model, hw, cards=cards, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math)
     return turning_points(w)[1]
 
 
-def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
-                  kv_bytes_per_element=None, cards=None, routing=None, math=None):
+def turning_batch(model, hw=None, *, context=None, cards=None, bytes_per_param=None,
+                  kv_bytes_per_element=None, math=None, routing=None):
     """Batch where a decode step's compute catches up with its read, :math:`B^*(S)`, requests.
 
     For a dense model, with :func:`per_request_terms` ``R0, r1, c1``:
@@ -207,23 +211,30 @@ def turning_batch(model, hw=None, *, context=None, bytes_per_param=None,
     hw : Accelerator or str
     context : int or array_like
         ``S`` (default 0), tokens of cache per request.
-    bytes_per_param, kv_bytes_per_element, cards : optional, keyword-only
-    routing : {"floor", "uniform"}, keyword-only
-        Experts read per MoE layer (:meth:`ModelSpec.experts_hit`; default ``"floor"``).
+    cards, bytes_per_param, kv_bytes_per_element : optional, keyword-only
     math : str, keyword-only
         Math precision whose dense peak bounds the math (the workload's; default
         ``"bf16"``, :meth:`~infra_calc.hardware.Accelerator.peak`).
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer (:meth:`ModelSpec.experts_hit`; default ``"floor"``).
     """
-    w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
-                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing,
-                  math=math)
+    return turning_batch_of(Workload.of(model, hw, context=context, cards=cards,
+                                        bytes_per_param=bytes_per_param,
+                                        kv_bytes_per_element=kv_bytes_per_element, math=math,
+                                        routing=routing))
+
+
+def turning_batch_of(w: Workload):
+    """:func:`turning_batch` of a checked workload ``w``, under its own routing: the
+    :func:`turning_points` crossing, with the experts the batch hits for a mixture of
+    experts under ``routing="uniform"``."""
     if w.model.is_moe and w.routing != "floor":     # the experts read grow with the batch
         return _with_experts(w, _batch_at(w))
     return unwrap(turning_points(w)[0])
 
 
-def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
-                    kv_bytes_per_element=None, cards=None, routing=None, math=None):
+def kv_weight_batch(model, hw=None, *, context=None, cards=None, bytes_per_param=None,
+                    kv_bytes_per_element=None, math=None, routing=None):
     """Batch at which the KV read equals the weight read, requests (not rounded).
 
     The weight read includes the gathered rows and the experts hit (under
@@ -237,14 +248,14 @@ def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
     hw : Accelerator or str
     context : int or array_like, keyword-only
         ``S``, tokens of cache per request (> 0 for a finite answer).
-    bytes_per_param, kv_bytes_per_element, cards, routing : optional, keyword-only
+    cards, bytes_per_param, kv_bytes_per_element : optional, keyword-only
     math : str, keyword-only
         Accepted for a uniform signature and kept on the workload; a border
         between two reads does not depend on the math.
+    routing : {"floor", "uniform"}, keyword-only
     """
-    w = Workload.of(model, hw, bytes_per_param=bytes_per_param, context=context,
-                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, routing=routing,
-                  math=math)
+    w = Workload.of(model, hw, context=context, cards=cards, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing)
     t = _linear_terms(w)
     slope = np.asarray(w.context, dtype=float) * t.kv_bytes_per_token - t.row_bytes   # cache over row
     return _with_experts(w, lambda e: np.where(slope > 0,
@@ -253,11 +264,12 @@ def kv_weight_batch(model, hw=None, *, context=None, bytes_per_param=None,
 
 
 def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=None,
-                  kv_bytes_per_element=None, weights="touched", routing=None, math=None):
-    """Which of the three regions a (batch, context) point lies in.
+                  kv_bytes_per_element=None, math=None, routing=None, weights="touched"):
+    """Which of the three regions a (batch, context) point lies in (one card).
 
-    The ``region`` of :func:`~infra_calc.decode.model_decode_step`
-    (``"compute"`` where its compute time reaches its read time, else
+    The ``region`` of :func:`~infra_calc.decode.model_decode_step`, read from
+    the same account (:attr:`StepParts.region <infra_calc.decode.StepParts.region>`:
+    ``"compute"`` where its compute time reaches its read time, else
     ``"weight-read"`` or ``"kv-read"``, whichever read is larger), so the
     figure and the step cannot disagree.  Arrays broadcast.  ``math``
     (keyword-only) is the precision of the matrix multiplies (default ``"bf16"``).
@@ -266,7 +278,7 @@ def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=N
     -------
     str or numpy.ndarray of str
     """
-    return model_decode_step(Workload.of(model, hw, batch=batch, context=context,
-                                       bytes_per_param=bytes_per_param,
-                                       kv_bytes_per_element=kv_bytes_per_element,
-                                       routing=routing, math=math), weights=weights).region
+    w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing)
+    check_one_card(w, "decode_region", "use tensor_parallel_step for more cards")
+    return step_parts(w, weights=weights).region

@@ -37,7 +37,7 @@ import numpy as np
 from ._validate import check_int, check_number, check_one_card, unwrap
 from .bound import bounds
 from .capacity import CapacityCheck, HoldsMemory
-from .decode import decode_coefficients, model_decode_step
+from .decode import decode_coefficients, step_parts
 from .kv import turning_points
 from .workload import ModelOnCard, Workload
 
@@ -172,8 +172,8 @@ def _verify_counts(w: Workload, k):
 
 
 def speculative_step(model, hw=None, *, batch=None, context=None, drafts, acceptance=None,
-                     draft=None, bytes_per_param=None, kv_bytes_per_element=None,
-                     workspace=None, routing=None, math=None) -> SpeculativeStep:
+                     draft=None, bytes_per_param=None, kv_bytes_per_element=None, math=None,
+                     routing=None, workspace=None) -> SpeculativeStep:
     """One draft-and-verify round: ``B`` requests, ``k`` draft tokens each, one card.
 
     The verify pass runs the ``k`` drafts and the last accepted token of each
@@ -220,38 +220,50 @@ def speculative_step(model, hw=None, *, batch=None, context=None, drafts, accept
         The draft model, whose ``k`` decode steps (batch ``B``, context ``S``,
         same bytes and math as the target) are the round's extra cost; None
         (default) counts drafting as free (draft heads, prompt lookup).
-    bytes_per_param, kv_bytes_per_element, workspace, routing, math : keyword-only
+    bytes_per_param, kv_bytes_per_element, math, routing, workspace : keyword-only
         As for :func:`~infra_calc.decode.model_decode_step`.
     """
     k = _drafts(drafts)
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
-                    routing=routing, math=math)
+                    kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
+                    workspace=workspace)
     check_one_card(w, "speculative_step")
+    return _speculative_round(w, k, draft, acceptance)
+
+
+def _draft_steps(w: Workload, k, draft):
+    """The draft model's ``k`` decode steps at ``w``'s batch, context, byte widths and math:
+    ``(seconds, FLOPs, bytes, weights held, cache held)``, zeros without a draft.  A floor
+    (``k`` experts per layer for a MoE draft), with no workspace of its own."""
+    kf = np.asarray(k, dtype=float)
+    if draft is None:
+        return 0.0 * kf, 0.0, 0.0, 0.0, 0.0
+    d = w.with_(model=draft, workspace=0.0, routing="floor")
+    t = step_parts(d)                                 # one card: t_floor is the step
+    return (kf * np.asarray(t.t_floor), kf * np.asarray(t.counts.flops),
+            kf * np.asarray(t.counts.bytes_read), d.resident_weight_bytes(), d.kv_bytes_per_card())
+
+
+def _acceptance_model(k, acceptance, like):
+    """``(α, E[n])`` of the i.i.d. acceptance model, ``(nan, nan)`` shaped like ``like`` without one."""
+    if acceptance is None:
+        return np.nan, np.full_like(like, np.nan)
+    a = _acceptance(acceptance)
+    return a, np.asarray(expected_tokens_per_step(k, a), dtype=float)
+
+
+def _speculative_round(w: Workload, k, draft, acceptance) -> SpeculativeStep:
+    """:func:`speculative_step` of a checked one-card workload ``w`` and checked ``k``."""
     tokens, wb, kv, f_lin, f_att = _verify_counts(w, k)
     acc = w.hw
     t = bounds(f_lin + f_att, wb + kv, acc, math=w.math)
     kf = np.asarray(k, dtype=float)
-    weights, kv_held = w.resident_weight_bytes(), w.kv_bytes_per_card()
-    flops, nbytes = f_lin + f_att, wb + kv          # the round's totals: verify, then drafts
-    if draft is None:
-        t_draft = 0.0 * kf
-    else:
-        d = model_decode_step(draft, acc, batch=w.batch, context=w.context, bytes_per_param=w.bytes_per_param,
-                              kv_bytes_per_element=w.kv_bytes_per_element, workspace=0.0,
-                              math=w.math)
-        t_draft = kf * np.asarray(d.t_step)
-        weights, kv_held = weights + d.memory.weights, kv_held + d.memory.kv
-        flops = flops + kf * np.asarray(d.flops)
-        nbytes = nbytes + kf * np.asarray(d.bytes_read)
+    t_draft, d_flops, d_bytes, d_weights, d_kv = _draft_steps(w, k, draft)
     t_round = np.asarray(t.t_floor) + t_draft
-    t_any = np.asarray(bounds(flops, nbytes, acc, math=w.math).t_floor) + 0.0 * t_round
-    if acceptance is None:
-        a = np.nan
-        e = np.full_like(t_round, np.nan)
-    else:
-        a = _acceptance(acceptance)
-        e = np.asarray(expected_tokens_per_step(k, a), dtype=float)
+    # the round's totals, verify pass and draft steps together: the floor of any schedule
+    t_any = (np.asarray(bounds(f_lin + f_att + d_flops, wb + kv + d_bytes, acc, math=w.math).t_floor)
+             + 0.0 * t_round)
+    a, e = _acceptance_model(k, acceptance, t_round)
     m_card = np.asarray(w.kv_bytes_per_token_per_card)
     return SpeculativeStep(
         model=w.model, hw=acc, batch=w.batch, context=w.context, drafts=k,
@@ -264,7 +276,8 @@ def speculative_step(model, hw=None, *, batch=None, context=None, drafts, accept
         tokens_expected=unwrap(e), t_per_token_expected=unwrap(t_round / e),
         rejected_share=unwrap(1.0 - e / (kf + 1.0)),
         rejected_kv_bytes=unwrap(np.asarray(w.batch) * (kf + 1.0 - e) * m_card),
-        memory=w.memory_at(weights=weights, kv=kv_held, like=t_round))
+        memory=w.memory_at(weights=w.resident_weight_bytes() + d_weights,
+                           kv=w.kv_bytes_per_card() + d_kv, like=t_round))
 
 
 def speculative_critical_context(model, hw=None, *, drafts, bytes_per_param=None,

@@ -80,10 +80,10 @@ class TensorParallelStep(HoldsMemory, ModelOnCard):
     memory: CapacityCheck
 
 
-def tensor_parallel_step(model, hw=None, *, cards=None, batch=None, context=None,
-                         bytes_per_param=None, kv_bytes_per_element=None, overlap_comm=False,
-                         weights="touched", comm="ring", workspace=None,
-                         routing=None, math=None) -> TensorParallelStep:
+def tensor_parallel_step(model, hw=None, *, batch=None, context=None, cards=None,
+                         bytes_per_param=None, kv_bytes_per_element=None, math=None,
+                         routing=None, workspace=None, weights="touched", comm="ring",
+                         overlap_comm=False) -> TensorParallelStep:
     """One decode step split over ``cards`` by tensor parallelism.
 
     Per card, with ``n`` cards (:mod:`infra_calc.sharding` for the split):
@@ -110,36 +110,36 @@ def tensor_parallel_step(model, hw=None, *, cards=None, batch=None, context=None
     hw : Accelerator or str
         Needs ``link_bandwidth`` (per direction) for ``cards > 1``, and
         ``internode_bandwidth`` past ``link_domain`` cards.
-    cards : int or array_like
-        ``n`` (>= 1, default 1): must divide the query heads, and divide the
-        KV heads (``n <= n_kv``) or be a multiple of them (``n > n_kv``).
     batch : int or array_like
         ``B`` (>= 1, default 1), requests.
     context : int or array_like
         ``S`` (>= 0, default 0), KV tokens per request.
+    cards : int or array_like
+        ``n`` (>= 1, default 1): must divide the query heads, and divide the
+        KV heads (``n <= n_kv``) or be a multiple of them (``n > n_kv``).
     bytes_per_param, kv_bytes_per_element : float
         Default 2 each.
-    overlap_comm : bool, keyword-only
-        Take the larger of floor and communication instead of their sum.
+    math : str, keyword-only
+        Math precision whose dense peak bounds the math (default ``"bf16"``).
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer (default ``"floor"``, ``k``; ``"uniform"``:
+        the uniform-routing model, :meth:`ModelSpec.experts_hit`).
+    workspace : float, keyword-only
+        Bytes of workspace per card (default 2 GiB).
     weights : {"touched", "active", "total"}, keyword-only
         What the weight read counts (:func:`infra_calc.decode.model_decode_step`).
     comm : {"ring", "in-switch"}, keyword-only
         The all-reduce model.
-    workspace : float, keyword-only
-        Bytes of workspace per card (default 2 GiB).
-    routing : {"floor", "uniform"}, keyword-only
-        Experts read per MoE layer (default ``"floor"``, ``k``; ``"uniform"``:
-        the uniform-routing model, :meth:`ModelSpec.experts_hit`).
-    math : str, keyword-only
-        Math precision whose dense peak bounds the math (default ``"bf16"``).
+    overlap_comm : bool, keyword-only
+        Take the larger of floor and communication instead of their sum.
 
     Returns
     -------
     TensorParallelStep
     """
-    w = Workload.of(model, hw, cards=cards, batch=batch, context=context,
+    w = Workload.of(model, hw, batch=batch, context=context, cards=cards,
                     bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
-                    workspace=workspace, routing=routing, math=math)
+                    math=math, routing=routing, workspace=workspace)
     t = step_parts(w, weights=weights, comm=comm, overlap_comm=overlap_comm)   # checks comm and the flag
     zero = 0.0 * np.asarray(t.t_step)
     return TensorParallelStep(

@@ -52,8 +52,8 @@ class PlannerState(HoldsMemory):
     max_batch: int
 
 
-def planner_state(model=None, hw=None, *, context=None, batch=None, workspace=None,
-                  bytes_per_param=None, reading=None, kv_bytes_per_element=None) -> PlannerState:
+def planner_state(model=None, hw=None, *, batch=None, context=None, bytes_per_param=None,
+                  kv_bytes_per_element=None, workspace=None, reading=None) -> PlannerState:
     """Evaluate the capacity inequality for one setting of the planner.
 
     Inputs left at None take J13's case (:mod:`infra_calc.source`:

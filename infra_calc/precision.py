@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .capacity import CapacityCheck, HoldsMemory
-from .kv import critical_context, turning_batch
-from .parallel import tensor_parallel_step
+from .decode import step_parts
+from .kv import turning_batch_of, turning_points
 from .step import batch_turning_point
 from .workload import Workload
 
@@ -62,8 +62,8 @@ class PrecisionPoint(HoldsMemory):
         return float(self.memory.weights)
 
 
-def precision_point(model, hw=None, *, math=None, bytes_per_param=None,
-                    kv_bytes_per_element=None, context=None) -> PrecisionPoint:
+def precision_point(model, hw=None, *, context=None, bytes_per_param=None,
+                    kv_bytes_per_element=None, math=None) -> PrecisionPoint:
     """The ridge, ``B*``, ``P*`` and ``S_max`` with weights of ``b_W`` bytes and math at ``Π_m``.
 
     Every turning point balances math against bytes, so it scales as
@@ -82,20 +82,20 @@ def precision_point(model, hw=None, *, math=None, bytes_per_param=None,
     model : ModelSpec, str or Workload
         A Workload keeps its own routing, cards and math.
     hw : Accelerator or str
-    math : str, keyword-only
-        ``"bf16"`` (default), ``"fp8"`` or ``"fp4"`` where the card has it.
-    bytes_per_param, kv_bytes_per_element : float, keyword-only
-        ``b_W`` and cache bytes per element (default 2 each).
     context : int or array_like, keyword-only
         ``S`` for ``B*(S)`` and the batch-1 step (default 0).
+    bytes_per_param, kv_bytes_per_element : float, keyword-only
+        ``b_W`` and cache bytes per element (default 2 each).
+    math : str, keyword-only
+        ``"bf16"`` (default), ``"fp8"`` or ``"fp4"`` where the card has it.
     """
-    w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, context=context, math=math)
+    w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math)
     acc, bw = w.hw, w.bytes_per_param
     return PrecisionPoint(
         math=w.math, bytes_per_param=bw, kv_bytes_per_element=w.kv_bytes_per_element,
         peak=acc.peak(w.math), ridge=acc.ridge(w.math),
         b_star_j07=float(batch_turning_point(acc, bytes_per_param=bw, math=w.math)),
-        b_star=turning_batch(w), s_max=float(critical_context(w)),
-        t_step_1=tensor_parallel_step(w.with_(batch=1)).t_floor,
+        b_star=turning_batch_of(w), s_max=float(turning_points(w)[1]),
+        t_step_1=step_parts(w.with_(batch=1)).t_floor,
         memory=w.memory_at(like=np.asarray(w.context, dtype=float)))

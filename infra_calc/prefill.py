@@ -32,7 +32,7 @@ from .comm import layer_comm
 from .decode import weight_read_params
 from .workload import ModelOnCard, Workload
 
-__all__ = ["PrefillStep", "PrefillCounts", "prefill_step", "prefill_counts"]
+__all__ = ["PrefillStep", "PrefillCounts", "prefill_step", "prefill_step_of", "prefill_counts"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,9 +129,9 @@ class PrefillStep(HoldsMemory, ModelOnCard):
         return unwrap(np.asarray(self.flops) / np.asarray(self.bytes_read))
 
 
-def prefill_step(model, hw=None, *, prompt_tokens=None, bytes_per_param=None, batch=None,
-                 kv_bytes_per_element=None, cards=None, weights="touched", comm="ring",
-                 workspace=None, routing=None, math=None) -> PrefillStep:
+def prefill_step(model, hw=None, *, batch=None, prompt_tokens=None, cards=None,
+                 bytes_per_param=None, kv_bytes_per_element=None, math=None, routing=None,
+                 workspace=None, weights="touched", comm="ring") -> PrefillStep:
     """Lower bound of the prefill pass: the time to first token on idle cards.
 
     - FLOPs: matrix products :math:`2BP\\,N_{body}` (no gathered input table,
@@ -151,27 +151,27 @@ def prefill_step(model, hw=None, *, prompt_tokens=None, bytes_per_param=None, ba
     ----------
     model : ModelSpec, str or Workload
     hw : Accelerator or str
-    prompt_tokens : int or array_like
-        ``P`` (>= 1), refused above the model's ``max_position_embeddings``.
-    bytes_per_param : float
-        ``b_W`` (default 2).
-    batch : int
+    batch : int, keyword-only
         ``B`` prompts prefilled together (>= 1, default 1).
-    kv_bytes_per_element : float
-        Bytes per cached element (default 2).
+    prompt_tokens : int or array_like, keyword-only
+        ``P`` (>= 1), refused above the model's ``max_position_embeddings``.
     cards : int, keyword-only
         Tensor-parallel cards (default 1).
+    bytes_per_param : float, keyword-only
+        ``b_W`` (default 2).
+    kv_bytes_per_element : float, keyword-only
+        Bytes per cached element (default 2).
+    math : str, keyword-only
+        Math precision whose dense peak bounds the math (default ``"bf16"``).
+    routing : {"floor", "uniform"}, keyword-only
+        Experts read per MoE layer (default ``"floor"``: ``k``; ``"uniform"``:
+        the uniform-routing model's count for the ``BP`` tokens).
+    workspace : float, keyword-only
+        Bytes of workspace per card (default 2 GiB).
     weights : {"touched", "active", "total"}, keyword-only
         What the weight read counts (default: the bytes the pass touches).
     comm : {"ring", "in-switch"}, keyword-only
         The all-reduce model (:mod:`infra_calc.comm`).
-    workspace : float, keyword-only
-        Bytes of workspace per card (default 2 GiB).
-    routing : {"floor", "uniform"}, keyword-only
-        Experts read per MoE layer (default ``"floor"``: ``k``; ``"uniform"``:
-        the uniform-routing model's count for the ``BP`` tokens).
-    math : str, keyword-only
-        Math precision whose dense peak bounds the math (default ``"bf16"``).
 
     Returns
     -------
@@ -180,11 +180,18 @@ def prefill_step(model, hw=None, *, prompt_tokens=None, bytes_per_param=None, ba
     if prompt_tokens is None:
         raise TypeError("prompt_tokens (tokens) is required")
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
-    w = Workload.of(model, hw, bytes_per_param=bytes_per_param, batch=batch,
-                    kv_bytes_per_element=kv_bytes_per_element, cards=cards, workspace=workspace,
-                    routing=routing, math=math)
+    w = Workload.of(model, hw, batch=batch, cards=cards, bytes_per_param=bytes_per_param,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
+                    workspace=workspace)
     check_single_sizes(w, "batch", "cards")
     w.model.check_context(p, "prompt_tokens")
+    return prefill_step_of(w, p, weights=weights, comm=comm)
+
+
+def prefill_step_of(w: Workload, prompt_tokens, *, weights="touched", comm="ring") -> PrefillStep:
+    """:func:`prefill_step` of a checked workload ``w`` (one batch, one card count) and
+    checked ``prompt_tokens``: what :func:`~infra_calc.generation.generation_time` reads."""
+    p = prompt_tokens
     acc = w.hw
     c = prefill_counts(w, p, weights=weights)
     _, tcomm = layer_comm(w.model, acc, tokens=w.batch * np.asarray(p, dtype=float), cards=w.cards, comm=comm)

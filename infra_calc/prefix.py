@@ -64,8 +64,8 @@ class SharedPrefixStep(HoldsMemory, ModelOnCard):
 
 
 def shared_prefix_step(model, hw=None, *, batch=None, context=None, prefix,
-                       bytes_per_param=None, kv_bytes_per_element=None, workspace=None,
-                       routing=None, math=None) -> SharedPrefixStep:
+                       bytes_per_param=None, kv_bytes_per_element=None, math=None,
+                       routing=None, workspace=None) -> SharedPrefixStep:
     """A decode step whose ``B`` requests share their first ``S_p`` cached tokens (one card).
 
     A kernel that reads the shared prefix's keys and values once for the
@@ -84,11 +84,12 @@ def shared_prefix_step(model, hw=None, *, batch=None, context=None, prefix,
         As for :func:`~infra_calc.decode.model_decode_step`.
     prefix : int or array_like, keyword-only
         ``S_p``, tokens shared by every request (0 to ``context``).
-    bytes_per_param, kv_bytes_per_element, workspace, routing, math : keyword-only
+    bytes_per_param, kv_bytes_per_element, math, routing, workspace : keyword-only
+        As for :func:`~infra_calc.decode.model_decode_step`.
     """
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, workspace=workspace,
-                    routing=routing, math=math)
+                    kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
+                    workspace=workspace)
     check_one_card(w, "shared_prefix_step")
     sp = np.asarray(_prefix(prefix, w.context), dtype=float)
     c = decode_coefficients(w)
@@ -136,9 +137,9 @@ class CachedPrefill(HoldsMemory, ModelOnCard):
     memory: CapacityCheck
 
 
-def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=None,
-                        bytes_per_param=None, kv_bytes_per_element=None, routing=None,
-                        math=None, workspace=None) -> CachedPrefill:
+def cached_prefill_step(model, hw=None, *, batch=None, prompt_tokens=None, cached,
+                        bytes_per_param=None, kv_bytes_per_element=None, math=None,
+                        routing=None, workspace=None) -> CachedPrefill:
     """Prefill of prompts whose first ``P_c`` tokens are already in the cache (one card).
 
     Only the ``n = P − P_c`` new tokens go through the weights, but each still
@@ -156,12 +157,15 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=Non
     Parameters
     ----------
     model, hw
-    prompt_tokens : int or array_like
+    batch : int, keyword-only
+        ``B`` prompts prefilled together, sharing the cached prefix (default 1).
+    prompt_tokens : int or array_like, keyword-only
         ``P`` (>= 1).
     cached : int or array_like, keyword-only
         ``P_c``, tokens already cached (0 to ``P − 1``: the last prompt token
         must run to give the first output token).
-    batch, bytes_per_param, kv_bytes_per_element, routing, math : keyword-only
+    bytes_per_param, kv_bytes_per_element, math, routing : keyword-only
+        As for :func:`~infra_calc.prefill.prefill_step`.
     workspace : float, keyword-only
         Bytes of workspace on the card (the :class:`Workload` default, 2 GiB).
     """
@@ -170,7 +174,7 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens=None, cached, batch=Non
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
     pc = _prefix(cached, np.asarray(p) - 1, "cached", "prompt_tokens − 1")
     w = Workload.of(model, hw, batch=batch, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, routing=routing, math=math,
+                    kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
                     workspace=workspace)
     check_single_sizes(w, "batch")
     w.model.check_context(p, "prompt_tokens")

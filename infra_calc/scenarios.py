@@ -35,8 +35,8 @@ def j07_kv_bytes_per_token() -> float:
     return model(S.J07_MODEL).kv_bytes_per_token(S.KV_BYTES_PER_ELEMENT)
 
 
-def j07_capacity(*, kv: bool = True, workspace: bool = True, capacity: float | None = None,
-                 context: int = S.J07_CONTEXT) -> CapacityCheck:
+def j07_capacity(*, context: int = S.J07_CONTEXT, capacity: float | None = None,
+                 kv: bool = True, workspace: bool = True) -> CapacityCheck:
     """J07's capacity check :math:`W + S\\,m_{KV} + M_{work} \\le C`: the 8-bit weights, one
     request of ``context`` tokens (the source's ``J07_CONTEXT``) and the workspace on
     ``capacity`` bytes (its H100's 80e9); ``kv=False`` / ``workspace=False`` leave those out."""

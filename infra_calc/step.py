@@ -137,7 +137,7 @@ def read_time_per_output(t_read, batch):
     return unwrap(np.asarray(t_read, dtype=float) / np.asarray(batch, dtype=float))
 
 
-def decode_step(params, hw, *, bytes_per_param, batch=1, kv_bytes=0, overlap=True) -> DecodeStep:
+def decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0, overlap=True) -> DecodeStep:
     """Estimate one decode step of a dense model (one new token per request).
 
     The batch of ``B`` requests shares one read of the weights:
@@ -154,13 +154,15 @@ def decode_step(params, hw, *, bytes_per_param, batch=1, kv_bytes=0, overlap=Tru
     params : float or array_like
         Parameters used per token, ``N``.
     hw : Accelerator or str
+    batch : int or array_like, keyword-only
+        Requests decoded together, ``B`` (>= 1).
     bytes_per_param : float or array_like, keyword-only
         Stored bytes per weight, ``b_W`` (1 for 8-bit, 0.5 for 4-bit).
-    batch : int or array_like
-        Requests decoded together, ``B`` (>= 1).
-    kv_bytes : float or array_like
-        KV-cache bytes the whole batch reads this step (default 0).
-    overlap : bool
+    kv_bytes : float or array_like, keyword-only
+        KV-cache bytes the whole batch reads this step, ``R_KV`` (default 0): an
+        amount of cache, as :attr:`DecodeStep.bytes_read` counts it, not the
+        per-element width ``kv_bytes_per_element`` of the chapter-3 functions.
+    overlap : bool, keyword-only
         Whether reads and math overlap.
     """
     acc = accelerator(hw)
@@ -204,7 +206,7 @@ def batch_turning_point(hw, *, bytes_per_param, math="bf16"):
     return crossover(0.0, bw, accelerator(hw), flops_slope=2.0, bytes_slope=0.0, math=math)
 
 
-def fix_scenarios(params=None, hw=None, *, bytes_per_param=None, batch=None,
+def fix_scenarios(params=None, hw=None, *, batch=None, bytes_per_param=None,
                   four_bit=True) -> dict[str, DecodeStep]:
     """The J07 §5 cases as ``{label: DecodeStep}``, in table order.
 

@@ -2,15 +2,25 @@
 
 A :class:`Workload` holds the objects and numbers an estimate needs: the
 model (a :class:`~infra_calc.modelspec.ModelSpec`), the accelerator (an
-:class:`~infra_calc.hardware.Accelerator`, of every card), the bytes per weight
-and per cached element, the batch, the context, the tensor-parallel cards and
-the workspace per card.  Names are looked up and every field is checked when
-the workload is built; after that the functions of chapter 3
+:class:`~infra_calc.hardware.Accelerator`, of every card), the batch, the
+context, the tensor-parallel cards, the bytes per weight and per cached
+element, the math precision, the routing and the workspace per card.  Names
+are looked up and every field is checked when the workload is built; after
+that the functions of chapter 3
 (:func:`~infra_calc.decode.model_decode_step`, :func:`~infra_calc.prefill.prefill_step`,
 :func:`~infra_calc.parallel.tensor_parallel_step`,
 :func:`~infra_calc.generation.generation_time`) use the objects as they are, so
 a model or card changed with ``dataclasses.replace`` / ``with_`` keeps its own
 figures.
+
+Each public chapter-3 function builds its workload once, at its entry
+(:meth:`Workload.of`), and checks what only it needs; what it calls inside
+takes that workload, not names or sizes again: the per-card account
+(:func:`~infra_calc.decode.step_parts`), the turning points
+(:func:`~infra_calc.kv.turning_points`, :func:`~infra_calc.kv.turning_batch_of`),
+a prefill or a whole request of a checked workload
+(:func:`~infra_calc.prefill.prefill_step_of`,
+:func:`~infra_calc.generation.generation_time_of`).
 
 Memory is part of every result: :attr:`Workload.memory` is the capacity
 chapter's inequality per card (:func:`~infra_calc.capacity.capacity_check` of
@@ -68,10 +78,6 @@ class Workload(HoldsMemory):
         A spec, a catalog name or a ``config.json`` path (resolved here).
     hw : Accelerator or str
         The accelerator of every card (resolved here).
-    bytes_per_param : float
-        Stored bytes per weight ``b_W`` (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
-    kv_bytes_per_element : float
-        Bytes per cached K/V element (2 = BF16, 1 = FP8).
     batch : int or array_like
         Requests served together, ``B`` (>= 1).
     context : int or array_like
@@ -80,18 +86,22 @@ class Workload(HoldsMemory):
     cards : int or array_like
         Tensor-parallel cards ``n`` (>= 1; checked by
         :func:`infra_calc.sharding.check_cards`).
-    workspace : float
-        Bytes per card for activations and buffers (:data:`DEFAULT_WORKSPACE`).
+    bytes_per_param : float
+        Stored bytes per weight ``b_W`` (2 = BF16, 1 = 8-bit, 0.5 = 4-bit).
+    kv_bytes_per_element : float
+        Bytes per cached K/V element (2 = BF16, 1 = FP8).
+    math : str
+        Math precision of the matrix multiplies (default ``"bf16"``): its dense
+        peak (:meth:`~infra_calc.hardware.Accelerator.peak`) bounds every step's
+        math.  A card without that precision is refused, naming its precisions.
     routing : {"floor", "uniform"}
         Experts per MoE layer a step reads: ``"floor"`` (default), the ``k``
         any routing reads, so every time stays a lower bound; ``"uniform"``,
         the expectation under uniform routing, a model
         (:meth:`~infra_calc.modelspec.ModelSpec.experts_hit`).  No effect on a
         dense model.
-    math : str
-        Math precision of the matrix multiplies (default ``"bf16"``): its dense
-        peak (:meth:`~infra_calc.hardware.Accelerator.peak`) bounds every step's
-        math.  A card without that precision is refused, naming its precisions.
+    workspace : float
+        Bytes per card for activations and buffers (:data:`DEFAULT_WORKSPACE`).
 
     Raises
     ------
@@ -112,14 +122,14 @@ class Workload(HoldsMemory):
     model: ModelSpec
     hw: Accelerator
     _: KW_ONLY
-    bytes_per_param: float = 2.0
-    kv_bytes_per_element: float = 2.0
     batch: int | np.ndarray = 1
     context: int | np.ndarray = 0
     cards: int | np.ndarray = 1
-    workspace: float = DEFAULT_WORKSPACE
-    routing: str = "floor"
+    bytes_per_param: float = 2.0
+    kv_bytes_per_element: float = 2.0
     math: str = "bf16"
+    routing: str = "floor"
+    workspace: float = DEFAULT_WORKSPACE
 
     def __post_init__(self):
         set_ = object.__setattr__

@@ -34,8 +34,8 @@ READ_COLOUR, COMPUTE_COLOUR, STEP_COLOUR = PALETTE["blue"], PALETTE["vermillion"
 @figure("j07-fixes",
         "Decode-step lower bounds, weight read against matrix math, for the 70B model on an "
         "H100: the baseline, the three fixes of §5 and a batch sharing one read (log scale).")
-def fixes_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BYTES_PER_PARAM,
-                 batch=S.J07_BATCHES[0], target=S.J07_TARGET_STEP):
+def fixes_figure(params=S.J07_PARAMS, hw=None, *, batch=S.J07_BATCHES[0],
+                 bytes_per_param=S.J07_BYTES_PER_PARAM, target=S.J07_TARGET_STEP):
     """Grouped horizontal bars: ``T_read`` and ``T_compute`` (ms) per case of §5."""
     cases = fix_scenarios(params, hw, bytes_per_param=bytes_per_param, batch=batch)
     labels = list(cases)
@@ -76,8 +76,8 @@ def fixes_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BYTES_PE
         "Read, compute and step time against batch size (left) and the tokens per second they "
         "allow (right), 70B model at 1 byte/parameter on an H100; B* marks where compute "
         "overtakes the read, the dotted line how many 8K requests fit in memory.")
-def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, bytes_per_param=S.J07_BYTES_PER_PARAM,
-                       max_b=512, context=S.J07_CONTEXT):
+def batch_sweep_figure(params=S.J07_PARAMS, hw=None, *, context=S.J07_CONTEXT,
+                       bytes_per_param=S.J07_BYTES_PER_PARAM, max_b=512):
     """Two log-log panels: times (ms) and tokens/s against batch ``B``."""
     h = accelerator(hw if hw is not None else S.j07_h100())
     b = np.unique(np.round(np.logspace(0, math.log10(max_b), 120)))

@@ -53,9 +53,9 @@ def legend_handles(*, per_request: bool = True):
 @figure("j13-capacity-4090",
         "Qwen3-8B in BF16 on an RTX 4090 with a 2 GiB workspace: four or five 8K-token requests "
         "against the capacity read as 24e9 bytes (the source) and as the physical 24 GiB.")
-def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *,
-                  context: int = S.J13_CONTEXTS[0], batches=(4, 5),
-                  workspace: float = S.J13_WORKSPACE, bytes_per_param: float = 2.0) -> Figure:
+def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *, batches=(4, 5),
+                  context: int = S.J13_CONTEXTS[0], bytes_per_param: float = 2.0,
+                  workspace: float = S.J13_WORKSPACE) -> Figure:
     """Stacked bars (weights, workspace, one KV block per request) for each batch.
 
     Two horizontal lines mark the capacity under both readings

@@ -132,8 +132,8 @@ class CapacityPlanner(Explorer):
         return st
 
 
-def capacity_planner(model=None, hw=None, *, context=None, batch=None, workspace=None,
-                     bytes_per_param=None, reading=None) -> CapacityPlanner:
+def capacity_planner(model=None, hw=None, *, batch=None, context=None, bytes_per_param=None,
+                     workspace=None, reading=None) -> CapacityPlanner:
     """Build the planner; inputs left at None start it on the source's RTX 4090 case
     (:func:`~infra_calc.planner.planner_state`'s defaults).  ``workspace`` is in bytes, as
     everywhere in the library; only the slider shows it in GiB.

@@ -178,8 +178,8 @@ class DecodeStepExplorer(Explorer):
         return st
 
 
-def decode_step_explorer(params=S.J07_PARAMS, hw="H100 SXM", *,
-                         bytes_per_param=S.J07_BYTES_PER_PARAM, batch=1) -> DecodeStepExplorer:
+def decode_step_explorer(params=S.J07_PARAMS, hw="H100 SXM", *, batch=1,
+                         bytes_per_param=S.J07_BYTES_PER_PARAM) -> DecodeStepExplorer:
     """Build the explorer, starting at ``params`` parameters (a count; the box shows billions).
 
     Returns a :class:`DecodeStepExplorer` (an ``ipywidgets.VBox``) holding the

@@ -25,9 +25,9 @@ BATCH_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 CONTEXT_OPTIONS = (0, 128, 256, 512, 1024, 1458, 2048, 4096, 8192, 16384, 32768)
 
 
-def _readout(st, bytes_per_param, kv_bytes, capped=None) -> str:
+def _readout(st, bytes_per_param, kv_bytes_per_element, capped=None) -> str:
     """The readout's lines; every computed value with 4 significant figures (:func:`sig`)."""
-    kw = dict(bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes)
+    kw = dict(bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element)
     s_max = critical_context(st.model, st.hw, **kw)
     b_star = turning_batch(st.model, st.hw, context=st.context, **kw)
     b_text = "none (S ≥ S_max)" if b_star == float("inf") else f"{sig(b_star)} requests"
@@ -58,10 +58,11 @@ class KvExplorer(Explorer):
         # the menus hold the objects themselves (a changed model or card keeps its figures)
         self.controls = {
             **model_and_card_menus(model, hw),
-            "kv_bytes": w.Dropdown(options=list(BYTE_WIDTHS), value=float(kv_bytes_per_element),
-                                   description="KV bytes per element",
-                                   style={"description_width": "initial"},
-                                   layout=w.Layout(width="22em")),
+            "kv_bytes_per_element": w.Dropdown(options=list(BYTE_WIDTHS),
+                                               value=float(kv_bytes_per_element),
+                                               description="KV bytes per element",
+                                               style={"description_width": "initial"},
+                                               layout=w.Layout(width="22em")),
             "batch": w.SelectionSlider(options=list(BATCH_OPTIONS), value=int(batch),
                                        description="batch (requests)", continuous_update=False,
                                        style={"description_width": "initial"}),
@@ -79,7 +80,7 @@ class KvExplorer(Explorer):
         # the legend after the read line: drawn over it, as in the static figure
         self._animated = [*a["bars"], a["read_line"], a["legend"], a["title"]]
         c = self.controls
-        self._finish([(c["model"], c["hw"], c["kv_bytes"]), (c["batch"], c["context"])])
+        self._finish([(c["model"], c["hw"], c["kv_bytes_per_element"]), (c["batch"], c["context"])])
 
     def state(self):
         """The current :class:`~infra_calc.decode.ModelDecodeStep`.
@@ -92,7 +93,7 @@ class KvExplorer(Explorer):
         self._fit_context()
         return model_decode_step(c["model"].value, c["hw"].value, batch=c["batch"].value,
                                  context=c["context"].value, bytes_per_param=self.bytes_per_param,
-                                 kv_bytes_per_element=c["kv_bytes"].value)
+                                 kv_bytes_per_element=c["kv_bytes_per_element"].value)
 
     def _fit_context(self):
         """Offer only the contexts the model was built for; move the slider if it is beyond."""
@@ -119,15 +120,15 @@ class KvExplorer(Explorer):
         # a steady axis: it moves only when the longest bar crosses a 1-2-2.5-5 step
         longest = in_unit(max(st.t_weights + st.t_kv, st.t_compute), "ms")
         self.ax.set_xlim(0, nice_ceiling(longest * 1.15))
-        self.readout.value = _readout(st, self.bytes_per_param, self.controls["kv_bytes"].value,
-                                      self.capped)
+        self.readout.value = _readout(st, self.bytes_per_param,
+                                      self.controls["kv_bytes_per_element"].value, self.capped)
         return st
 
 
 def kv_explorer(model=KV_EXPLORER_SETTINGS["model"], hw=KV_EXPLORER_SETTINGS["hw"], *,
                 batch=KV_EXPLORER_SETTINGS["batch"], context=KV_EXPLORER_SETTINGS["context"],
-                kv_bytes_per_element=KV_EXPLORER_SETTINGS["kv_bytes_per_element"],
-                bytes_per_param=KV_EXPLORER_SETTINGS["bytes_per_param"]) -> KvExplorer:
+                bytes_per_param=KV_EXPLORER_SETTINGS["bytes_per_param"],
+                kv_bytes_per_element=KV_EXPLORER_SETTINGS["kv_bytes_per_element"]) -> KvExplorer:
     """Build the explorer.
 
     Returns a :class:`KvExplorer` (an ``ipywidgets.VBox``) exposing ``.controls``

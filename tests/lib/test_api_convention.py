@@ -180,3 +180,45 @@ def test_the_keyword_call_works():
     assert step.batch == 8 and step.context == 1024
     assert ic.decode_step(70e9, "H100 SXM", bytes_per_param=1).bytes_per_param == 1
     assert ic.display.shown_e(85.899e9, "B", 1) == "85.9e9 B"
+
+
+#: The one order of the size and precision options, wherever a function takes them: the
+#: requests and their lengths, the cards, the byte widths (per weight, per cached element, or
+#: the cache's bytes themselves), the math precision, the expert routing, the workspace.
+#: A function's own options (``weights``, ``comm``, a lever's ``drafts`` ...) may sit anywhere.
+SIZE_ORDER = ("batch", "context", "prompt_tokens", "output_tokens", "cards", "bytes_per_param",
+              "kv_bytes_per_element", "kv_bytes", "math", "routing", "workspace")
+
+SIZED = {k: f for k, f in FUNCTIONS.items()
+         if len(set(SIZE_ORDER) & set(inspect.signature(f).parameters)) > 1}
+
+#: Functions whose keywords keep another order, and why (an entry no longer needed fails).
+SIZE_ORDER_EXCEPTIONS = {
+    "forecasting.forecast": "its required sizes come first (prompt_tokens and output_tokens "
+                            "have no default; issue 24 gives this signature), then batch",
+}
+
+
+def _keyword_sizes(f):
+    return [p.name for p in inspect.signature(f).parameters.values()
+            if p.kind == p.KEYWORD_ONLY and p.name in SIZE_ORDER]
+
+
+def test_the_size_order_covers_the_chapter_functions():
+    assert {"decode.model_decode_step", "parallel.tensor_parallel_step", "prefill.prefill_step",
+            "generation.generation_time", "kv.turning_batch", "estimate.estimate",
+            "step.decode_step", "precision.precision_point", "prefix.cached_prefill_step",
+            "levers.speculative_step", "planner.planner_state",
+            "widgets.kv.kv_explorer"} <= set(SIZED)
+
+
+@pytest.mark.parametrize("name", sorted(SIZED))
+def test_size_options_come_in_one_order(name):
+    """``batch`` before ``context`` before ``cards`` ... (:data:`SIZE_ORDER`) in every signature,
+    so a reader who knows one function's keywords reads the next one's in the same order."""
+    given = _keyword_sizes(SIZED[name])
+    in_order = given == sorted(given, key=SIZE_ORDER.index)
+    if name in SIZE_ORDER_EXCEPTIONS:
+        assert not in_order, f"{name} is in SIZE_ORDER: drop it from SIZE_ORDER_EXCEPTIONS"
+    else:
+        assert in_order, f"{name}: {given}, not in the order of SIZE_ORDER"

@@ -173,19 +173,22 @@ def test_turning_points_use_the_workloads_math_precision(math_):
     assert levers.speculative_critical_context(w, drafts=0) == pytest.approx(ic.critical_context(w))
 
 
-def test_the_bisection_stops_once_every_bracket_is_a_rounding_wide():
-    from infra_calc.kv import _solve
+def test_a_moe_turning_batch_under_uniform_routing_is_where_compute_meets_the_read():
+    """The root brentq finds, element by element: at B* the step's math equals its read with
+    the experts that batch hits, to a rounding, and whole batches either side fall on either
+    side of the border."""
+    from infra_calc.decode import routed_expert_bytes
+    from infra_calc.kv import per_request_terms
+    from infra_calc.workload import Workload
 
-    calls = []
-
-    def f(b):
-        calls.append(1)
-        return b - np.array([3.0, 1234.5, 7e5])
-
-    root = _solve(f, np.full(3, 1e-9), np.full(3, 1e6))
-    assert np.allclose(root, [3.0, 1234.5, 7e5], rtol=1e-14, atol=0)
-    assert len(calls) < 100                                    # not the 200 halvings
-    calls.clear()                                    # a NaN bracket: every halving, as before
-    nan = _solve(lambda b: f(np.resize(b, 3))[:2], np.full(2, 1e-9), np.array([1e6, np.nan]),
-                 iterations=80)
-    assert nan[0] == pytest.approx(3.0, rel=1e-14) and np.isnan(nan[1]) and len(calls) == 80
+    w = Workload("Mixtral-8x7B", "H100 SXM", context=np.array([0, 100, 400]), routing="uniform")
+    b = ic.turning_batch(w)
+    assert np.all(np.isfinite(b)) and np.all(np.diff(b) > 0)
+    r0, r1, c1 = per_request_terms(w)
+    read = (r0 + routed_expert_bytes(w, b) + b * r1) / w.hw.mem_bandwidth
+    assert np.allclose(b * c1 / w.hw.peak(w.math), read, rtol=1e-14, atol=0)
+    for s, bs in zip(w.context, b, strict=True):
+        below = ic.model_decode_step(w.with_(batch=math.floor(bs), context=s))
+        above = ic.model_decode_step(w.with_(batch=math.ceil(bs), context=s))
+        assert (below.bound, above.bound) == ("memory", "compute")
+    assert ic.turning_batch(w.with_(context=2000)) == math.inf       # past S_max: no root sought
