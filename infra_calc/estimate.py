@@ -295,7 +295,7 @@ def _estimate_of(w, context_from, prompt, output) -> Estimate:
         t_comm=st.t_comm, t_step=st.t_step, t_step_uniform_routing=uniform.t_step,
         bound=st.bound, tokens_per_s=tokens_per_s(w.batch, st.t_step),
         read_time_per_output=read_time_per_output(st.t_read, w.batch),
-        batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param),
+        batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param, math=w.math),
         batch_turning_point_kv=turning_batch_of(w), critical_context=turning_points(w)[1],
         kv_bytes_per_token_per_card=m_card, memory=mem,
         max_batch=max_batch(mem.capacity, weights=mem.weights, context=w.context,

@@ -151,3 +151,12 @@ def test_every_memory_field_is_flattened_under_one_name_in_the_json_alone():
     for key, name in MEMORY_NAMES.items():
         assert not hasattr(e, name)                    # no attribute aliases: e.memory.X
         assert d[name] == pytest.approx(getattr(e.memory, key))
+
+
+def test_the_j07_turning_batch_uses_the_math_precision():
+    """B* = b_W Π / (2β) with Π the peak of the math asked for (FP8's, about twice BF16's)."""
+    bf16 = ic.estimate("llama-2-70b", "H100 SXM").batch_turning_point
+    fp8 = ic.estimate("llama-2-70b", "H100 SXM", math="fp8").batch_turning_point
+    assert fp8 == pytest.approx(ic.batch_turning_point("H100 SXM", bytes_per_param=2, math="fp8"))
+    h100 = ic.accelerator("H100 SXM")
+    assert fp8 / bf16 == pytest.approx(h100.peak("fp8") / h100.peak("bf16")) and fp8 > 1.9 * bf16
