@@ -22,6 +22,7 @@ from conftest import (
     source,
     stored_expressions,
 )
+from hand_scaling import hand_scalings
 
 from bookkit.roles import code_blocks
 
@@ -139,3 +140,14 @@ def test_no_glue_roles_and_no_gated_solutions(path):
     text = "\n".join(source(c) for c in cells(path) if c["cell_type"] == "markdown")
     old = sorted(set(re.findall(r"\{glue(?::\w+)?\}|\{solution-(?:start|end)\}", text)))
     assert not old, f"page design: use {{eval}} and a non-gated {{solution}} dropdown, not {old}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=nb_id)
+def test_hidden_cells_do_not_scale_by_hand(path):
+    """The code that makes the prose's numbers gives infra_calc.display the SI value and
+    its unit (CONTRIBUTING.md, "Numbers as text"); only visible cells, typed by a reader,
+    may print with a conversion in view."""
+    found = [(i, expr) for i, c in enumerate(cells(path))
+             if c["cell_type"] == "code" and not is_visible_code(c)
+             for _, expr in hand_scalings(source(c))]
+    assert not found, found
