@@ -130,133 +130,178 @@ def amd_config(gitdir, commit, sub, scen, model, acc):
     return (path, int(tp) if tp else None, 1, int(seqs) if seqs else None, q, kv)
 
 
+def kept(version, r):
+    """Whether a summary entry is one of the runs the table takes (closed division, an LLM
+    of :data:`MODELS`, a loaded or offline scenario, an accelerator; v4.1: NVIDIA's only)."""
+    return (r["Model"] in MODELS and r["Category"] == "closed"
+            and r["Scenario"] in ("Server", "Interactive", "Offline")
+            and not (version == "v4.1" and r["Submitter"] != "NVIDIA")
+            and bool(r["Accelerator"]))                 # CPU-only systems have none
+
+
+def engine_and_vendor(sw, acc):
+    """The engine family of the software as printed, and the accelerator's vendor."""
+    engine = ("TensorRT-LLM" if sw.startswith("TensorRT") else "vLLM" if sw.startswith("vLLM")
+              else "LLMBoost" if "LLMBoost" in sw else sw.split()[0])
+    vendor = ("NVIDIA" if "NVIDIA" in acc else "AMD" if "AMD" in acc
+              else "Intel" if "Intel" in acc else "")
+    return engine, vendor
+
+
+def run_config(version, gitdir, commit, r, engine, vendor):
+    """The submitter's config of the run (:func:`nvidia_config`, :func:`amd_config`), or None."""
+    if engine == "TensorRT-LLM":
+        return nvidia_config(gitdir, commit, r["Submitter"], r["Platform"], r["Scenario"],
+                             r["Model"], version)
+    if vendor == "AMD" and engine == "vLLM":
+        return amd_config(gitdir, commit, r["Submitter"], r["Scenario"], r["Model"],
+                          r["Accelerator"])
+    return None
+
+
+def catalog_name(acc):
+    """The catalog's name of the accelerator as printed; empty for a card it lacks."""
+    if "NVL" in acc or "GH200" in acc or "CTS" in acc:
+        return ""
+    return next((c for k, c in CATALOG if k in acc), "")
+
+
+def exclusion(r):
+    """Why a run is not evidence (a mixed or preview system), or empty."""
+    if "(x" in r["Accelerator"]:
+        return "mixed system: two accelerator types in one result"
+    if r["Availability"] != "available":
+        return f"{r['Availability']} system: not available when published"
+    return ""
+
+
+def parallelism(r, cfg):
+    """``(cfgpath, tp, pp, bs, wprec, mprec, kvprec, derived)`` of a run, from its config
+    where one was read, else the summary's weight label (said so in ``derived``)."""
+    derived = []
+    wprec = r.get("weight_data_types", "").lower()
+    if not cfg:
+        derived.append("weight_precision: the summary's weight label; no config was read "
+                       "to confirm it")
+        return "", None, None, None, wprec, "", "", derived
+    cfgpath, tp, pp, bs, prec, kvprec = cfg
+    mprec = ""
+    if prec:
+        if prec != wprec:
+            derived.append(f"weight_precision: {prec} as the config {cfgpath} sets it; "
+                           f"summary_results.json labels the weights {wprec}")
+        wprec = mprec = prec
+        derived.append(f"math_precision: the config's precision ({prec}) for the GEMMs")
+    return cfgpath, tp, pp, bs, wprec, mprec, kvprec or "", derived
+
+
+def decode_batch(scen, f, n, cards, bs):
+    """``(batch, derivation)``: Little's law per model copy (Server, Interactive), the
+    config's in-flight limit (Offline), or ``(None, None)`` where neither is known."""
+    if cards and scen in ("Server", "Interactive") and f["tpot"] and f["tps"]:
+        copies = n / cards
+        batch = max(1, round(float(f["tps"]) * float(f["tpot"]) * 1e-9 / copies))
+        return batch, ("batch: Little's law, completed tokens/s x mean TPOT / "
+                       f"{copies:g} model copies ({n} cards / {cards} per copy), "
+                       "the mean number of sequences in decode per copy")
+    if cards and scen == "Offline" and bs:
+        return bs, ("batch: the config's maximum in-flight batch per copy (gpu_batch_size "
+                    "or max_num_seqs); Offline keeps it full, an assumption")
+    return None, None
+
+
+def read_run(version, gitdir, commit, r):
+    """Every field of one summary entry's rows, read from its log and config; None for an
+    entry the table does not take (see :func:`kept`), without a log, or of another engine."""
+    if not kept(version, r):
+        return None
+    logpath = f"{r['Location']}/performance/run_1/mlperf_log_summary.txt"
+    text = show(gitdir, commit, logpath)
+    if text is None:
+        return None
+    acc, sw = r["Accelerator"], r["Software"].split(",")[0].strip()
+    engine, vendor = engine_and_vendor(sw, acc)
+    if not vendor or engine not in ("TensorRT-LLM", "vLLM", "LLMBoost"):
+        return None
+    n = int(float(r["a#"])) * int(float(r["Nodes"] or 1))   # a# counts one node's cards
+    cfg = run_config(version, gitdir, commit, r, engine, vendor)
+    cfgpath, tp, pp, bs, wprec, mprec, kvprec, derived = parallelism(r, cfg)
+    cards = (tp or 0) * (pp or 1) or None
+    f = log_fields(text)
+    batch, how = decode_batch(r["Scenario"], f, n, cards, bs)
+    derived += [how] if how else []
+    if cards:
+        derived.append(f"cards: tensor x pipeline parallelism of the config ({tp}x{pp})")
+    tps = first(r"TOKENS_PER_SAMPLE: ([0-9.]+)", r["Accuracy"])
+    if tps:
+        derived.append("output_tokens: TOKENS_PER_SAMPLE of the accuracy field "
+                       "(the mean output length of the accuracy run), rounded")
+    return dict(r=r, logpath=logpath, f=f, acc=acc, sw=sw, engine=engine, vendor=vendor, n=n,
+                cfgpath=cfgpath, wprec=wprec, mprec=mprec, kvprec=kvprec, cards=cards,
+                batch=batch, tps=tps, derived=derived)
+
+
+def run_rows(version, commit, date, run):
+    """The rows of one run: mean TTFT and TPOT (Server, Interactive) and completed tokens/s."""
+    r, f, scen, model = run["r"], run["f"], run["r"]["Scenario"], run["r"]["Model"]
+    metrics = []
+    if scen in ("Server", "Interactive") and f["ttft"] and f["tpot"]:
+        metrics += [("ttft", f["ttft"], "ns"), ("tpot", f["tpot"], "ns")]
+    if f["tps"]:
+        metrics.append(("output_throughput", f["tps"], "Tokens/s"))
+    rid0 = f"mlperf{version[1:]}-{r['ID'].split('-')[-1]}-{model.split('-99')[0]}-{scen.lower()}"
+    for metric, value, unit in metrics:
+        yield {
+            "id": f"{rid0}-{metric.replace('output_throughput', 'tput')}",
+            "group": f"mlperf{version[1:]}/{run['sw']}/{run['acc']}x{run['n']}/{model}/{scen}",
+            "publisher": r["Submitter"], "source": f"MLPerf Inference {version} ({r['ID']})",
+            "url": f"https://github.com/{REPO[version]}/blob/{commit}/{run['logpath']}",
+            "repo": REPO[version], "commit": commit, "path": run["logpath"],
+            "table": "summary_results.json; " + (run["cfgpath"] or "no config read"),
+            "date": date, "engine": run["engine"], "engine_version": run["sw"],
+            "model_as_printed": model, "model": MODELS[model],
+            "hardware_as_printed": run["acc"], "accelerator": catalog_name(run["acc"]),
+            "vendor": run["vendor"], "system_cards": run["n"], "cards": run["cards"] or "",
+            "precision": r.get("weight_data_types", ""), "weight_precision": run["wprec"],
+            "math_precision": run["mprec"], "kv_precision": run["kvprec"],
+            # a TTFT's prefill batch is not known: the decode batch is left off its row
+            "batch": (run["batch"] or "") if metric != "ttft" else "", "prompt_tokens": "",
+            "output_tokens": round(float(run["tps"])) if run["tps"] else "", "scenario": scen,
+            "metric": metric, "value": value, "unit": unit,
+            "tokens_counted": "output" if metric == "output_throughput" else "",
+            "derived": "; ".join(d for d in run["derived"]
+                                 if metric != "ttft" or not d.startswith("batch")),
+            "exclude": exclusion(r), "dup_of": "", "sets": "",
+            "note": (f"{r['System']}; {r['Platform']}; mean over the run"
+                     + ("" if f["valid"] else "; log says INVALID")),
+        }
+
+
+def mark_reruns(rows):
+    """``dup_of`` of a rerun: the rows of one group (version, software, cards, model and
+    scenario) and metric by several submitters point at one primary row (NVIDIA's or AMD's
+    where there is one)."""
+    same = {}
+    for row in rows:
+        same.setdefault((row["group"], row["metric"]), []).append(row)
+    for rs in same.values():
+        primary = next((x for x in rs if x["publisher"] in ("NVIDIA", "AMD")), rs[0])
+        for x in rs:
+            if x is not primary:
+                x["dup_of"] = primary["id"]
+
+
 def main(version, gitdir, commit="HEAD"):
+    """Print the rows of every kept run of the results repository at ``commit``, as CSV."""
     commit = subprocess.check_output(["git", "--git-dir", gitdir, "rev-parse", commit],
                                      text=True).strip()
     summary = json.loads(show(gitdir, commit, "summary_results.json"))
     date = subprocess.check_output(["git", "--git-dir", gitdir, "log", "-1", "--format=%cs",
                                     commit], text=True).strip()   # the commit read
-    out = csv.DictWriter(sys.stdout, COLUMNS, lineterminator="\n")
-    groups = {}
-    rows = []
-    for r in summary:
-        model, scen = r["Model"], r["Scenario"]
-        if model not in MODELS or r["Category"] != "closed":
-            continue
-        if scen not in ("Server", "Interactive", "Offline"):
-            continue
-        if version == "v4.1" and r["Submitter"] != "NVIDIA":
-            continue
-        acc = r["Accelerator"]
-        if not acc:
-            continue                                   # CPU-only systems
-        loc = r["Location"]
-        logpath = f"{loc}/performance/run_1/mlperf_log_summary.txt"
-        text = show(gitdir, commit, logpath)
-        if text is None:
-            continue
-        f = log_fields(text)
-        sw = r["Software"].split(",")[0].strip()
-        engine = ("TensorRT-LLM" if sw.startswith("TensorRT") else "vLLM" if sw.startswith("vLLM")
-                  else "LLMBoost" if "LLMBoost" in sw else sw.split()[0])
-        vendor = ("NVIDIA" if "NVIDIA" in acc else "AMD" if "AMD" in acc
-                  else "Intel" if "Intel" in acc else "")
-        if not vendor or engine not in ("TensorRT-LLM", "vLLM", "LLMBoost"):
-            continue
-        n = int(float(r["a#"])) * int(float(r["Nodes"] or 1))   # a# counts one node's cards
-        cfg = None
-        if engine == "TensorRT-LLM":
-            cfg = nvidia_config(gitdir, commit, r["Submitter"], r["Platform"], scen, model,
-                                version)
-        elif vendor == "AMD" and engine == "vLLM":
-            cfg = amd_config(gitdir, commit, r["Submitter"], scen, model, acc)
-        catalog = next((c for k, c in CATALOG if k in acc), "")
-        if "NVL" in acc or "GH200" in acc or "CTS" in acc:
-            catalog = ""
-        tps = first(r"TOKENS_PER_SAMPLE: ([0-9.]+)", r["Accuracy"])
-        key = (version, sw, acc, n, model, scen)
-        rid0 = f"mlperf{version[1:]}-{r['ID'].split('-')[-1]}-{model.split('-99')[0]}-{scen.lower()}"
-        group = f"mlperf{version[1:]}/{sw}/{acc}x{n}/{model}/{scen}"
-        exclude = ""
-        if "(x" in acc:
-            exclude = "mixed system: two accelerator types in one result"
-        elif r["Availability"] != "available":
-            exclude = f"{r['Availability']} system: not available when published"
-        derived = []
-        wprec = r.get("weight_data_types", "").lower()
-        mprec = kvprec = ""
-        tp = pp = bs = None
-        cfgpath = ""
-        if cfg:
-            cfgpath, tp, pp, bs, prec, kvprec = cfg
-            kvprec = kvprec or ""
-            if prec:
-                if prec != wprec:
-                    derived.append(f"weight_precision: {prec} as the config {cfgpath} sets it; "
-                                   f"summary_results.json labels the weights {wprec}")
-                wprec = prec
-                mprec = prec
-                derived.append(f"math_precision: the config's precision ({prec}) for the GEMMs")
-        else:
-            derived.append("weight_precision: the summary's weight label; no config was read "
-                           "to confirm it")
-        cards = (tp or 0) * (pp or 1) or None
-        metrics = []
-        if scen in ("Server", "Interactive") and f["ttft"] and f["tpot"]:
-            metrics += [("ttft", f["ttft"], "ns"), ("tpot", f["tpot"], "ns")]
-        if f["tps"]:
-            metrics.append(("output_throughput", f["tps"], "Tokens/s"))
-        batch = None
-        if cards and scen in ("Server", "Interactive") and f["tpot"] and f["tps"]:
-            copies = n / cards
-            batch = max(1, round(float(f["tps"]) * float(f["tpot"]) * 1e-9 / copies))
-            derived.append("batch: Little's law, completed tokens/s x mean TPOT / "
-                           f"{copies:g} model copies ({n} cards / {cards} per copy), "
-                           "the mean number of sequences in decode per copy")
-        elif cards and scen == "Offline" and bs:
-            batch = bs
-            derived.append("batch: the config's maximum in-flight batch per copy (gpu_batch_size "
-                           "or max_num_seqs); Offline keeps it full, an assumption")
-        if cards:
-            derived.append(f"cards: tensor x pipeline parallelism of the config ({tp}x{pp})")
-        if tps:
-            derived.append("output_tokens: TOKENS_PER_SAMPLE of the accuracy field "
-                           "(the mean output length of the accuracy run), rounded")
-        for metric, value, unit in metrics:
-            rid = f"{rid0}-{metric.replace('output_throughput', 'tput')}"
-            row = {
-                "id": rid, "group": group, "publisher": r["Submitter"],
-                "source": f"MLPerf Inference {version} ({r['ID']})",
-                "url": f"https://github.com/{REPO[version]}/blob/{commit}/{logpath}",
-                "repo": REPO[version], "commit": commit, "path": logpath,
-                "table": ("summary_results.json; " + (cfgpath or "no config read")),
-                "date": date, "engine": engine, "engine_version": sw,
-                "model_as_printed": model, "model": MODELS[model],
-                "hardware_as_printed": acc, "accelerator": catalog, "vendor": vendor,
-                "system_cards": n, "cards": cards or "",
-                "precision": r.get("weight_data_types", ""), "weight_precision": wprec,
-                "math_precision": mprec, "kv_precision": kvprec,
-                # a TTFT's prefill batch is not known: the decode batch is left off its row
-                "batch": (batch or "") if metric != "ttft" else "", "prompt_tokens": "",
-                "output_tokens": round(float(tps)) if tps else "", "scenario": scen,
-                "metric": metric, "value": value, "unit": unit,
-                "tokens_counted": "output" if metric == "output_throughput" else "",
-                "derived": "; ".join(d for d in derived
-                                     if metric != "ttft" or not d.startswith("batch")),
-                "exclude": exclude, "dup_of": "", "sets": "",
-                "note": (f"{r['System']}; {r['Platform']}; mean over the run"
-                         + ("" if f["valid"] else "; log says INVALID")),
-            }
-            groups.setdefault((key, metric), []).append(row)
-            rows.append(row)
-    # near-duplicates: the same software, cards, model and scenario by several submitters
-    for rs in groups.values():
-        primary = next((x for x in rs if x["publisher"] in ("NVIDIA", "AMD")), rs[0])
-        for x in rs:
-            if x is not primary:
-                x["dup_of"] = primary["id"]
-    for row in rows:
-        out.writerow(row)
+    rows = [row for r in summary if (run := read_run(version, gitdir, commit, r))
+            for row in run_rows(version, commit, date, run)]
+    mark_reruns(rows)
+    csv.DictWriter(sys.stdout, COLUMNS, lineterminator="\n").writerows(rows)
 
 
 if __name__ == "__main__":

@@ -113,3 +113,19 @@ def test_the_rows_table_gives_each_prediction_in_its_metric_terms():
             assert t["floor"] >= t["model"]            # a rate: the floor's is the highest
         else:
             assert t["floor"] <= t["model"]
+
+
+def test_the_readme_table_of_fitted_rows_is_the_data():
+    """infra_calc/data/README.md's rows fitted and groups by publisher, engine and vendor."""
+    import pathlib
+    import re
+    readme = pathlib.Path(fit.__file__).parent / "data" / "README.md"
+    stated = re.findall(r"^\| (publisher|engine|vendor) \| ([^|]+) \| (\d+) \| (\d+) \|$",
+                        readme.read_text(encoding="utf-8"), re.M)
+    rows = crossval.evaluate().data.rows
+    expected = []
+    for by in ("publisher", "engine", "vendor"):
+        for name in sorted({getattr(r.m, by) for r in rows}):
+            mine = [r for r in rows if getattr(r.m, by) == name]
+            expected.append((by, name, str(len(mine)), str(len({r.group for r in mine}))))
+    assert [(by, name.strip(), n, g) for by, name, n, g in stated] == expected

@@ -300,3 +300,35 @@ def test_rocm_vllm_latency_rows_are_present_as_printed_with_their_provenance():
     assert raw["rocmvllm-70b-fp8-mi300x-tp8-in128-b8"]["value"] == "20.180"
     assert raw["rocmvllm-70b-fp8-mi300x-tp8-in2048-b128"]["value"] == "62.420"
     assert len({m.group for m in rows}) == 2                 # one group per input length
+
+
+# ------------------------------------------- LMDeploy's static benchmark (A100, Llama-2 7B and 70B)
+def test_lmdeploy_rows_are_present_as_printed_with_their_derivations_marked():
+    rows = [m for m in M.load() if m.id.startswith("lmdeploy-")]
+    assert len(rows) == 50 and len({m.group for m in rows}) == 2
+    for m in rows:
+        assert (m.repo, m.path, m.date) == ("InternLM/lmdeploy", "docs/en/benchmark/a100_fp16.md",
+                                            "2023-12-06") and m.commit in m.url, m.id
+        assert (m.engine, m.engine_version, m.accelerator, m.precision) == \
+            ("LMDeploy", "v0.1.0a1", "A100 80GB", "FP16"), m.id
+        printed = dict(re.findall(r"(tp|batch|prompt_tokens|output_tokens) (\d+)", m.note))
+        assert (m.cards, m.batch, m.prompt_tokens, m.output_tokens) == tuple(
+            int(printed[k]) for k in ("tp", "batch", "prompt_tokens", "output_tokens")), m.id
+        d = m.derived_fields
+        assert "tp" in d["system_cards"] and "FP16" in d["math_precision"], m.id
+        if m.metric == "itl":        # the median per-token latency, fitted as the mean TPOT
+            assert m.table.endswith("column 50%(s)"), m.id
+            assert f"token latency 50% {m.value:g} s" in m.note, m.id
+            assert "median" in d["value"] and "assumption" in d["value"], m.id
+        else:                        # FTL(ave), printed, at batch 1 only
+            assert (m.metric, m.batch) == ("ttft", 1) and "value" not in d, m.id
+            assert f"FTL(ave) {m.value:g} s" in m.note, m.id
+
+
+def test_the_readme_counts_the_rows_of_each_source():
+    """infra_calc/data/README.md's table of sources gives each id prefix's row count."""
+    text = (CSV.parent / "README.md").read_text(encoding="utf-8")
+    stated = {p: int(n) for p, n in re.findall(r"^\| `([a-z0-9.]+)-\*` \((\d+)\) \|", text, re.M)}
+    ids = [m.id for m in M.load()]
+    assert sum(stated.values()) == len(ids)
+    assert stated == {p: sum(i.startswith(p + "-") for i in ids) for p in stated}
