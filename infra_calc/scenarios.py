@@ -1,12 +1,12 @@
 """The source chapters' cases, each computed once from the inputs of :mod:`infra_calc.source`.
 
-J07's decode step, §5 fix cases and capacity check, J13's capacity check and MoE padding: the §7
-printouts (:mod:`infra_calc.reproduce`), the exercises and the figures call these
-instead of rebuilding a case from its inputs.  The inputs stay in
-:mod:`infra_calc.source`, which imports no model, so that :mod:`infra_calc.step`
-can take its defaults from there while this module builds on ``step``.  Every
-option is keyword-only; a ``capacity`` or ``hw`` left at None is the card as the
-source reads it.
+J07's decode step, its §5 fix cases and its capacity check, J13's capacity check and MoE
+padding: the §7 printouts (:mod:`infra_calc.reproduce`), the exercises, the figures and
+the pages' checks call these instead of rebuilding a case from its inputs.  The inputs
+stay in :mod:`infra_calc.source`, which imports no model, so that the workload and the
+figures can take their defaults from there while this module builds on ``step``,
+``capacity`` and ``shape``.  Every option is keyword-only; a ``capacity`` or ``hw`` left
+at None is the card as the source reads it.
 """
 from __future__ import annotations
 
