@@ -83,11 +83,10 @@ def j13_lines() -> list[str]:
         f"{h100.ridge_point:.1f} FLOP/byte → M* ≈ {m_star:.0f} token")
 
     uniform, packed = C.j13_padding(0.0), C.j13_padding(1.0)
-    per_expert_packed = packed.useful // packed.active_experts
     lines.append(
         f"η_shape ({S.MOE_TILE_ROWS}-row padding): uniform {uniform.active_experts}×{S.MOE_TILE_ROWS} = "
-        f"{uniform.executed} rows / concentrated {packed.active_experts}×{per_expert_packed} = "
-        f"{packed.executed} rows → {uniform.executed / packed.executed:.1f}×")
+        f"{uniform.executed} rows / concentrated {packed.active_experts}×{packed.rows_per_expert} = "
+        f"{packed.executed} rows → {uniform.padding_ratio:.1f}×")
 
     s8, s16 = S.J13_CONTEXTS
     alone, one8 = C.j13_capacity(), C.j13_capacity(batch=1, context=s8)

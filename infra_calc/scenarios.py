@@ -1,32 +1,82 @@
 """The source chapters' cases, each computed once from the inputs of :mod:`infra_calc.source`.
 
-J07's decode step and capacity check, J13's capacity check and MoE padding: the §7
-printouts (:mod:`infra_calc.reproduce`), the exercises and the figures call these
-instead of rebuilding a case from its inputs.  The inputs stay in
-:mod:`infra_calc.source`, which imports no model, so that :mod:`infra_calc.step`
-can take its defaults from there while this module builds on ``step``.  Every
-option is keyword-only; a ``capacity`` or ``hw`` left at None is the card as the
-source reads it.
+J07's decode step, its §5 fix cases and its capacity check, J13's capacity check and MoE
+padding: the §7 printouts (:mod:`infra_calc.reproduce`), the exercises, the figures and
+the pages' checks call these instead of rebuilding a case from its inputs.  The inputs
+stay in :mod:`infra_calc.source`, which imports no model, so that the workload and the
+figures can take their defaults from there while this module builds on ``step``,
+``capacity`` and ``shape``.  Every option is keyword-only; a ``capacity`` or ``hw`` left
+at None is the card as the source reads it.
 """
 from __future__ import annotations
 
 from . import source as S
+from .accelerators import accelerator
 from .capacity import CapacityCheck, capacity_check, kv_cache_bytes, max_batch
+from .display import shown
 from .models import model
 from .shape import PaddedRows, padded_rows, route_tokens
 from .step import DecodeStep, decode_step
 
-__all__ = ["j07_decode_step", "j07_kv_bytes_per_token", "j07_capacity", "j07_max_batch",
+__all__ = ["j07_decode_step", "fix_scenarios", "j07_kv_bytes_per_token", "j07_capacity", "j07_max_batch",
            "j07_left_after_weights", "j13_kv_bytes_per_token", "j13_capacity_args", "j13_capacity",
            "j13_left_after_weights", "j13_max_batch", "j13_padding"]
 
 
 # --- S23-J07: one decode step of the 70B model on an H100 ----------------------------
-def j07_decode_step(*, hw=None, batch: int = 1) -> DecodeStep:
-    """J07's decode step of ``batch`` requests: :math:`R = b_W N`, :math:`F = 2BN` with the
-    source's ``N = J07_PARAMS`` and ``b_W = J07_BYTES_PER_PARAM``, on ``hw`` (its H100)."""
+def j07_decode_step(*, hw=None, batch: int = 1, kv_bytes: float = 0.0,
+                    overlap: bool = True) -> DecodeStep:
+    """J07's decode step of ``batch`` requests: :math:`R = b_W N + R_{KV}`, :math:`F = 2BN`
+    with the source's ``N = J07_PARAMS`` and ``b_W = J07_BYTES_PER_PARAM``, on ``hw`` (its
+    H100); ``kv_bytes`` is the batch's KV cache read (none in the source), ``overlap`` as
+    :func:`~infra_calc.step.decode_step`."""
     return decode_step(S.J07_PARAMS, S.j07_h100() if hw is None else hw,
-                       bytes_per_param=S.J07_BYTES_PER_PARAM, batch=batch)
+                       bytes_per_param=S.J07_BYTES_PER_PARAM, batch=batch, kv_bytes=kv_bytes,
+                       overlap=overlap)
+
+
+def fix_scenarios(params=None, hw=None, *, batch=None, bytes_per_param=None, kv_bytes=0.0,
+                  requests=1, four_bit=True) -> dict[str, DecodeStep]:
+    r"""The J07 §5 cases as ``{label: DecodeStep}``, in table order.
+
+    Inputs left at None take the source's case (:mod:`infra_calc.source`): a
+    70e9-parameter model at 1 byte per parameter on J07's H100, batch 8.  Each case
+    decodes ``requests`` requests (the source's one) that read ``kv_bytes`` of KV
+    cache between them (none in the source), so a step reads :math:`R = b_W N + R_{KV}`:
+
+    - baseline: ``b_W`` bytes per parameter;
+    - compute doubled: the same card with ``2Π``;
+    - bandwidth doubled: the same card with ``2β``;
+    - half the parameters (``N/2``, a model half the size), which halves the weights'
+      bytes *and* the FLOPs;
+    - (``four_bit``) half the bits per weight: ``b_W/2`` with ``N`` unchanged, which
+      halves only the weights' bytes (4-bit weights from the source's 8-bit ones);
+    - batch sharing: ``batch`` requests share one read of the weights, each with its
+      own cache, :math:`R_{KV} \cdot batch / requests`.
+
+    The two "halve the weights" readings are labelled with the model size they
+    describe, and the second with the bits it stores, ``4·b_W``: ``"half the parameters
+    (35B)"`` and, at the source's 1 byte per parameter, ``"4-bit weights (70B)"``.
+    """
+    params = S.J07_PARAMS if params is None else params
+    bytes_per_param = S.J07_BYTES_PER_PARAM if bytes_per_param is None else bytes_per_param
+    batch = S.J07_BATCHES[0] if batch is None else batch
+    h = accelerator(S.j07_h100() if hw is None else hw)
+
+    def step(n=params, card=h, bw=bytes_per_param, b=requests, kv=kv_bytes):
+        return decode_step(n, card, bytes_per_param=bw, batch=b, kv_bytes=kv)
+
+    cases = {
+        "baseline": step(),
+        "compute doubled": step(card=h.with_(peak_flops=2 * h.peak_flops)),
+        "bandwidth doubled": step(card=h.with_(mem_bandwidth=2 * h.mem_bandwidth)),
+        f"half the parameters ({shown(params / 2, 'billion', 0, bare=True)}B)": step(n=params / 2),
+    }
+    if four_bit:
+        label = f"{4 * bytes_per_param:g}-bit weights ({shown(params, 'billion', 0, bare=True)}B)"
+        cases[label] = step(bw=bytes_per_param / 2)
+    cases[f"batch {batch} shares the read"] = step(b=batch, kv=kv_bytes * batch / requests)
+    return cases
 
 
 def j07_kv_bytes_per_token() -> float:

@@ -90,6 +90,26 @@ class PaddedRows:
         """``executed / useful``: how many times more rows run than matter."""
         return self.executed / self.useful if self.useful else float("inf")
 
+    @property
+    def rows_per_expert(self) -> int:
+        """``useful // active_experts``: the rows each active expert receives when the
+        routing spreads them evenly, rounded down (0 when no expert has rows)."""
+        return self.useful // self.active_experts if self.active_experts else 0
+
+    @property
+    def padding_ratio(self) -> float:
+        """``executed / (⌈useful / m_t⌉ m_t)``: the rows run over the rows the same useful
+        rows take packed into as few tiles as possible (1.0 when no rows at all).
+
+        J13's uniform routing over its concentrated one, ``4096 / 512 = 8``: the
+        concentrated routing, 64 rows on each of 8 experts, fills whole 16-row tiles.
+        Unlike :attr:`waste_ratio` it does not count the last tile's padding, which no
+        routing avoids.
+        """
+        if not self.useful:
+            return 1.0
+        return self.executed / pad_to_tile(self.useful, self.tile_rows)
+
 
 def padded_rows(rows, *, tile_rows=16) -> PaddedRows:
     """Pad each expert's row count up to whole tiles and add up.

@@ -11,15 +11,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import source as S
 from ._validate import check_int, check_number, unwrap
 from .accelerators import accelerator
 from .bound import bounds, crossover, tokens_per_s
-from .display import shown
 from .hardware import Accelerator
 
 __all__ = ["read_time", "compute_time", "step_time", "mbu", "DecodeStep", "decode_step",
-           "batch_turning_point", "fix_scenarios"]
+           "batch_turning_point"]
 
 
 def read_time(nbytes, hw):
@@ -205,43 +203,3 @@ def batch_turning_point(hw, *, bytes_per_param, math="bf16"):
     # per weight: b_W bytes once, 2 FLOPs a request
     return crossover(0.0, bw, accelerator(hw), flops_slope=2.0, bytes_slope=0.0, math=math)
 
-
-def fix_scenarios(params=None, hw=None, *, batch=None, bytes_per_param=None,
-                  four_bit=True) -> dict[str, DecodeStep]:
-    """The J07 §5 cases as ``{label: DecodeStep}``, in table order.
-
-    Inputs left at None take the source's case (:mod:`infra_calc.source`): a
-    70e9-parameter model at 1 byte per parameter on J07's H100, batch 8.
-
-    - baseline: one request, ``b_W`` bytes per parameter;
-    - compute doubled: the same card with ``2Π``;
-    - bandwidth doubled: the same card with ``2β``;
-    - half the parameters (``N/2``, a model half the size), which halves bytes *and* FLOPs;
-    - (``four_bit``) half the bits per weight: ``b_W/2`` with ``N`` unchanged, which
-      halves only the bytes (4-bit weights from the source's 8-bit ones);
-    - batch sharing: ``batch`` requests share one read of the weights.
-
-    The two "halve the weights" readings are labelled with the model size they
-    describe, and the second with the bits it stores, ``4·b_W``: ``"half the parameters
-    (35B)"`` and, at the source's 1 byte per parameter, ``"4-bit weights (70B)"``.
-    """
-    params = S.J07_PARAMS if params is None else params
-    bytes_per_param = S.J07_BYTES_PER_PARAM if bytes_per_param is None else bytes_per_param
-    batch = S.J07_BATCHES[0] if batch is None else batch
-    h = accelerator(S.j07_h100() if hw is None else hw)
-    cases = {
-        "baseline": decode_step(params, h, bytes_per_param=bytes_per_param),
-        "compute doubled": decode_step(params, h.with_(peak_flops=2 * h.peak_flops),
-                                       bytes_per_param=bytes_per_param),
-        "bandwidth doubled": decode_step(params, h.with_(mem_bandwidth=2 * h.mem_bandwidth),
-                                         bytes_per_param=bytes_per_param),
-        f"half the parameters ({shown(params / 2, 'billion', 0, bare=True)}B)": decode_step(
-            params / 2, h, bytes_per_param=bytes_per_param),
-    }
-    if four_bit:
-        label = f"{4 * bytes_per_param:g}-bit weights ({shown(params, 'billion', 0, bare=True)}B)"
-        cases[label] = decode_step(
-            params, h, bytes_per_param=bytes_per_param / 2)
-    cases[f"batch {batch} shares the read"] = decode_step(params, h, bytes_per_param=bytes_per_param,
-                                                          batch=batch)
-    return cases

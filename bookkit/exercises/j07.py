@@ -27,7 +27,13 @@ from infra_calc.accelerators import accelerator, accelerator_names
 from infra_calc.capacity import capacity_check, kv_cache_bytes
 from infra_calc.display import Shown, shown
 from infra_calc.models import model
-from infra_calc.scenarios import j07_capacity, j07_kv_bytes_per_token, j07_left_after_weights
+from infra_calc.scenarios import (
+    fix_scenarios,
+    j07_capacity,
+    j07_decode_step,
+    j07_kv_bytes_per_token,
+    j07_left_after_weights,
+)
 from infra_calc.step import batch_turning_point, compute_time, decode_step, mbu, read_time
 
 from ..pagevalues import PageValues
@@ -51,14 +57,9 @@ def _h100():
     return S.j07_h100()
 
 
-def _base():
-    """One request on the H100, the weights only: the chapter's step."""
-    return decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM)
-
-
 def _values_givens(v):
     """The numbers the questions share: the chapter's model, card and step."""
-    h100, m_kv, base = _h100(), j07_kv_bytes_per_token(), _base()
+    h100, m_kv, base = _h100(), j07_kv_bytes_per_token(), j07_decode_step()
     v.target = shown(S.J07_TARGET_STEP, "ms", 0)
     v.bw = shown(S.J07_BYTES_PER_PARAM, digits=0)
     v.half = shown(HALF_BYTE, digits=1)
@@ -93,8 +94,8 @@ def _values_e1(v):
 
 # --- 1.1: the A100 (source question 1) ----------------------------------------------
 def a100_read():
-    """The read bound of the 70B model at J07_BYTES_PER_PARAM on the source's A100, s."""
-    return read_time(S.J07_PARAMS * S.J07_BYTES_PER_PARAM, S.j07_a100())
+    """The read bound of the chapter's step on the source's A100, s."""
+    return j07_decode_step(hw=S.j07_a100()).t_read
 
 
 register(Exercise(
@@ -150,7 +151,7 @@ def _values_2(v):
 # --- 1.3: batch 32 (source question 3) ------------------------------------------------
 def b32():
     """The chapter's step with 32 requests."""
-    return decode_step(S.J07_PARAMS, _h100(), bytes_per_param=S.J07_BYTES_PER_PARAM, batch=32)
+    return j07_decode_step(batch=32)
 
 
 register(Exercise(
@@ -207,8 +208,7 @@ def n1_kv():
 
 def n1_step(overlap=True):
     """The 1.5 step on the H200, KV read counted; reads and math serial when not ``overlap``."""
-    return decode_step(S.J07_PARAMS, "H200 SXM", bytes_per_param=S.J07_BYTES_PER_PARAM, batch=N1_BATCH,
-                       kv_bytes=n1_kv(), overlap=overlap)
+    return j07_decode_step(hw="H200 SXM", batch=N1_BATCH, kv_bytes=n1_kv(), overlap=overlap)
 
 
 def n1_saving():
@@ -235,7 +235,7 @@ register(Exercise(
 
 
 def _values_n1(v):
-    h200, base = accelerator("H200 SXM"), _base()
+    h200, base = accelerator("H200 SXM"), j07_decode_step()
     st1, serial1 = n1_step(), n1_step(overlap=False)
     v.h200_tbs = shown(h200.mem_bandwidth, "TB/s", 1)
     v.h200_beta = shown(h200.mem_bandwidth, "GB/s", 0)
@@ -298,7 +298,7 @@ def _values_n2(v):
     v.n2_read = shown(read_time(n2_bytes(), h100), "ms", 2, bare=True)
     v.n2_bw = shown(n2_bandwidth(), "TB/s", 2)
     v.n2 = shown(n2_mbu(), "%", 1)
-    v.n2_src = shown(mbu(_base().bytes_read, h100, seconds=N2_MEASURED), "%", 1)
+    v.n2_src = shown(mbu(j07_decode_step().bytes_read, h100, seconds=N2_MEASURED), "%", 1)
 
 
 # --- 1.7: which fix helps once the KV cache is read too -------------------------------
@@ -308,14 +308,11 @@ def n3_kv():
 
 
 def n3_steps() -> dict:
-    """The 1.7 step, its two upgrades and the baseline: ``{name: DecodeStep}``."""
-    h = _h100()
-    args = dict(batch=N3_BATCH, kv_bytes=n3_kv())
-    return {"baseline": decode_step(S.J07_PARAMS, h, bytes_per_param=S.J07_BYTES_PER_PARAM, **args),
-            "4-bit weights": decode_step(S.J07_PARAMS, h, bytes_per_param=HALF_BYTE, **args),
-            "twice the bandwidth": decode_step(
-                S.J07_PARAMS, h.with_(mem_bandwidth=2 * h.mem_bandwidth),
-                bytes_per_param=S.J07_BYTES_PER_PARAM, **args)}
+    """The 1.7 step, its two upgrades and the baseline: ``{name: DecodeStep}``, the §5
+    cases (:func:`~infra_calc.scenarios.fix_scenarios`) with the 1.7 batch and its caches."""
+    cases = fix_scenarios(requests=N3_BATCH, kv_bytes=n3_kv())
+    return {"baseline": cases["baseline"], "4-bit weights": cases["4-bit weights (70B)"],
+            "twice the bandwidth": cases["bandwidth doubled"]}
 
 
 def n3_better() -> str:
@@ -399,9 +396,8 @@ def _values_n5(v):
 # --- the question of judgement: a long and a short request share a step ------------
 def _values_judgement(v):
     kv_long, kv_short = (kv_cache_bytes(c, j07_kv_bytes_per_token()) for c in (C1_LONG, C1_SHORT))
-    args = dict(bytes_per_param=S.J07_BYTES_PER_PARAM)
-    alone = decode_step(S.J07_PARAMS, _h100(), kv_bytes=kv_short, **args)
-    both = decode_step(S.J07_PARAMS, _h100(), batch=2, kv_bytes=kv_long + kv_short, **args)
+    alone = j07_decode_step(kv_bytes=kv_short)
+    both = j07_decode_step(batch=2, kv_bytes=kv_long + kv_short)
     v.c1_long, v.c1_short = shown(C1_LONG, digits=0), shown(C1_SHORT, digits=0)
     v.c1_long_kv = shown(kv_long, "GB", 2)
     v.c1_short_kv = shown(kv_short, "GB", 3)

@@ -140,7 +140,7 @@ register(Exercise(
 def _values_3(v):
     pr = j13_padding(0.0)
     v.dispatch = shown(pr.useful, digits=0)
-    v.per_expert = shown(pr.useful // pr.active_experts, digits=0)
+    v.per_expert = shown(pr.rows_per_expert, digits=0)
     v.executed = shown(pr.executed, digits=0)
     v.waste = shown(pr.waste_ratio, "×", 0)
     v.zero_share = shown(1 - pr.useful / pr.executed, "%", 1)

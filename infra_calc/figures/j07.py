@@ -3,7 +3,7 @@
 Every figure takes the source's case as its default inputs
 (:mod:`infra_calc.source`): a 70e9-parameter dense model stored at 1 byte per
 parameter on an H100 SXM.  The §5 cases come from
-:func:`infra_calc.step.fix_scenarios`; :func:`draw_decode_panel` is shared with the
+:func:`infra_calc.scenarios.fix_scenarios`; :func:`draw_decode_panel` is shared with the
 decode-step explorer widget (:mod:`infra_calc.widgets.decode`).
 """
 from __future__ import annotations
@@ -16,8 +16,8 @@ from matplotlib.figure import Figure
 from .. import source as S
 from ..accelerators import accelerator
 from ..display import in_unit, round_sig, shown, shown_e, sig, tokens_k
-from ..scenarios import j07_capacity, j07_max_batch
-from ..step import batch_turning_point, decode_step, fix_scenarios
+from ..scenarios import fix_scenarios, j07_capacity, j07_max_batch
+from ..step import batch_turning_point, decode_step
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
 __all__ = ["draw_decode_panel", "update_decode_panel", "fixes_figure",

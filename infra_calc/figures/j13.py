@@ -320,14 +320,14 @@ def moe_padding(*, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K
             ax.text(bar.get_x() + bar.get_width() / 2, v, f"{v:,}", ha="center", va="bottom",
                     fontsize=10)
     names = [f"uniform over {cases[0].active_experts} experts\n"
-             f"{cases[0].useful // cases[0].active_experts} rows each",
+             f"{cases[0].rows_per_expert} rows each",
              f"concentrated on {cases[1].active_experts} experts\n"
-             f"{cases[1].useful // cases[1].active_experts} rows each"]
+             f"{cases[1].rows_per_expert} rows each"]
     ax.set_xticks(x, names)
     ax.set_ylabel("rows through the matrix unit (rows)")
     ax.set_ylim(0, max(pr.executed for pr in cases) * 1.15)
     ax.set_title(f"{tokens} tokens × top-{top_k} = {cases[0].useful} dispatches: "
-                 f"{cases[0].executed / cases[1].executed:.0f}× more rows executed when uniform")
+                 f"{cases[0].padding_ratio:.0f}× more rows executed when uniform")
     ax.legend(loc="upper right")
     fig.tight_layout()
     return fig

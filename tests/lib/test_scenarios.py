@@ -24,6 +24,45 @@ def test_j07_decode_step_is_the_sources():
     assert (rounded(on_a100.t_read, MS, 1), rounded(on_a100.t_compute, MS, 3)) == (34.3, 0.449)
 
 
+def test_fix_scenarios_values():
+    cases = C.fix_scenarios()
+    ms = {k: (round(v.t_read * 1e3, 2), round(v.t_compute * 1e3, 4)) for k, v in cases.items()}
+    assert ms["baseline"] == (20.90, 0.1415)
+    assert ms["compute doubled"] == (20.90, 0.0707)
+    assert ms["bandwidth doubled"] == (10.45, 0.1415)
+    assert ms["half the parameters (35B)"] == (10.45, 0.0707)
+    assert ms["4-bit weights (70B)"] == (10.45, 0.1415)
+    assert ms["batch 8 shares the read"] == (20.90, 1.1320)
+    assert len(C.fix_scenarios(four_bit=False)) == 5
+    # halving BF16 weights stores 8 bits, and the label says so
+    assert "8-bit weights (70B)" in C.fix_scenarios(bytes_per_param=2)
+
+
+def test_fix_scenarios_take_the_card_given():
+    a100 = S.j07_a100()
+    cases = C.fix_scenarios(hw=a100, batch=32)
+    assert all(c.hw.name == "A100 80GB" for c in cases.values())
+    assert cases["compute doubled"].hw.peak_flops == 2 * a100.peak_flops
+    assert cases["bandwidth doubled"].hw.mem_bandwidth == 2 * a100.mem_bandwidth
+    assert list(cases)[-1] == "batch 32 shares the read"
+
+
+def test_fix_scenarios_read_the_kv_cache_given():
+    # J07 1.7's step: 2 requests of 4096 tokens, each case reads the weights and the caches
+    kv = C.j07_kv_bytes_per_token() * 4096 * 2
+    cases = C.fix_scenarios(requests=2, kv_bytes=kv)
+    base, q4 = cases["baseline"], cases["4-bit weights (70B)"]
+    assert base.batch == 2 and base.bytes_read == S.J07_PARAMS * S.J07_BYTES_PER_PARAM + kv
+    assert q4.bytes_read == S.J07_PARAMS * S.J07_BYTES_PER_PARAM / 2 + kv   # the cache stays
+    assert cases["bandwidth doubled"].t_read == base.t_read / 2
+    assert cases["half the parameters (35B)"].flops == base.flops / 2
+    # batch 8 of them: four times the cache of 2, one read of the weights
+    assert cases["batch 8 shares the read"].bytes_read == base.bytes_read + 3 * kv
+    assert C.fix_scenarios()["baseline"] == C.j07_decode_step()
+    with pytest.raises(TypeError):
+        C.fix_scenarios(S.J07_PARAMS, None, 8)
+
+
 def test_j07_capacity_is_the_sources():
     chk = C.j07_capacity()       # 73.73 + 2.68 + 2.15 = 78.56 GB <= 80.0 GB
     assert [rounded(x, GB, 2) for x in (chk.weights, chk.kv, chk.workspace, chk.total)] == [
@@ -74,5 +113,6 @@ def test_j13_padding_is_the_sources():
     # uniform 256 x 16 = 4096 rows / concentrated 8 x 64 = 512 rows -> 8.0x
     uniform, packed = C.j13_padding(0.0), C.j13_padding(1.0)
     assert (uniform.active_experts, uniform.executed) == (256, 4096)
-    assert (packed.active_experts, packed.useful // packed.active_experts, packed.executed) == (8, 64, 512)
+    assert (packed.active_experts, packed.rows_per_expert, packed.executed) == (8, 64, 512)
+    assert uniform.padding_ratio == 8.0
     assert uniform.useful == packed.useful == S.MOE_TOKENS * S.MOE_TOP_K

@@ -20,6 +20,13 @@ def test_moe_padding():
     assert (u.executed, u.useful, u.active_experts) == (4096, 512, 256)
     assert (c.executed, c.useful, c.active_experts) == (512, 512, 8)
     assert u.waste_ratio == 8.0 and c.efficiency == 1.0
+    assert (u.rows_per_expert, c.rows_per_expert) == (2, 64)
+    assert (u.padding_ratio, c.padding_ratio) == (8.0, 1.0)
+    # uneven rows: the mean rounds down; the last tile's padding is no routing's fault
+    odd = ic.padded_rows([1, 0, 20], tile_rows=16)
+    assert (odd.rows_per_expert, odd.executed, odd.waste_ratio) == (10, 48, 48 / 21)
+    assert odd.padding_ratio == 48 / 32
+    assert ic.padded_rows([0, 0]).rows_per_expert == 0 and ic.padded_rows([0]).padding_ratio == 1.0
     mid = ic.padded_rows(ic.route_tokens(64, 256, 8, skew=0.5), tile_rows=16)
     assert 512 <= mid.executed <= 4096 and mid.useful == 512
     with pytest.raises(ValueError, match="top_k"):

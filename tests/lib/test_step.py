@@ -4,7 +4,6 @@ import pytest
 
 import infra_calc as ic
 from infra_calc import source as S
-from infra_calc.step import fix_scenarios
 
 
 def test_j07_bounds():
@@ -102,29 +101,6 @@ def test_changed_accelerator_keeps_its_figures_through_estimate():
     assert est.hw == fast
     assert est.hw.peak_flops == 2 * h.peak_flops and est.hw.mem_capacity == 40e9
     assert est.memory.capacity == 40e9
-
-
-def test_fix_scenarios_values():
-    cases = fix_scenarios()
-    ms = {k: (round(v.t_read * 1e3, 2), round(v.t_compute * 1e3, 4)) for k, v in cases.items()}
-    assert ms["baseline"] == (20.90, 0.1415)
-    assert ms["compute doubled"] == (20.90, 0.0707)
-    assert ms["bandwidth doubled"] == (10.45, 0.1415)
-    assert ms["half the parameters (35B)"] == (10.45, 0.0707)
-    assert ms["4-bit weights (70B)"] == (10.45, 0.1415)
-    assert ms["batch 8 shares the read"] == (20.90, 1.1320)
-    assert len(fix_scenarios(four_bit=False)) == 5
-    # halving BF16 weights stores 8 bits, and the label says so
-    assert "8-bit weights (70B)" in fix_scenarios(bytes_per_param=2)
-
-
-def test_fix_scenarios_take_the_card_given():
-    a100 = S.j07_a100()
-    cases = fix_scenarios(hw=a100, batch=32)
-    assert all(c.hw.name == "A100 80GB" for c in cases.values())
-    assert cases["compute doubled"].hw.peak_flops == 2 * a100.peak_flops
-    assert cases["bandwidth doubled"].hw.mem_bandwidth == 2 * a100.mem_bandwidth
-    assert list(cases)[-1] == "batch 32 shares the read"
 
 
 def test_mbu_is_the_read_floor_over_the_measured_time():
