@@ -105,7 +105,7 @@ def _capacity_rows(e) -> list:
         ("  workspace", shown_up(mem.workspace, "GB", 2)),
         ("  total / capacity", f"{shown_up(mem.total, 'GB', 2)} / {shown_up(mem.capacity, 'GB', 2)} "
                                f"({shown_up(mem.capacity, 'GiB', 0)})"),
-        ("  fits", "yes" if mem.fits
+        ("  fits", "yes" if e.fits
          else f"NO: short by {shown_up(-mem.headroom, 'GB', 2)}; the times above assume it did"),
         ("  max batch at this context", _count(e.max_batch)),
     ]
@@ -134,8 +134,9 @@ def _request_rows(e) -> list:
 
 
 def _fit_rows(e) -> list:
-    """The closing line when something does not fit: the longest context that does not."""
-    if e.fits:
+    """The closing line unless everything fits (``everything_fits``): the longest context
+    that does not."""
+    if e.everything_fits:
         return []
     g = e.request
     ctx = max(s for s, ok in ((e.context, e.memory.fits),

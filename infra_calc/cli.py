@@ -44,7 +44,9 @@ always reports TPOT as the mean over its own contexts P+1 ... P+O-1.
 --cards applies to everything printed: each card's share of the reads, the
 math and the memory, plus the all-reduces between cards (a ring model, 1 us
 per step assumed).  A configuration that does not fit is still estimated, and
-says so; --json carries a top-level "fits".
+says so; --json carries at its top "fits" (the decode step's) and
+"everything_fits" (the request's longest context too), and the memory record
+under "memory".
 """
 
 

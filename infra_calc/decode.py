@@ -258,22 +258,25 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
         A model (then ``hw`` is required) or a whole :class:`Workload`.
     hw : Accelerator or str
     batch : int or array_like
-        Requests, ``B`` (>= 1; default 1).
+        Requests, ``B`` (>= 1).
     context : int or array_like
-        KV-cache tokens per request, ``S`` (>= 0, default 0; longer than the
-        model's ``max_position_embeddings`` is refused with ``ValueError``).
+        KV-cache tokens per request, ``S`` (>= 0; longer than the model's
+        ``max_position_embeddings`` is refused with ``ValueError``).
     bytes_per_param : float, keyword-only
-        ``b_W``, bytes/parameter (default 2).
+        ``b_W``, bytes/parameter.
     kv_bytes_per_element : float, keyword-only
-        Bytes per cached element (default 2 = BF16; 1 = FP8).
+        Bytes per cached element (2 = BF16; 1 = FP8).
     math : str, keyword-only
-        Math precision whose dense peak bounds the math (default ``"bf16"``).
+        Math precision whose dense peak bounds the math.
     routing : {"floor", "uniform"}, keyword-only
-        Experts read per MoE layer (default ``"floor"``: ``k``, so ``t_step``
-        is a lower bound; ``"uniform"``: the uniform-routing model).
+        Experts read per MoE layer (``"floor"``: ``k``, so ``t_step`` is a lower
+        bound; ``"uniform"``: the uniform-routing model).
     workspace : float, keyword-only
-        Bytes of workspace (default 2 GiB).
+        Bytes of workspace.
     weights : {"touched", "active", "total"}, keyword-only
+
+    A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default (one place:
+    :meth:`Workload.default <infra_calc.workload.Workload.default>`).
 
     Returns
     -------

@@ -16,8 +16,11 @@ everything the command line shows:
 - with a prompt, the whole request (:func:`~infra_calc.generation.generation_time`):
   time to first token, time per output token, total.
 
-Every time is computed whether or not the configuration fits; ``fits``
-says whether it does (the command line prints a line when it does not).
+Every time is computed whether or not the configuration fits.  The estimate
+embeds the workload's memory record as every chapter-3 result does
+(:class:`~infra_calc.capacity.HoldsMemory`), so ``fits`` is the decode step's
+(``memory.fits``); ``everything_fits`` adds the request's longest context
+(the command line prints a line when it is False).
 """
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ import numpy as np
 from ._estimate_table import table as _table
 from ._validate import check_int, check_single_sizes
 from .bound import tokens_per_s
-from .capacity import CapacityCheck, max_batch
+from .capacity import CapacityCheck, HoldsMemory
 from .hardware import Accelerator
 from .step import batch_turning_point, read_time_per_output
 
@@ -47,8 +50,12 @@ DEFAULT_OUTPUT_TOKENS = 256
 
 
 @dataclass(frozen=True)
-class Estimate:
-    """Everything :func:`estimate` computed (SI units; per card where it says so)."""
+class Estimate(HoldsMemory):
+    """Everything :func:`estimate` computed (SI units; per card where it says so).
+
+    ``fits`` and ``memory_per_card`` read ``memory``, as on every result that holds one
+    (:class:`~infra_calc.capacity.HoldsMemory`); :attr:`everything_fits` adds the request.
+    """
 
     #: The model and accelerator, exactly as given.
     model: ModelSpec
@@ -107,24 +114,23 @@ class Estimate:
 
     # ---------------------------------------------------------------- answers
     @property
-    def fits(self) -> bool:
-        """Everything printed fits: the decode step (``memory.fits``) and, with a request,
-        its longest context."""
-        return bool(self.memory.fits and (self.request is None or self.request.fits))
+    def everything_fits(self) -> bool:
+        """Everything printed fits: the decode step (:attr:`fits`, ``memory.fits``) and, with
+        a request, its longest context (``request.fits``)."""
+        return bool(self.fits and (self.request is None or self.request.fits))
 
     def to_dict(self) -> dict:
         """Strict-JSON form: numbers in SI units; an infinite or undefined number is ``None``
-        with its reason under ``"null_reasons"``; ``fits`` at the top."""
-        out, reasons = {"fits": self.fits}, {}
+        with its reason under ``"null_reasons"``.  ``fits`` (the decode step's) and
+        ``everything_fits`` come first; ``memory`` holds the record's fields under their
+        own names (``d["memory"]["total"]`` is ``estimate.memory.total``)."""
+        out, reasons = {"fits": bool(self.fits), "everything_fits": self.everything_fits}, {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("model", "hw"):
+            if f.name in ("model", "hw", "memory"):
                 value = asdict(value)
             elif f.name == "request":
                 value = None if value is None else _request_dict(value)
-            elif f.name == "memory":                  # flattened, under the estimate's names
-                out.update({name: getattr(value, key) for key, name in MEMORY_NAMES.items()})
-                continue
             out[f.name] = value
         for key, why in _NULL_WHY.items():
             v = out.get(key)
@@ -138,14 +144,6 @@ class Estimate:
         """Readable lines (the command line's output)."""
         return _table(self)
 
-
-#: The key under which :meth:`Estimate.to_dict` lists each field of the estimate's
-#: ``memory`` (:class:`~infra_calc.capacity.CapacityCheck`), flattened into the top
-#: level of the JSON, in the order it lists them.  Only the JSON is flattened: in
-#: Python they are read as ``estimate.memory.weights`` and so on.
-MEMORY_NAMES = {"weights": "weight_bytes", "kv": "kv_bytes", "workspace": "workspace",
-                "capacity": "capacity", "total": "total_memory", "headroom": "headroom",
-                "fits": "decode_fits"}
 
 _NULL_WHY = {
     "batch_turning_point_kv": "infinite: the context is at or above S_max, so no batch makes "
@@ -228,13 +226,13 @@ def estimate(model, hw=None, *, batch=None, context=None, prompt_tokens=None,
     kv_bytes_per_element : float
         Bytes per cached K/V element (2 = BF16).
     math : str, optional
-        Math precision whose dense peak bounds the math (the Workload default,
-        ``"bf16"``; :meth:`~infra_calc.hardware.Accelerator.peak`).
+        Math precision whose dense peak bounds the math
+        (:meth:`~infra_calc.hardware.Accelerator.peak`).
     workspace : float
         Bytes per card for activations and buffers.
 
-    A size left at None (the byte widths, batch, workspace, cards) takes the
-    :class:`~infra_calc.workload.Workload` default.
+    A size or precision left at None (the byte widths, batch, workspace, cards, math) takes
+    the :class:`~infra_calc.workload.Workload` default.
 
     Every parameter after ``hw`` is keyword-only, as in every function that takes a card.
     """
@@ -298,7 +296,6 @@ def _estimate_of(w, context_from, prompt, output) -> Estimate:
         batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param, math=w.math),
         batch_turning_point_kv=turning_batch_of(w), critical_context=turning_points(w)[1],
         kv_bytes_per_token_per_card=m_card, memory=mem,
-        max_batch=max_batch(mem.capacity, weights=mem.weights, context=w.context,
-                            kv_bytes_per_token=m_card, workspace=mem.workspace),
+        max_batch=w.max_batch(),
         request=None if prompt is None else generation_time_of(w, prompt, output),
     )

@@ -135,7 +135,7 @@ def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
     return p, o
 
 
-def generation_time(model, hw=None, *, batch=None, prompt_tokens=None, output_tokens=None,
+def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
                     cards=None, bytes_per_param=None, kv_bytes_per_element=None, math=None,
                     routing=None, workspace=None, weights="touched", comm="ring",
                     overlap_comm=False) -> GenerationTime:
@@ -162,31 +162,31 @@ def generation_time(model, hw=None, *, batch=None, prompt_tokens=None, output_to
     ----------
     model : ModelSpec, str or Workload
     hw : Accelerator or str
-    batch : int, keyword-only
-        Requests served together, all with the same lengths (default 1).
     prompt_tokens, output_tokens : int, keyword-only
-        ``P`` and ``O`` (>= 1 each).  ``P + O - 1`` must not exceed the model's
-        ``max_position_embeddings`` (:func:`check_request`).
+        ``P`` and ``O`` (>= 1 each), required.  ``P + O - 1`` must not exceed the
+        model's ``max_position_embeddings`` (:func:`check_request`).
+    batch : int, keyword-only
+        Requests served together, all with the same lengths.
     cards : int, keyword-only
-        Tensor-parallel cards (default 1).
+        Tensor-parallel cards.
     bytes_per_param, kv_bytes_per_element : float, keyword-only
-        Default 2 each.
     math : str, keyword-only
-        Math precision of the matrix multiplies (default ``"bf16"``): its dense
-        peak (:meth:`Accelerator.peak`) bounds the math of every pass.
+        Math precision of the matrix multiplies: its dense peak
+        (:meth:`Accelerator.peak`) bounds the math of every pass.
     routing : {"floor", "uniform"}, keyword-only
-        Experts read per MoE layer in every pass (default ``"floor"``, ``k``:
-        the total stays a lower bound; ``"uniform"``: the uniform-routing model).
+        Experts read per MoE layer in every pass (``"floor"``, ``k``: the total
+        stays a lower bound; ``"uniform"``: the uniform-routing model).
     workspace : float, keyword-only
-        Bytes of workspace per card (default 2 GiB).
+        Bytes of workspace per card.
     weights : {"touched", "active", "total"}, keyword-only
         What every step reads (:func:`infra_calc.decode.model_decode_step`).
     comm : {"ring", "in-switch"}, keyword-only
     overlap_comm : bool, keyword-only
         Optimistic overlap of the all-reduces (see ``tensor_parallel_step``).
+
+    A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default (one place:
+    :meth:`Workload.default <infra_calc.workload.Workload.default>`).
     """
-    if prompt_tokens is None or output_tokens is None:
-        raise TypeError("prompt_tokens and output_tokens (tokens) are required")
     w = Workload.of(model, hw, batch=batch, cards=cards, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
                     workspace=workspace)

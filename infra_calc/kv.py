@@ -171,11 +171,11 @@ def critical_context(model, hw=None, *, cards=None, bytes_per_param=None,
     model : ModelSpec, str or Workload
     hw : Accelerator or str
     cards, bytes_per_param, kv_bytes_per_element : optional, keyword-only
-        For a model: tensor-parallel cards (default 1), ``b_W`` (default 2) and
-        cache bytes per element (default 2).
+        For a model: tensor-parallel cards, ``b_W`` and cache bytes per element
+        (left at None: the :class:`~infra_calc.workload.Workload`'s defaults).
     math : str, keyword-only
-        Math precision whose dense peak bounds the math (the workload's; default
-        ``"bf16"``, :meth:`~infra_calc.hardware.Accelerator.peak`).
+        Math precision whose dense peak bounds the math (the workload's;
+        :meth:`~infra_calc.hardware.Accelerator.peak`).
 
     Examples
     --------
@@ -199,7 +199,7 @@ def turning_batch(model, hw=None, *, context=None, cards=None, bytes_per_param=N
     and ``inf`` at and above :func:`critical_context`.  For a mixture of
     experts the read also grows with the experts hit, and ``B*`` is found
     numerically (the root of compute − read, which is convex in ``B`` and
-    crosses zero once); with ``routing="floor"`` (default) the step reads
+    crosses zero once); with ``routing="floor"`` the step reads
     ``k`` experts per layer whatever the batch, with ``"uniform"`` the
     uniform-routing model's count.  Not rounded; assumes ``B <= V`` (each request gathers
     its own embedding row).  Capacity is ignored: check
@@ -210,13 +210,16 @@ def turning_batch(model, hw=None, *, context=None, cards=None, bytes_per_param=N
     model : ModelSpec, str or Workload
     hw : Accelerator or str
     context : int or array_like
-        ``S`` (default 0), tokens of cache per request.
+        ``S``, tokens of cache per request.
     cards, bytes_per_param, kv_bytes_per_element : optional, keyword-only
     math : str, keyword-only
-        Math precision whose dense peak bounds the math (the workload's; default
-        ``"bf16"``, :meth:`~infra_calc.hardware.Accelerator.peak`).
+        Math precision whose dense peak bounds the math
+        (:meth:`~infra_calc.hardware.Accelerator.peak`).
     routing : {"floor", "uniform"}, keyword-only
-        Experts read per MoE layer (:meth:`ModelSpec.experts_hit`; default ``"floor"``).
+        Experts read per MoE layer (:meth:`ModelSpec.experts_hit`).
+
+    A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s
+    default.
     """
     return turning_batch_of(Workload.of(model, hw, context=context, cards=cards,
                                         bytes_per_param=bytes_per_param,
@@ -234,11 +237,11 @@ def turning_batch_of(w: Workload):
 
 
 def kv_weight_batch(model, hw=None, *, context=None, cards=None, bytes_per_param=None,
-                    kv_bytes_per_element=None, math=None, routing=None):
+                    kv_bytes_per_element=None, routing=None):
     """Batch at which the KV read equals the weight read, requests (not rounded).
 
     The weight read includes the gathered rows and the experts hit (under
-    ``routing``, default ``"floor"``): :math:`B S m_{kv} = R_W(B)`, solved for
+    ``routing``): :math:`B S m_{kv} = R_W(B)`, solved for
     ``B`` (``inf`` where the cache never outgrows the weights).  The border
     between the weight-read and KV-read regions.
 
@@ -249,13 +252,13 @@ def kv_weight_batch(model, hw=None, *, context=None, cards=None, bytes_per_param
     context : int or array_like, keyword-only
         ``S``, tokens of cache per request (> 0 for a finite answer).
     cards, bytes_per_param, kv_bytes_per_element : optional, keyword-only
-    math : str, keyword-only
-        Accepted for a uniform signature and kept on the workload; a border
-        between two reads does not depend on the math.
     routing : {"floor", "uniform"}, keyword-only
+
+    No ``math``: a border between two reads holds at any math precision (a
+    Workload's own is kept and not read).
     """
     w = Workload.of(model, hw, context=context, cards=cards, bytes_per_param=bytes_per_param,
-                    kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing)
+                    kv_bytes_per_element=kv_bytes_per_element, routing=routing)
     t = _linear_terms(w)
     slope = np.asarray(w.context, dtype=float) * t.kv_bytes_per_token - t.row_bytes   # cache over row
     return _with_experts(w, lambda e: np.where(slope > 0,
@@ -272,7 +275,8 @@ def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=N
     ``"compute"`` where its compute time reaches its read time, else
     ``"weight-read"`` or ``"kv-read"``, whichever read is larger), so the
     figure and the step cannot disagree.  Arrays broadcast.  ``math``
-    (keyword-only) is the precision of the matrix multiplies (default ``"bf16"``).
+    (keyword-only) is the precision of the matrix multiplies (left at None, the
+    :class:`~infra_calc.workload.Workload`'s default).
 
     Returns
     -------

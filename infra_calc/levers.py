@@ -209,9 +209,11 @@ def speculative_step(model, hw=None, *, batch=None, context=None, drafts, accept
         The target model.
     hw : Accelerator or str
     batch : int or array_like
-        ``B`` (>= 1, default 1).
+        ``B`` (>= 1; left at None, the :class:`~infra_calc.workload.Workload`'s
+        default).
     context : int or array_like
-        ``S`` (>= 0, default 0), tokens of cache per request before the round.
+        ``S`` (>= 0; left at None, the Workload's default), tokens of cache per
+        request before the round.
     drafts : int or array_like, keyword-only
         ``k`` (>= 0), draft tokens verified per request.
     acceptance : float or array_like, keyword-only

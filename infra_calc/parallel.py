@@ -111,21 +111,22 @@ def tensor_parallel_step(model, hw=None, *, batch=None, context=None, cards=None
         Needs ``link_bandwidth`` (per direction) for ``cards > 1``, and
         ``internode_bandwidth`` past ``link_domain`` cards.
     batch : int or array_like
-        ``B`` (>= 1, default 1), requests.
+        ``B`` (>= 1), requests.
     context : int or array_like
-        ``S`` (>= 0, default 0), KV tokens per request.
+        ``S`` (>= 0), KV tokens per request.
     cards : int or array_like
-        ``n`` (>= 1, default 1): must divide the query heads, and divide the
+        ``n`` (>= 1): must divide the query heads, and divide the
         KV heads (``n <= n_kv``) or be a multiple of them (``n > n_kv``).
     bytes_per_param, kv_bytes_per_element : float
-        Default 2 each.
     math : str, keyword-only
-        Math precision whose dense peak bounds the math (default ``"bf16"``).
+        Math precision whose dense peak bounds the math.
     routing : {"floor", "uniform"}, keyword-only
-        Experts read per MoE layer (default ``"floor"``, ``k``; ``"uniform"``:
+        Experts read per MoE layer (``"floor"``, ``k``; ``"uniform"``:
         the uniform-routing model, :meth:`ModelSpec.experts_hit`).
     workspace : float, keyword-only
-        Bytes of workspace per card (default 2 GiB).
+        Bytes of workspace per card.
+
+    A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default.
     weights : {"touched", "active", "total"}, keyword-only
         What the weight read counts (:func:`infra_calc.decode.model_decode_step`).
     comm : {"ring", "in-switch"}, keyword-only

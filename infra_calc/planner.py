@@ -4,7 +4,8 @@
 and the capacity chapter's figures show: a :class:`~infra_calc.workload.Workload`'s
 memory record (:meth:`Workload.memory_at <infra_calc.workload.Workload.memory_at>`) checked
 against the card's capacity under one reading (:func:`~infra_calc.hardware.capacity_reading`),
-with the largest batch that fits (:func:`~infra_calc.capacity.max_batch`).  Its defaults are
+with the largest batch that fits (:meth:`Workload.max_batch
+<infra_calc.workload.Workload.max_batch>`).  Its defaults are
 the capacity chapter's case, from :mod:`infra_calc.source`.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from . import source as S
 from .accelerators import capacity_reading
-from .capacity import CapacityCheck, HoldsMemory, max_batch
+from .capacity import CapacityCheck, HoldsMemory
 from .hardware import Accelerator
 from .modelspec import ModelSpec
 from .workload import Workload
@@ -48,7 +49,7 @@ class PlannerState(HoldsMemory):
     #: Capacity under that reading (:func:`capacity_reading`), weights, workspace, the
     #: batch's KV cache, their total, the headroom and the verdict.
     memory: CapacityCheck
-    #: Largest batch of ``context``-token requests that fits (:func:`max_batch`).
+    #: Largest batch of ``context``-token requests that fits (:meth:`Workload.max_batch`).
     max_batch: int
 
 
@@ -65,8 +66,8 @@ def planner_state(model=None, hw=None, *, batch=None, context=None, bytes_per_pa
     result keeps the objects.  The memory is the
     :class:`~infra_calc.workload.Workload`'s own record (:meth:`Workload.memory_at`),
     against the capacity :func:`capacity_reading` of the accelerator under
-    ``reading``, the one mechanism for the two readings; :func:`max_batch`
-    gives the largest batch.  Nothing is computed here that those do not
+    ``reading``, the one mechanism for the two readings; :meth:`Workload.max_batch`
+    gives the largest batch against the same capacity.  Nothing is computed here that those do not
     already define.
     """
     context = S.J13_CONTEXTS[0] if context is None else context
@@ -81,8 +82,7 @@ def planner_state(model=None, hw=None, *, batch=None, context=None, bytes_per_pa
     cap = capacity_reading(w.hw, reading=reading)
     chk = w.memory_at(context, capacity=cap)            # the context is not refused past the model's
     per = w.with_(batch=1).kv_bytes_per_card(context)
-    b_max = max_batch(cap, weights=chk.weights, context=context,
-                      kv_bytes_per_token=w.kv_bytes_per_token_per_card, workspace=chk.workspace)
+    b_max = w.max_batch(context, capacity=cap)
     return PlannerState(model=w.model, hw=w.hw, context=int(context), batch=int(w.batch),
                         bytes_per_param=float(w.bytes_per_param), reading=reading,
                         kv_per_request=float(per), memory=chk, max_batch=int(b_max))

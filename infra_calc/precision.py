@@ -83,11 +83,13 @@ def precision_point(model, hw=None, *, context=None, bytes_per_param=None,
         A Workload keeps its own routing, cards and math.
     hw : Accelerator or str
     context : int or array_like, keyword-only
-        ``S`` for ``B*(S)`` and the batch-1 step (default 0).
+        ``S`` for ``B*(S)`` and the batch-1 step (left at None, the
+        :class:`~infra_calc.workload.Workload`'s default).
     bytes_per_param, kv_bytes_per_element : float, keyword-only
-        ``b_W`` and cache bytes per element (default 2 each).
+        ``b_W`` and cache bytes per element (left at None, the Workload's defaults).
     math : str, keyword-only
-        ``"bf16"`` (default), ``"fp8"`` or ``"fp4"`` where the card has it.
+        ``"bf16"``, ``"fp8"`` or ``"fp4"`` where the card has it (left at None, the
+        Workload's default).
     """
     w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math)

@@ -129,7 +129,7 @@ class PrefillStep(HoldsMemory, ModelOnCard):
         return unwrap(np.asarray(self.flops) / np.asarray(self.bytes_read))
 
 
-def prefill_step(model, hw=None, *, batch=None, prompt_tokens=None, cards=None,
+def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
                  bytes_per_param=None, kv_bytes_per_element=None, math=None, routing=None,
                  workspace=None, weights="touched", comm="ring") -> PrefillStep:
     """Lower bound of the prefill pass: the time to first token on idle cards.
@@ -151,34 +151,34 @@ def prefill_step(model, hw=None, *, batch=None, prompt_tokens=None, cards=None,
     ----------
     model : ModelSpec, str or Workload
     hw : Accelerator or str
-    batch : int, keyword-only
-        ``B`` prompts prefilled together (>= 1, default 1).
     prompt_tokens : int or array_like, keyword-only
-        ``P`` (>= 1), refused above the model's ``max_position_embeddings``.
+        ``P`` (>= 1), required; refused above the model's ``max_position_embeddings``.
+    batch : int, keyword-only
+        ``B`` prompts prefilled together (>= 1).
     cards : int, keyword-only
-        Tensor-parallel cards (default 1).
+        Tensor-parallel cards.
     bytes_per_param : float, keyword-only
-        ``b_W`` (default 2).
+        ``b_W``.
     kv_bytes_per_element : float, keyword-only
-        Bytes per cached element (default 2).
+        Bytes per cached element.
     math : str, keyword-only
-        Math precision whose dense peak bounds the math (default ``"bf16"``).
+        Math precision whose dense peak bounds the math.
     routing : {"floor", "uniform"}, keyword-only
-        Experts read per MoE layer (default ``"floor"``: ``k``; ``"uniform"``:
-        the uniform-routing model's count for the ``BP`` tokens).
+        Experts read per MoE layer (``"floor"``: ``k``; ``"uniform"``: the
+        uniform-routing model's count for the ``BP`` tokens).
     workspace : float, keyword-only
-        Bytes of workspace per card (default 2 GiB).
+        Bytes of workspace per card.
     weights : {"touched", "active", "total"}, keyword-only
         What the weight read counts (default: the bytes the pass touches).
     comm : {"ring", "in-switch"}, keyword-only
         The all-reduce model (:mod:`infra_calc.comm`).
 
+    A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default.
+
     Returns
     -------
     PrefillStep
     """
-    if prompt_tokens is None:
-        raise TypeError("prompt_tokens (tokens) is required")
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
     w = Workload.of(model, hw, batch=batch, cards=cards, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,

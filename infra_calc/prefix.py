@@ -137,7 +137,7 @@ class CachedPrefill(HoldsMemory, ModelOnCard):
     memory: CapacityCheck
 
 
-def cached_prefill_step(model, hw=None, *, batch=None, prompt_tokens=None, cached,
+def cached_prefill_step(model, hw=None, *, prompt_tokens, cached, batch=None,
                         bytes_per_param=None, kv_bytes_per_element=None, math=None,
                         routing=None, workspace=None) -> CachedPrefill:
     """Prefill of prompts whose first ``P_c`` tokens are already in the cache (one card).
@@ -157,20 +157,20 @@ def cached_prefill_step(model, hw=None, *, batch=None, prompt_tokens=None, cache
     Parameters
     ----------
     model, hw
-    batch : int, keyword-only
-        ``B`` prompts prefilled together, sharing the cached prefix (default 1).
     prompt_tokens : int or array_like, keyword-only
-        ``P`` (>= 1).
+        ``P`` (>= 1), required.
     cached : int or array_like, keyword-only
         ``P_c``, tokens already cached (0 to ``P − 1``: the last prompt token
-        must run to give the first output token).
+        must run to give the first output token), required.
+    batch : int, keyword-only
+        ``B`` prompts prefilled together, sharing the cached prefix.
     bytes_per_param, kv_bytes_per_element, math, routing : keyword-only
         As for :func:`~infra_calc.prefill.prefill_step`.
     workspace : float, keyword-only
-        Bytes of workspace on the card (the :class:`Workload` default, 2 GiB).
+        Bytes of workspace on the card.
+
+    A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default.
     """
-    if prompt_tokens is None:
-        raise TypeError("prompt_tokens (tokens) is required")
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1)
     pc = _prefix(cached, np.asarray(p) - 1, "cached", "prompt_tokens − 1")
     w = Workload.of(model, hw, batch=batch, bytes_per_param=bytes_per_param,

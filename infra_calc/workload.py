@@ -28,7 +28,8 @@ resident weights + KV cache + workspace against the card's physical
 capacity), and every result of the chapter-3 functions (the decode, prefill,
 tensor-parallel and request results, the levers' steps, the prefix and precision
 results, the estimate) embeds that record as ``memory``
-(:class:`~infra_calc.capacity.HoldsMemory`).
+(:class:`~infra_calc.capacity.HoldsMemory`), whose ``fits`` and ``memory_per_card`` it reads;
+:meth:`Workload.max_batch` is the largest batch that fits.
 Nothing is refused for not fitting; the result says so.
 
 >>> import infra_calc as ic
@@ -46,7 +47,7 @@ import numpy as np
 
 from ._validate import check_int, check_number, unwrap
 from .accelerators import accelerator
-from .capacity import CapacityCheck, HoldsMemory, capacity_check, kv_cache_bytes
+from .capacity import CapacityCheck, HoldsMemory, capacity_check, kv_cache_bytes, max_batch
 from .hardware import Accelerator
 from .ledger import check_routing
 from .models import model as find_model
@@ -232,6 +233,24 @@ class Workload(HoldsMemory):
         c = self.hw.mem_capacity if capacity is None else capacity
         return capacity_check(c, weights=np.asarray(w) + zero, kv=np.asarray(k) + zero,
                               workspace=self.workspace)
+
+    def max_batch(self, context=None, *, capacity=None):
+        """Largest batch of ``context``-token requests one card holds (default: the
+        workload's context), :func:`~infra_calc.capacity.max_batch` of
+
+        .. math:: B_{max} = \\left\\lfloor \\frac{C - W/n|_{\\text{shared}} - M_{work}}
+                  {S\\,m_{kv} h_{kv}/n_{kv}} \\right\\rfloor
+
+        with this card's resident weights, cache per token and workspace: the largest
+        batch whose :meth:`memory_at` fits (0 when the weights and workspace alone do not).
+        ``capacity`` replaces the card's physical one, as in :meth:`memory_at`.  What the
+        estimate and the capacity planner report.
+        """
+        return max_batch(self.hw.mem_capacity if capacity is None else capacity,
+                         weights=self.resident_weight_bytes(),
+                         context=self.context if context is None else context,
+                         kv_bytes_per_token=self.kv_bytes_per_token_per_card,
+                         workspace=self.workspace)
 
     @functools.cached_property
     def memory(self) -> CapacityCheck:

@@ -185,7 +185,11 @@ def test_the_keyword_call_works():
 #: The one order of the size and precision options, wherever a function takes them: the
 #: requests and their lengths, the cards, the byte widths (per weight, per cached element, or
 #: the cache's bytes themselves), the math precision, the expert routing, the workspace.
-#: A function's own options (``weights``, ``comm``, a lever's ``drafts`` ...) may sit anywhere.
+#: A function may put the sizes it requires (no default) first, in this order among
+#: themselves, then its optional ones, in this order: ``generation_time(m, hw, *,
+#: prompt_tokens, output_tokens, batch=None, ...)``; or keep them all in this order
+#: (``decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0)``).  A function's
+#: own options (``weights``, ``comm``, a lever's ``drafts`` ...) may sit anywhere.
 SIZE_ORDER = ("batch", "context", "prompt_tokens", "output_tokens", "cards", "bytes_per_param",
               "kv_bytes_per_element", "kv_bytes", "math", "routing", "workspace")
 
@@ -193,32 +197,64 @@ SIZED = {k: f for k, f in FUNCTIONS.items()
          if len(set(SIZE_ORDER) & set(inspect.signature(f).parameters)) > 1}
 
 #: Functions whose keywords keep another order, and why (an entry no longer needed fails).
-SIZE_ORDER_EXCEPTIONS = {
-    "forecasting.forecast": "its required sizes come first (prompt_tokens and output_tokens "
-                            "have no default; issue 24 gives this signature), then batch",
-}
+SIZE_ORDER_EXCEPTIONS: dict = {}
 
 
 def _keyword_sizes(f):
-    return [p.name for p in inspect.signature(f).parameters.values()
+    return [p for p in inspect.signature(f).parameters.values()
             if p.kind == p.KEYWORD_ONLY and p.name in SIZE_ORDER]
+
+
+def _orders(given):
+    """The two orders allowed: :data:`SIZE_ORDER`, or required sizes first, then it."""
+    return (sorted(given, key=lambda p: SIZE_ORDER.index(p.name)),
+            sorted(given, key=lambda p: (p.default is not p.empty, SIZE_ORDER.index(p.name))))
 
 
 def test_the_size_order_covers_the_chapter_functions():
     assert {"decode.model_decode_step", "parallel.tensor_parallel_step", "prefill.prefill_step",
             "generation.generation_time", "kv.turning_batch", "estimate.estimate",
             "step.decode_step", "precision.precision_point", "prefix.cached_prefill_step",
-            "levers.speculative_step", "planner.planner_state",
+            "levers.speculative_step", "planner.planner_state", "forecasting.forecast",
             "widgets.kv.kv_explorer"} <= set(SIZED)
+
+
+def test_a_required_size_is_required_not_none():
+    """A size a function cannot do without has no default (the signature says so, and a
+    call without it is refused by Python, naming it), not ``None`` and a check inside."""
+    for key in ("generation.generation_time", "prefill.prefill_step",
+                "prefix.cached_prefill_step", "forecasting.forecast"):
+        params = inspect.signature(FUNCTIONS[key]).parameters
+        assert params["prompt_tokens"].default is inspect.Parameter.empty, key
+    assert inspect.signature(ic.generation_time).parameters["output_tokens"].default \
+        is inspect.Parameter.empty
+    with pytest.raises(TypeError, match="output_tokens"):
+        ic.generation_time("Llama-3.1-8B", "H100 SXM", prompt_tokens=100)
+
+
+def test_the_size_order_refuses_a_shuffle():
+    def required_after(*, batch=None, prompt_tokens, output_tokens, cards=None):
+        pass
+
+    def shuffled(*, prompt_tokens, cards=None, batch=None):
+        pass
+
+    def neither(*, output_tokens, prompt_tokens, batch=None):
+        pass
+
+    assert _keyword_sizes(required_after) in _orders(_keyword_sizes(required_after))
+    assert _keyword_sizes(shuffled) not in _orders(_keyword_sizes(shuffled))
+    assert _keyword_sizes(neither) not in _orders(_keyword_sizes(neither))
 
 
 @pytest.mark.parametrize("name", sorted(SIZED))
 def test_size_options_come_in_one_order(name):
     """``batch`` before ``context`` before ``cards`` ... (:data:`SIZE_ORDER`) in every signature,
-    so a reader who knows one function's keywords reads the next one's in the same order."""
+    the required sizes possibly first, so a reader who knows one function's keywords reads
+    the next one's in the same order."""
     given = _keyword_sizes(SIZED[name])
-    in_order = given == sorted(given, key=SIZE_ORDER.index)
+    in_order = given in _orders(given)
     if name in SIZE_ORDER_EXCEPTIONS:
         assert not in_order, f"{name} is in SIZE_ORDER: drop it from SIZE_ORDER_EXCEPTIONS"
     else:
-        assert in_order, f"{name}: {given}, not in the order of SIZE_ORDER"
+        assert in_order, f"{name}: {[p.name for p in given]}, not in the order of SIZE_ORDER"

@@ -53,7 +53,8 @@ def test_json_is_strict_with_a_top_level_fits_for_the_cards_given():
     assert r.returncode == 0, r.stderr
     assert "Infinity" not in r.stdout and "NaN" not in r.stdout
     data = json.loads(r.stdout)
-    assert data["fits"] is True and data["cards"] == 4
+    assert data["fits"] is True and data["everything_fits"] is True and data["cards"] == 4
+    assert data["memory"]["fits"] is True and data["request"]["fits"] is True
     assert data["batch_turning_point_kv"] is None and data["null_reasons"]["batch_turning_point_kv"]
     g = ic.generation_time("llama-70b", "H100 SXM", prompt_tokens=2000, output_tokens=256, cards=4)
     assert data["request"]["total"] == pytest.approx(g.total)

@@ -1,4 +1,5 @@
 """infra_calc.estimate: one model on one or more cards, what the command line prints."""
+import dataclasses
 import json
 import math
 
@@ -25,16 +26,37 @@ def test_every_pair_with_defaults_is_estimated(model, hw):
     json.dumps(est.to_dict(), allow_nan=False)            # strict JSON
 
 
-def test_memory_is_the_workloads_record_and_its_json_keys():
-    """The estimate states the memory the workload's record states; the JSON keeps its keys."""
+def test_memory_is_the_workloads_record_as_on_every_result():
+    """The estimate holds memory as every chapter-3 result does (HoldsMemory): ``fits`` is
+    the decode step's; the JSON nests the record under its own names."""
     w = ic.Workload("Qwen3-8B", "RTX 4090", batch=6, context=8192)
     est = ic.estimate("Qwen3-8B", "RTX 4090", batch=6, context=8192)
-    assert est.memory == w.memory
+    assert isinstance(est, ic.capacity.HoldsMemory)
+    assert est.memory == w.memory and est.memory_per_card == w.memory_per_card
     assert not est.fits and est.memory.headroom < 0
     d = est.to_dict()
-    assert (d["total_memory"], d["headroom"], d["decode_fits"]) == \
-        (est.memory.total, est.memory.headroom, False)
-    assert "memory" not in d
+    assert d["memory"] == dataclasses.asdict(est.memory)
+    assert (d["fits"], d["everything_fits"]) == (False, False)
+
+
+def test_everything_fits_adds_the_request_to_the_decode_steps_fits():
+    """A short decode context fits while the request's longest context does not: ``fits``
+    (the step's, as on every result) and ``everything_fits`` (the request too) differ, in
+    the attribute, the JSON and the closing line of the table."""
+    est = ic.estimate("Qwen3-8B", "RTX 4090", batch=6, context=1024, prompt_tokens=8192,
+                      output_tokens=16)
+    assert est.fits and not est.request.fits and not est.everything_fits
+    d = est.to_dict()
+    assert (d["fits"], d["everything_fits"], d["request"]["fits"]) == (True, False, False)
+    assert "DOES NOT FIT" in est.table()
+    ok = ic.estimate("Qwen3-8B", "RTX 4090", batch=1, context=1024, prompt_tokens=512)
+    assert ok.fits and ok.everything_fits and "DOES NOT FIT" not in ok.table()
+
+
+def test_max_batch_is_the_workloads():
+    w = ic.Workload("qwen3-8b", "H100 SXM", batch=8, context=8192)
+    assert ic.estimate(w).max_batch == w.max_batch() == 55
+    assert w.with_(batch=55).fits and not w.with_(batch=56).fits
 
 
 def test_qwen_h100():
@@ -141,16 +163,15 @@ def test_math_reaches_the_estimate():
     assert f8.t_compute == pytest.approx(bf.t_compute * h.peak_flops / h.peak("fp8"))
 
 
-def test_every_memory_field_is_flattened_under_one_name_in_the_json_alone():
-    from dataclasses import fields
-
-    from infra_calc.estimate import MEMORY_NAMES
+def test_the_json_has_no_memory_names_of_its_own():
+    """Each memory field once, under the record's own name (``d["memory"]["kv"]`` is
+    ``e.memory.kv``), no flattened or renamed copies at the top."""
     e = ic.estimate("Qwen3-8B", "RTX 4090", context=8192)
-    assert set(MEMORY_NAMES) == {f.name for f in fields(ic.CapacityCheck)}
     d = e.to_dict()
-    for key, name in MEMORY_NAMES.items():
-        assert not hasattr(e, name)                    # no attribute aliases: e.memory.X
-        assert d[name] == pytest.approx(getattr(e.memory, key))
+    names = {f.name for f in dataclasses.fields(ic.CapacityCheck)}
+    assert set(d["memory"]) == names
+    assert not ({"weight_bytes", "kv_bytes", "total_memory", "headroom", "decode_fits"}
+                | (names - {"fits"})) & set(d)
 
 
 def test_the_j07_turning_batch_uses_the_math_precision():

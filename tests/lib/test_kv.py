@@ -192,3 +192,9 @@ def test_a_moe_turning_batch_under_uniform_routing_is_where_compute_meets_the_re
         above = ic.model_decode_step(w.with_(batch=math.ceil(bs), context=s))
         assert (below.bound, above.bound) == ("memory", "compute")
     assert ic.turning_batch(w.with_(context=2000)) == math.inf       # past S_max: no root sought
+
+
+def test_kv_weight_batch_takes_no_math():
+    """A border between two byte counts has no peak in it: no ``math`` to pass and ignore."""
+    with pytest.raises(TypeError, match="math"):
+        ic.kv_weight_batch("llama-2-70b", "H100 SXM", context=4096, math="fp8")

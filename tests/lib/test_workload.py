@@ -1,5 +1,6 @@
 """infra_calc.workload: one workload, resolved and checked once; memory per card."""
 import dataclasses
+import re
 import zlib
 
 import numpy as np
@@ -214,3 +215,25 @@ def test_the_card_share_is_computed_once_per_workload(monkeypatch):
     assert w.share.cards == w.cards == 2 and w.kv_bytes_per_token_per_card > 0
     w.resident_weight_bytes(), w.memory
     assert calls == [2]
+
+
+def _restated_defaults():
+    """How a docstring would restate a Workload default: "default 2", "(default 2 GiB)",
+    ``"bf16"`` (default), "Default 2 each" ...; the values read from the Workload."""
+    out = {"2 GiB"} if Workload.default("workspace") == 2 * GiB else set()
+    for f in dataclasses.fields(Workload):
+        v = Workload.default(f.name)
+        if isinstance(v, str):
+            out.add(f'``"{v}"``')
+        elif isinstance(v, (int, float)) and f.name != "workspace":
+            out.add(f"{v:g}")
+    alts = "|".join(re.escape(v) for v in sorted(out, key=len, reverse=True))
+    return re.compile(rf"[Dd]efault:? (?:{alts})(?![\w.])|(?:{alts}) \(default\)")
+
+
+@pytest.mark.parametrize("name", list(_CH3))
+def test_no_docstring_restates_a_workload_default(name):
+    """The defaults live on :class:`Workload` alone; a chapter-3 docstring refers to them
+    instead of restating a number that could drift."""
+    found = _restated_defaults().findall(getattr(ic, name).__doc__)
+    assert not found, f"{name} restates a Workload default: {found}"
