@@ -79,14 +79,15 @@ lint: $(STAMP)
 # (tests/book; the translation checks need the message templates of a `make book` or
 # `make translations` and are left out without them), and nbval on the notebooks this
 # change touches (changed against HEAD, or new).  Nothing is built; the built book,
-# the browser, JupyterLab and the PDF are `make test`'s (tests/e2e).
+# the browser, JupyterLab and the PDF are `make test`'s (tests/e2e), and so are the tests
+# marked `benchmark` (a real benchmark run: pyproject.toml registers the marker).
 CHANGED_NOTEBOOKS = $(shell { git diff --name-only HEAD -- 'book/*.ipynb'; \
 	git ls-files --others --exclude-standard -- 'book/*.ipynb'; } 2>/dev/null | sort -u)
 CHECK_SKIP = $(if $(wildcard _build/i18n/_build/gettext),,--ignore=tests/book/test_translations.py)
 check: $(STAMP)
 	$(BIN)/ruff check .
 	$(PYTEST) tests/lib tests/bookkit tests/book infra_calc bookkit $(CHANGED_NOTEBOOKS) $(CHECK_SKIP) \
-		--deselect tests/book/test_visible_code.py::test_visible_code_alone_reproduces_the_page $(PYTEST_ARGS)
+		-m "not benchmark" --deselect tests/book/test_visible_code.py::test_visible_code_alone_reproduces_the_page $(PYTEST_ARGS)
 
 # `make lab`: JupyterLab with jupyterlab-myst (renders the pages' MyST directives and
 # stored {eval} numbers).  --allow-root only as root.  tools/lab/ adds the book's

@@ -24,9 +24,11 @@ class PageValues:
     """A namespace for the numbers one page shows (``v.t_read = shown(...)``).
 
     A name is set once: rebinding it raises, since the prose that refers to it
-    has been rendered with the first value.  Plain text (a date, a machine's
-    name) is kept as a :class:`~infra_calc.display.Shown` too, so the prose shows
-    it without quotes.
+    has been rendered with the first value.  A number reaches it already a
+    :class:`~infra_calc.display.Shown` (every form of :mod:`infra_calc.display`
+    returns one, value and unit kept); a ``str`` is text with no number (a date, a
+    machine's name, a word: many pages show such text), kept as a ``Shown`` whose
+    ``value`` is ``None``, so the prose shows it without quotes.
     """
 
     def __setattr__(self, name: str, value) -> None:

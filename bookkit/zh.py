@@ -25,7 +25,7 @@ __all__ = ["HAN", "ZH_UNITS", "ZH_WORDS", "ZH_LIST_SEP", "ZH_TIMES",
 #: Units written as symbols (ms, GB, TFLOP/s, FLOP/byte, %) are not listed: they
 #: stay as they are; a ratio ("147.7×") reads "147.7 倍" (:data:`ZH_TIMES`).
 #: ``tools/stored_eval.py`` applies this to every stored ``{eval}``
-#: value when the book is built with ``language: zh_CN``; ``tests/book/test_zh_units.py``
+#: value when the book is built with ``language: zh_CN``; ``tests/bookkit/test_zh.py``
 #: fails when a unit word of UNIT_SCALES has no entry here.  A scale word's power is
 #: derived: its magnitude in UNIT_SCALES over the Chinese word's (万 = 10⁴, 亿 = 10⁸).
 _ZH_MAGNITUDES = {"": 0, "万": 4, "亿": 8}

@@ -20,7 +20,7 @@ def _count(n) -> str:
 
 def _width(b) -> str:
     """A byte width as the reader gave it: "2", "0.5" (up to six significant digits)."""
-    return round_sig(b, digits=6)
+    return str(round_sig(b, digits=6))
 
 
 def table(e) -> str:

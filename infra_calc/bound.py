@@ -23,9 +23,10 @@ Every result type of the library (:class:`~infra_calc.step.DecodeStep`,
 :class:`~infra_calc.parallel.TensorParallelStep`,
 :class:`~infra_calc.roofline.RooflinePoint`, :class:`~infra_calc.shape.PaddedGemm`)
 takes its times and its label from :func:`bounds`; every turning point (``B*``,
-``S_max``, ``M*``) is the :func:`crossover` of the two floors.  The forecast's
-:func:`~infra_calc.forecasting.pass_time` takes the same max of the two terms
-divided by fitted efficiencies: a model, not a floor, so it is written there.
+``S_max``, ``M*``) is the :func:`crossover` of the two floors, and the roofline's rate
+at an intensity :math:`I = F/R` is :func:`attainable`, :math:`F/T = \\min(\\Pi, I\\beta)`.
+The forecast's :func:`~infra_calc.forecasting.pass_time` takes the same max of the two
+terms divided by fitted efficiencies: a model, not a floor, so it is written there.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ import numpy as np
 
 from ._validate import unwrap
 
-__all__ = ["BOUNDS", "Bounds", "bounds", "crossover", "tokens_per_s"]
+__all__ = ["BOUNDS", "Bounds", "attainable", "bounds", "crossover", "tokens_per_s"]
 
 #: the labels a :class:`Bounds` carries
 BOUNDS = ("memory", "compute", "communication")
@@ -104,6 +105,22 @@ def bounds(flops, nbytes, hw, *, t_comm=0.0, overlap=True, overlap_comm=False,
     return Bounds(t_read=unwrap(tr), t_compute=unwrap(tc), t_floor=unwrap(floor),
                   t_comm=unwrap(tm), t_step=unwrap(step), floor_bound=unwrap(floor_bound, str),
                   bound=unwrap(bound, str))
+
+
+def attainable(intensity, hw, *, math="bf16"):
+    """The rate the two floors allow at arithmetic intensity ``I = F/R`` (FLOP/byte), in FLOP/s.
+
+    .. math:: \\Pi_{att}(I) = \\frac{F}{\\max(F/\\Pi_m,\\ R/\\beta)} = \\min(\\Pi_m,\\ I\\beta)
+
+    ``intensity`` is already checked (> 0; ``inf`` is the flat roof) and ``hw`` already
+    resolved; ``math`` (keyword-only, default ``"bf16"``) picks the dense peak ``Π_m``.
+
+    >>> from infra_calc.hardware import Accelerator
+    >>> card = Accelerator("x", 300e12, 1e12, 1e12)              # ridge I* = 300 FLOP/byte
+    >>> float(attainable(10.0, card)), float(attainable(1e3, card))
+    (10000000000000.0, 300000000000000.0)
+    """
+    return unwrap(np.minimum(hw.peak(math), np.asarray(intensity, dtype=float) * hw.mem_bandwidth))
 
 
 def tokens_per_s(batch, t_step):

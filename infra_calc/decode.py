@@ -30,6 +30,7 @@ from ._validate import check_one_card, unwrap
 from .bound import Bounds, bounds, tokens_per_s
 from .capacity import CapacityCheck, HoldsMemory
 from .comm import layer_comm
+from .step import read_time
 from .workload import ModelOnCard, Workload
 
 __all__ = ["ModelDecodeStep", "model_decode_step", "decode_counts", "decode_coefficients",
@@ -294,8 +295,8 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, bytes_per_par
         weight_bytes=unwrap(c.weight_bytes), kv_bytes=unwrap(c.kv_bytes),
         bytes_read=unwrap(c.bytes_read), flops_linear=unwrap(c.flops_linear),
         flops_attention=unwrap(c.flops_attention), flops=unwrap(c.flops),
-        t_weights=bounds(0.0, c.weight_bytes, acc).t_read,
-        t_kv=bounds(0.0, c.kv_bytes, acc).t_read, t_read=t.t_read, t_compute=t.t_compute,
+        t_weights=read_time(c.weight_bytes, acc),
+        t_kv=read_time(c.kv_bytes, acc), t_read=t.t_read, t_compute=t.t_compute,
         t_step=t.t_floor, bound=t.floor_bound, region=t.region,
         tokens_per_s=tokens_per_s(w.batch, t.t_floor), memory=w.memory_at(like=c.bytes_read),
     )

@@ -15,9 +15,11 @@ axis data are numbers, not text: they are plotted in the axis's unit.
 Every form that turns a value in a unit into text has one shape, ``name(value, unit=None,
 digits=...)``: the SI value, the unit it is read in (``None``: a plain number), then the
 digits, all three by position as the pages write them (``shown(t, "ms", 2)``); anything
-further is keyword-only (``bare``, ``sep``, :func:`shown_e`'s ``exponent``).
-:func:`shown_prefixed` takes the units to pick from in the unit's place, and
-:func:`tokens_k`, whose scale is fixed, the K's spelling.  The family is one exception,
+further is keyword-only (``bare``, ``sep``, :func:`shown_e`'s ``exponent``).  Every one of
+them returns a :class:`Shown`: the text, with the SI value it was made from and the unit it
+is read in kept beside it.  :func:`shown_prefixed` takes the units to pick from in the
+unit's place, :func:`tokens_k`, whose scale is fixed, the K's spelling, and
+:func:`plain_number`, which echoes a reader's number, the number alone.  The family is one exception,
 with one reason, to the package's rule that options are keyword-only
 (``tests/lib/test_api_convention.py``).
 
@@ -66,9 +68,11 @@ _TIGHT = {"%", "×", "x"}
 class Shown:
     """A number already formatted for the prose; ``repr`` is the text itself.
 
-    ``value`` keeps the SI number and ``text`` the rendered string, so a page can
-    still compute with what it shows.  jupyterlab-myst and the web build both
-    display ``repr(obj)`` (the ``text/plain`` of the ``{eval}`` result).
+    ``value`` keeps the SI number, ``text`` the rendered string and ``unit`` the unit
+    it is read in (``None``: a plain number, a count in K tokens, or text with no
+    number, whose ``value`` is ``None``), so a page can still compute with what it
+    shows.  jupyterlab-myst and the web build both display ``repr(obj)`` (the
+    ``text/plain`` of the ``{eval}`` result).
     """
 
     __slots__ = ("value", "text", "unit")
@@ -220,7 +224,7 @@ def with_unit(num: str, unit: str | None) -> str:
     return f"{num}{unit}" if unit in _TIGHT else f"{num} {unit}"
 
 
-def sig(value: float, unit: str | None = None, digits: int = 4) -> str:
+def sig(value: float, unit: str | None = None, digits: int = 4) -> Shown:
     """An SI ``value`` in ``unit`` with ``digits`` significant digits, thousands separated
     (the unit left out when ``unit`` is None).
 
@@ -228,7 +232,7 @@ def sig(value: float, unit: str | None = None, digits: int = 4) -> str:
     the same digits in both.
 
     >>> sig(0.020896, "ms"), sig(0.14146), sig(34.3306), sig(1234.6), sig(0.0), sig(math.inf)
-    ('20.90 ms', '0.1415', '34.33', '1,235', '0', '∞')
+    (20.90 ms, 0.1415, 34.33, 1,235, 0, ∞)
     """
     x = _scaled(value, unit)
     if math.isinf(x):
@@ -237,10 +241,10 @@ def sig(value: float, unit: str | None = None, digits: int = 4) -> str:
         num = f"{x:g}"
     else:
         num = f"{x:,.{max(0, digits - 1 - math.floor(math.log10(abs(x))))}f}"
-    return with_unit(num, unit)
+    return Shown(float(value), with_unit(num, unit), unit)
 
 
-def round_sig(value: float, unit: str | None = None, digits: int = 3) -> str:
+def round_sig(value: float, unit: str | None = None, digits: int = 3) -> Shown:
     """An SI ``value`` in ``unit`` rounded to ``digits`` significant figures, no trailing
     zeros, no exponent.
 
@@ -248,32 +252,33 @@ def round_sig(value: float, unit: str | None = None, digits: int = 3) -> str:
     ``70``, not ``70.0``; a computed number uses :func:`sig` (fixed digits).
 
     >>> round_sig(3.46737e9, "billion"), round_sig(70.0), round_sig(405.3), round_sig(1000.0)
-    ('3.47 billion', '70', '405', '1,000')
+    (3.47 billion, 70, 405, 1,000)
     """
     x = _scaled(value, unit)
     num = _infinity(x) if math.isinf(x) else f"{float(f'{x:.{digits}g}'):,g}"
-    return with_unit(num, unit)
+    return Shown(float(value), with_unit(num, unit), unit)
 
 
-def shown_e(value, unit: str | None = None, digits: int | None = None, *, exponent: int = 9) -> str:
+def shown_e(value, unit: str | None = None, digits: int | None = None, *, exponent: int = 9) -> Shown:
     """``value`` as a number times a power of ten, written the source's way ("80e9 B"):
     ``digits`` decimals, or as few as it needs when ``digits`` is None.
 
     An infinite value is ``∞`` (no power of ten); NaN is refused.
 
     >>> shown_e(80e9, "B"), shown_e(85.899e9, "B", 1), shown_e(70e9), shown_e(4e5, exponent=3)
-    ('80e9 B', '85.9e9 B', '70e9', '400e3')
+    (80e9 B, 85.9e9 B, 70e9, 400e3)
     >>> shown_e(math.inf, "B")
-    '∞ B'
+    ∞ B
     """
-    x = _a_number(value, "value") / 10.0 ** exponent
+    si = _a_number(value, "value")
+    x = si / 10.0 ** exponent
     if math.isinf(x):
-        return with_unit(_infinity(x), unit)
+        return Shown(si, with_unit(_infinity(x), unit), unit)
     num = f"{x:g}" if digits is None else f"{x:.{digits}f}"
-    return with_unit(f"{num}e{exponent}", unit)
+    return Shown(si, with_unit(f"{num}e{exponent}", unit), unit)
 
 
-def tokens_k(tokens, suffix: str = "K") -> str:
+def tokens_k(tokens, suffix: str = "K") -> Shown:
     """A token count in K (:data:`~infra_calc.units.K_TOKENS` = 2¹⁰ tokens), as the source
     writes a context length: as few digits as it needs to be exact (the shortest text that
     reads back as the same number), no space before the K (``suffix``: J07's printout
@@ -282,29 +287,34 @@ def tokens_k(tokens, suffix: str = "K") -> str:
     as :func:`shown` writes it.
 
     >>> tokens_k(8192), tokens_k(131072), tokens_k(1448), tokens_k(8192, "k"), tokens_k(12288, "")
-    ('8K', '128K', '1.4140625K', '8k', '12')
+    (8K, 128K, 1.4140625K, 8k, 12)
     >>> tokens_k(math.inf)
-    '∞K'
+    ∞K
     """
-    k = _a_number(tokens, "tokens") / K_TOKENS
+    n = _a_number(tokens, "tokens")
+    k = n / K_TOKENS
     if math.isinf(k):
-        return f"{_infinity(k)}{suffix}"
+        return Shown(n, f"{_infinity(k)}{suffix}")
     num = repr(k).replace("-", "−", 1) if k < 0 else repr(k)
-    return f"{num[:-2] if num.endswith('.0') else num}{suffix}"
+    return Shown(n, f"{num[:-2] if num.endswith('.0') else num}{suffix}")
 
 
-def plain_number(x: float) -> str:
+def plain_number(x: float) -> Shown:
     """A number a reader gave, echoed back.  In [1, 10⁶): about four significant digits,
     every digit before the point kept, thousands separated, trailing zeros dropped.
     Otherwise four significant digits in ``g`` form: plain for a magnitude in [10⁻⁴, 1),
     an exponent below 10⁻⁴ and from 10⁶ on.  NaN (no answer to echo) is refused, naming ``x``.
 
     >>> plain_number(34.3306), plain_number(4096), plain_number(1.23e7), plain_number(math.inf)
-    ('34.33', '4,096', '1.23e+07', '∞')
+    (34.33, 4,096, 1.23e+07, ∞)
     >>> plain_number(0.5), plain_number(0.00123), plain_number(1.23e-5)
-    ('0.5', '0.00123', '1.23e-05')
+    (0.5, 0.00123, 1.23e-05)
     """
     x = _a_number(x, "x")
+    return Shown(x, _plain_text(x))
+
+
+def _plain_text(x: float) -> str:
     if x == 0:
         return "0"
     if math.isinf(x):

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import least_squares
+from scipy.special import expit
 
 from .accelerators import CATALOG
 from .display import shown
@@ -78,11 +79,13 @@ _BOUNDS = (np.array([-8.0, -8.0, -12.0, -12.0, -8.0]), np.array([8.0, 8.0, 6.0, 
 
 
 def unpack(u) -> tuple[float, float, float, float, float]:
-    """``(η_mem, η_flop, c_layer, c_ar, o)`` of the fit's coordinates ``u``."""
+    """``(η_mem, η_flop, c_layer, c_ar, o)`` of the fit's coordinates ``u``: the logistic
+    ``expit(x) = 1 / (1 + e⁻ˣ)`` of ``u[0]``, ``u[1]`` and ``u[4]``, and ``1 µs · e^u`` of
+    ``u[2]`` and ``u[3]``."""
     u = np.asarray(u, dtype=float)
-    return (float(1 / (1 + np.exp(-u[0]))), float(1 / (1 + np.exp(-u[1]))),
+    return (float(expit(u[0])), float(expit(u[1])),
             float(1e-6 * np.exp(u[2])), float(1e-6 * np.exp(u[3])),
-            float(1 / (1 + np.exp(-u[4]))))
+            float(expit(u[4])))
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ._validate import check_number, unwrap
 from .accelerators import accelerator
-from .bound import bounds, crossover
+from .bound import attainable, bounds, crossover
 
 __all__ = [
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit",
@@ -98,9 +98,8 @@ def critical_rows(k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, math="bf16")
 def attainable_flops(intensity, hw, *, math="bf16"):
     """Roofline: :math:`\\Pi_{att}(I) = \\min(\\Pi_m, I\\,\\beta)`, in FLOP/s.
 
-    The rate the two floors of :func:`infra_calc.bound.bounds` allow: the ``Π_m`` FLOPs
-    of one second of peak math over ``max(1 s, Π_m/(Iβ))`` (the flat roof exactly
-    ``Π_m``, the slope ``Iβ`` to rounding).
+    The rate the two floors allow (:func:`infra_calc.bound.attainable`), for a card given
+    by name too.
 
     Parameters
     ----------
@@ -113,9 +112,7 @@ def attainable_flops(intensity, hw, *, math="bf16"):
     """
     intensity = check_number(intensity, "intensity", "FLOP/byte", allow_inf=True)
     acc = accelerator(hw)
-    peak = acc.peak(math)
-    # one second of peak math, Π FLOPs, and the Π/I bytes they need: Π / max(1 s, Π/(Iβ))
-    return unwrap(peak / np.asarray(bounds(peak, peak / intensity, acc, math=math).t_floor))
+    return attainable(intensity, acc, math=math)
 
 
 @dataclass(frozen=True)

@@ -114,5 +114,5 @@ def parse_answer(text, unit: str) -> float:
 
 def answer_text(value: float, unit: str) -> str:
     """A value in ``unit`` as the checker shows it: ``'34.33 ms'``, ``'4 requests'``, ``'2.5×'``."""
-    num = f"{value:,.0f}" if float(value).is_integer() else plain_number(value)
+    num = f"{value:,.0f}" if float(value).is_integer() else str(plain_number(value))
     return with_unit(num, unit)

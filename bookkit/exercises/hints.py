@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 
+from infra_calc import units as u
+
 from .answers import unit_kind
 from .spec import Exercise
 
@@ -27,20 +29,19 @@ __all__ = ["hint_for", "UNIT_SLIPS", "SIZE_WORDS", "OVER_THE_TOP"]
 #: added for a reply above a largest-that-fits answer (``side="at_most"``)
 OVER_THE_TOP = " That many do not fit: the answer is the largest whole number that does."
 
-#: factor -> how a hint names it; binary ones only for bytes and bandwidths
-UNIT_SLIPS = ((1e3, "1,000×"), (1e6, "1,000,000×"), (1e9, "10⁹×"), (1e12, "10¹²×"),
-              (2.0**30 / 1e9, "GiB/GB = 1.074×"), (2.0**20 / 1e6, "MiB/MB = 1.049×"),
-              (1024.0, "1,024×"), (2.0**20, "2²⁰×"), (2.0**30, "2³⁰×"))
+_DECIMAL = ((1e3, "1,000×"), (1e6, "1,000,000×"), (1e9, "10⁹×"), (1e12, "10¹²×"))
+#: only for bytes and bandwidths
+_BINARY = ((u.GiB / u.GB, "GiB/GB = 1.074×"), (u.MiB / u.MB, "MiB/MB = 1.049×"),
+           (u.KiB, "1,024×"), (u.MiB, "2²⁰×"), (u.GiB, "2³⁰×"))
+#: factor -> how a hint names it, tried in turn; the binary ones only for bytes and bandwidths
+UNIT_SLIPS = _DECIMAL + _BINARY
 #: upper bound of f = max(v/a, a/v) -> the word for the size of the miss
 SIZE_WORDS = ((1.1, "a little"), (1.5, "clearly"), (10 ** 0.5, "far"))
-_BINARY = {2.0**30 / 1e9, 2.0**20 / 1e6, 1024.0, 2.0**20, 2.0**30}
 
 
 def _unit_slip(ex: Exercise, ratio: float) -> str | None:
     binary_ok = unit_kind(ex.unit) in ("bytes", "bandwidth")
-    for factor, name in UNIT_SLIPS:
-        if factor in _BINARY and not binary_ok:
-            continue
+    for factor, name in UNIT_SLIPS if binary_ok else _DECIMAL:
         for r, side in ((ratio, "your number is"), (1 / ratio, "the answer is")):
             if abs(r / factor - 1) <= max(2 * ex.rel_tol, 0.002):
                 whose = "the answer's" if side == "your number is" else "yours"

@@ -1,7 +1,9 @@
 """The book's published figures: one function per figure.
 
-Each function takes its inputs as keyword arguments (defaults = the source's
-case) and returns a :class:`matplotlib.figure.Figure`.  The notebooks call the
+Each function takes its inputs by the package's convention, ``f(subject, hw, *,
+sizes...)``: the subject and the card by position where it has them
+(``fixes_figure(params, hw)``), every other input keyword-only; each input has a
+default (the source's case), and each returns a :class:`matplotlib.figure.Figure`.  The notebooks call the
 same functions, so the page and the published file cannot drift apart.
 ``python -m infra_calc figures --out DIR`` (``make figures``) writes them all.
 """

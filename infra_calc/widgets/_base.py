@@ -133,7 +133,7 @@ def fit_warning(hw, need: float, *, weights_only: bool = False, bars: str = "") 
 
 def ms(t) -> str:
     """A time in a readout: ``t`` seconds in ms, 4 significant figures (the bar labels' format)."""
-    return sig(t, "ms")
+    return str(sig(t, "ms"))
 
 
 def _png_rgb(rgba) -> bytes:

@@ -1,4 +1,4 @@
-"""tools/execute.py, bookkit/widget_state.py and tools/lab/: a page is stored as
+"""tools/execute.py and tools/lab/: a page is stored as
 JupyterLab writes it back (issue 18 §4), so opening it marks nothing modified and
 *Run All* + *Save* leaves the file as it was (tests/lab_pages.py checks both in a
 real JupyterLab)."""
@@ -13,26 +13,12 @@ import pytest
 from conftest import NOTEBOOKS, ROOT, cells, load, source
 
 from bookkit.roles import eval_expressions, stored_entries
-from bookkit.widget_state import WIDGET_VIEW, strip
+from bookkit.widget_state import WIDGET_VIEW
 from tools.execute import execute, merge_streams
 
 #: the keys of the kernel's language_info that JupyterLab writes into a notebook
 LANGUAGE_INFO_KEYS = {"codemirror_mode", "file_extension", "mimetype", "name",
                       "nbconvert_exporter", "pygments_lexer", "version"}
-
-
-# ------------------------------------------------------------------ {eval} occurrences
-@pytest.mark.parametrize("markdown, exprs", [
-    ("a {eval}`x` b {eval}`y` c {eval}`x`", ["x", "y", "x"]),            # one per occurrence
-    ("``{eval}`no` `` and `{eval}` {eval}`yes`", ["yes"]),              # code spans
-    ("```python\n{eval}`no`\n```\n{eval}`yes`", ["yes"]),                 # code blocks
-    ("```{exercise} Title {eval}`t`\n:label: e1\nBody {eval}`b`\n```", ["t", "b"]),
-    ("````{solution} e1\n:class: dropdown\n```{math}\n{eval}`no`\n```\nS {eval}`s`\n````", ["s"]),
-    (":::{note}\n{eval}`n`\n:::\n", ["n"]),
-    ("", []),
-])
-def test_eval_expressions_as_jupyterlab_myst_finds_them(markdown, exprs):
-    assert eval_expressions(markdown) == exprs
 
 
 # ------------------------------------------------------------------ execute a page
@@ -59,22 +45,6 @@ def test_execute_stores_the_kernels_metadata_and_one_result_per_occurrence(tmp_p
 
 
 # ------------------------------------------------------------------ saving in JupyterLab
-def test_strip_drops_widget_views_and_state_only():
-    nb = {"metadata": {"widgets": {"state": {}}, "kernelspec": {}},
-          "cells": [{"cell_type": "code", "outputs": [
-              {"output_type": "display_data", "data": {WIDGET_VIEW: {"model_id": "m"},
-                                                       "text/plain": "run this cell"}},
-              {"output_type": "stream", "text": "x"}]},
-              {"cell_type": "markdown", "source": ""}]}
-    assert strip(nb) == 2
-    assert nb == {"metadata": {"kernelspec": {}},
-                  "cells": [{"cell_type": "code", "outputs": [
-                      {"output_type": "display_data", "data": {"text/plain": "run this cell"}},
-                      {"output_type": "stream", "text": "x"}]},
-                      {"cell_type": "markdown", "source": ""}]}
-    assert strip(nb) == 0
-
-
 def test_lab_config_strips_notebooks_on_save():
     class Config(dict):
         def __getattr__(self, name):

@@ -14,8 +14,8 @@ be keyword-only too, where inputs of one unit could trade places
 
 "Every public function" is each function without a leading underscore defined in a public
 module of ``infra_calc`` (found with :mod:`pkgutil`), and each function a public module's
-``__all__`` re-exports from a private one (``figures.render_all``,
-``widgets.answer_checker``); a private module's helpers (``_validate.check_number``) are the
+``__all__`` re-exports from a private one (``figures.render_all``, from
+``figures._registry``); a private module's helpers (``_validate.check_number``) are the
 package's own plumbing.  :data:`NOT_SCANNED` and :data:`POSITIONAL_OPTIONS` list what is
 left out and the exceptions, each with its reason; an exception no longer needed fails too.
 """

@@ -103,3 +103,16 @@ def test_every_step_result_takes_its_throughput_from_tokens_per_s():
         np.testing.assert_array_equal(r.tokens_per_s, tokens_per_s(r.batch, r.t_step))
         np.testing.assert_allclose(r.tokens_per_s, np.asarray(r.batch) / r.t_step, rtol=1e-15)
     assert tokens_per_s(8, 0.04) == pytest.approx(200.0)
+
+
+def test_attainable_is_the_lower_roof_exactly():
+    """``min(Π, Iβ)``: the slope below the ridge, the flat roof at and above it (and at I = ∞),
+    with no rounding of a division on either side."""
+    from infra_calc.bound import attainable
+
+    card = ic.Accelerator("x", 300e12, 3e12, 1e12)               # I* = 100 FLOP/byte
+    i = np.array([0.1, 0.7, 99.0, 100.0, 101.0, np.inf])             # Π/(Π/(0.7β)) ≠ 0.7β
+    assert list(attainable(i, card)) == [0.1 * 3e12, 0.7 * 3e12, 99.0 * 3e12, 300e12, 300e12, 300e12]
+    h100 = ic.accelerator("H100 SXM")
+    assert attainable(1e6, h100, math="fp8") == h100.peak("fp8") > h100.peak("bf16")
+    assert ic.attainable_flops(7.0, card) == attainable(7.0, card)

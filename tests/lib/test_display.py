@@ -88,7 +88,7 @@ def test_a_negative_token_count_has_the_minus_sign_shown_writes():
     from infra_calc.display import tokens_k
 
     assert tokens_k(-8192) == "−8K" and tokens_k(-1448, "") == "−1.4140625"
-    assert tokens_k(-8192)[0] == str(ic.shown(-1.0))[0] == "−"
+    assert tokens_k(-8192).text[0] == str(ic.shown(-1.0))[0] == "−"
 
 
 def test_tokens_k_is_exact():
@@ -98,8 +98,24 @@ def test_tokens_k_is_exact():
 
     for tokens in (1448, 8192, 131072, 12288, 1000, 3 * 8192 / 2):
         text = tokens_k(tokens, "")
-        assert float(text) * K_TOKENS == tokens, (tokens, text)
+        assert float(text.text) * K_TOKENS == tokens, (tokens, text)
     assert tokens_k(1448) == "1.4140625K" and tokens_k(8192) == "8K"
+
+
+@pytest.mark.parametrize("text, value, unit", [
+    (ic.display.shown(0.020896, "ms", 2), 0.020896, "ms"),
+    (ic.display.shown_up(7.2e5, "ms", 1), 7.2e5, "h"),
+    (ic.display.shown_prefixed(3.2e12, ("GFLOP", "TFLOP")), 3.2e12, "TFLOP"),
+    (ic.display.sig(0.020896, "ms"), 0.020896, "ms"),
+    (ic.display.round_sig(3.46737e9, "billion"), 3.46737e9, "billion"),
+    (ic.display.shown_e(80e9, "B"), 80e9, "B"),
+    (ic.display.tokens_k(8192), 8192.0, None),
+    (ic.display.plain_number(34.3306), 34.3306, None),
+])
+def test_every_form_returns_shown_with_its_value_and_unit(text, value, unit):
+    """One return type for the family: a page computes with what it shows (``.value``)."""
+    assert isinstance(text, ic.display.Shown)
+    assert (text.value, text.unit) == (value, unit)
 
 
 def test_long_times_move_up_a_unit_and_the_unit_is_written_once():

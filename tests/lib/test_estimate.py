@@ -181,3 +181,12 @@ def test_the_j07_turning_batch_uses_the_math_precision():
     assert fp8 == pytest.approx(ic.batch_turning_point("H100 SXM", bytes_per_param=2, math="fp8"))
     h100 = ic.accelerator("H100 SXM")
     assert fp8 / bf16 == pytest.approx(h100.peak("fp8") / h100.peak("bf16")) and fp8 > 1.9 * bf16
+
+
+def test_changed_accelerator_keeps_its_figures_through_estimate():
+    h = ic.accelerator("H100 SXM")
+    fast = h.with_(peak_flops=2 * h.peak_flops, mem_capacity=40e9)
+    est = ic.estimate("qwen3-8b", fast, bytes_per_param=2, batch=8, context=8192)
+    assert est.hw == fast
+    assert est.hw.peak_flops == 2 * h.peak_flops and est.hw.mem_capacity == 40e9
+    assert est.memory.capacity == 40e9

@@ -234,6 +234,7 @@ def test_import_has_no_side_effects():
 
 # --------------------------------------------------------------------- CLI
 
+@pytest.mark.benchmark                  # a real (quick) run: `make test`'s, not `make check`'s
 def test_cli_quick_json_writes_loadable_file(tmp_path):
     p = tmp_path / "run.json"
     out = subprocess.run([sys.executable, "-m", "infra_calc", "measure", "--quick", "--json", str(p)],

@@ -33,7 +33,7 @@ def _assert_panel_follows(box, f):
     assert box.ax.get_xlim()[1] > in_unit(f.tpot.high, "ms")      # the whole band is shown
     text = box.readout.value
     for t in (f.floor.floor_tpot_mean, f.tpot.value, f.tpot.low, f.tpot.high, f.ttft.value):
-        assert sig(t, "ms") in text
+        assert sig(t, "ms").text in text
     assert f"{f.rows} rows in {f.groups} groups" in text
 
 

@@ -1,11 +1,9 @@
-"""bookkit: the {eval} parser, the stored results and the page check."""
-import json
+"""bookkit.roles: the one parser of {eval} roles and the one reader of their stored results."""
 import re
 
 import pytest
 
-import infra_calc as ic
-from bookkit import PageValues, check_page_values, eval_expressions, plain_result
+from bookkit import eval_expressions, plain_result
 from bookkit.roles import code_blocks, split_inline, strip_code
 from tools import zh_message
 
@@ -49,13 +47,6 @@ def test_the_catalog_checks_read_roles_with_the_same_parser():
     assert "eval" not in zh_message.prose("{eval}`v.a` 个")
 
 
-def test_a_stored_str_and_its_value_compare_as_shown(tmp_path):
-    """The page check reads the stored text with the one reader (quotes of a str repr
-    dropped on both sides)."""
-    v = PageValues()
-    v.t = "H100 SXM"
-    assert check_page_values({"v": v}, _notebook(tmp_path, "'H100 SXM'")) == 1
-
 
 def test_stored_text_is_unquoted_once():
     assert plain_result({"status": "ok", "data": {"text/plain": "'H100 SXM'"}}) == "H100 SXM"
@@ -63,51 +54,14 @@ def test_stored_text_is_unquoted_once():
     assert plain_result({"status": "error"}) is None
 
 
-def _notebook(tmp_path, stored):
-    cell = {"cell_type": "markdown", "source": "T = {eval}`v.t`", "metadata": {}}
-    if stored is not None:
-        cell["metadata"]["user_expressions"] = [
-            {"expression": "v.t", "result": {"status": "ok", "data": {"text/plain": stored}}}]
-    path = tmp_path / "page.ipynb"
-    path.write_text(json.dumps({"cells": [cell]}))
-    return str(path)
-
-
-def test_check_page_values_passes_when_stored_matches(tmp_path):
-    v = PageValues()
-    v.t = ic.shown(0.0209, "ms", 2)
-    assert check_page_values({"v": v}, _notebook(tmp_path, "20.90 ms")) == 1
-
-
-@pytest.mark.parametrize("stored", ["20.91 ms", None])
-def test_check_page_values_fails_on_stale_or_missing(tmp_path, stored):
-    v = PageValues()
-    v.t = ic.shown(0.0209, "ms", 2)
-    with pytest.raises(AssertionError, match="out of date"):
-        check_page_values({"v": v}, _notebook(tmp_path, stored))
-
-
-
-
-def test_a_role_in_a_code_span_needs_no_stored_result(tmp_path):
-    v = PageValues()
-    v.t = ic.shown(0.0209, "ms", 2)
-    nb = json.loads(open(_notebook(tmp_path, "20.90 ms")).read())
-    nb["cells"][0]["source"] += " and ``{eval}`v.not_a_role` ``"
-    path = tmp_path / "code_span.ipynb"
-    path.write_text(json.dumps(nb))
-    assert check_page_values({"v": v}, str(path)) == 1
-
-
-def test_stored_values_reads_a_notebook_again_when_it_changes(tmp_path):
-    """The one reader caches a notebook by its bytes: a rewrite is seen at once (even within
-    one tick of the clock), and a caller that changes its dict changes no later answer."""
-    from bookkit import stored_values
-
-    path = _notebook(tmp_path, "20.90 ms")
-    first = stored_values(path)
-    assert first == {"v.t": "20.90 ms"}
-    first["v.t"] = "changed"
-    assert stored_values(path) == {"v.t": "20.90 ms"}
-    _notebook(tmp_path, "20.91 ms")
-    assert stored_values(path) == {"v.t": "20.91 ms"}
+@pytest.mark.parametrize("markdown, exprs", [
+    ("a {eval}`x` b {eval}`y` c {eval}`x`", ["x", "y", "x"]),            # one per occurrence
+    ("``{eval}`no` `` and `{eval}` {eval}`yes`", ["yes"]),              # code spans
+    ("```python\n{eval}`no`\n```\n{eval}`yes`", ["yes"]),                 # code blocks
+    ("```{exercise} Title {eval}`t`\n:label: e1\nBody {eval}`b`\n```", ["t", "b"]),
+    ("````{solution} e1\n:class: dropdown\n```{math}\n{eval}`no`\n```\nS {eval}`s`\n````", ["s"]),
+    (":::{note}\n{eval}`n`\n:::\n", ["n"]),
+    ("", []),
+])
+def test_eval_expressions_as_jupyterlab_myst_finds_them(markdown, exprs):
+    assert eval_expressions(markdown) == exprs

@@ -1,4 +1,5 @@
-"""bookkit.zh_text: the one table that makes stored values read as Chinese."""
+"""bookkit.zh: the one table that makes stored values read as Chinese, and its glue rule
+(the build applies it: tools/stored_eval.py)."""
 from __future__ import annotations
 
 import re
