@@ -206,15 +206,19 @@ def max_context(capacity, *, weights, batch, kv_bytes_per_token, workspace):
 def _largest_count(capacity, weights, workspace, other, kv_bytes_per_token):
     """The largest whole ``n >= 0`` with ``W + M_work + n * other * m_KV <= C``, the capacity
     inequality's one solver (``other`` is the context for a batch, the batch for a context);
-    checks the sizes the two share."""
+    checks the sizes the two share.  The floor of the quotient is corrected by the test
+    :func:`capacity_check` makes, in its own float arithmetic (``W + (n·other)·m_KV + M_work``,
+    the cache as :func:`kv_cache_bytes` computes it), so the two agree at every boundary."""
     c = check_number(capacity, "capacity", "bytes")
-    base = (check_number(weights, "weights", "bytes", allow_zero=True)
-            + check_number(workspace, "workspace", "bytes", allow_zero=True))
-    per = other * check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
+    w = check_number(weights, "weights", "bytes", allow_zero=True)
+    ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
+    m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
+
+    def fits(n):
+        return w + (n * other) * m + ws <= c
+
     with np.errstate(over="ignore", invalid="ignore"):
-        n = np.floor((c - base) / per)
-        n = np.maximum(n, 0.0)
-        # correct the rare float rounding at an exact boundary
-        n = np.where(base + (n + 1) * per <= c, n + 1, n)
-        n = np.where((n > 0) & (base + n * per > c), n - 1, n)
+        n = np.maximum(np.floor((c - w - ws) / (other * m)), 0.0)
+        n = np.where(fits(n + 1), n + 1, n)
+        n = np.where((n > 0) & ~fits(n), n - 1, n)
     return unwrap(n.astype(np.int64), int)

@@ -47,6 +47,25 @@ def test_max_context_fits_and_one_token_more_does_not(cap, weights, ws, batch, m
                                  kv=ic.kv_cache_bytes(s + 1, m_kv, batch=batch), workspace=ws).fits
 
 
+@given(weights=st.floats(0, 5e11), ws=st.floats(0, 1e10), n=st.integers(1, 512),
+       other=st.integers(1, 200_000), m_kv=st.floats(1e3, 1e6))
+def test_the_solvers_agree_with_capacity_check_on_an_exact_boundary(weights, ws, n, other, m_kv):
+    """A capacity built as the total capacity_check computes for ``n`` requests of ``other``
+    tokens (and for ``other`` requests of ``n`` tokens): random capacities almost never land
+    there, so the boundary is drawn on purpose."""
+    for batch, context in ((n, other), (other, n)):
+        kv = ic.kv_cache_bytes(context, m_kv, batch=batch)
+        cap = ic.capacity_check(1.0, weights=weights, kv=kv, workspace=ws).total
+        sizes = dict(weights=weights, kv_bytes_per_token=m_kv, workspace=ws)
+        b = ic.max_batch(cap, context=context, **sizes)
+        s = ic.max_context(cap, batch=batch, **sizes)
+        for got, kv_of in ((b, lambda k: ic.kv_cache_bytes(context, m_kv, batch=k)),
+                           (s, lambda k: ic.kv_cache_bytes(k, m_kv, batch=batch))):
+            assert ic.capacity_check(cap, weights=weights, kv=kv_of(got), workspace=ws).fits
+            assert not ic.capacity_check(cap, weights=weights, kv=kv_of(got + 1),
+                                         workspace=ws).fits
+
+
 @given(i=st.floats(1e-6, 1e9), peak=st.floats(1e9, 1e16), bandwidth=bw)
 def test_attainable_below_both_roofs(i, peak, bandwidth):
     acc = hw(peak, bandwidth)
