@@ -31,7 +31,7 @@ keyword-only where inputs of one unit could trade places
 (``capacity_check(capacity, *, weights, kv, workspace)``).  A
 record (:class:`~infra_calc.modelspec.ModelSpec`, built from a config) takes
 every field by keyword.  ``tests/lib/test_api_convention.py`` holds this for
-every name in ``__all__`` and the module functions it lists (``MODULE_FUNCTIONS``).
+every name in ``__all__`` and every public function of the public modules (it walks them).
 
 >>> import infra_calc as ic
 >>> ic.shown(ic.read_time(70e9, "H100 SXM"), "ms", 3)

@@ -12,7 +12,7 @@ and the largest context the same solved for ``S``,
 A card's capacity can be read two ways (:data:`infra_calc.hardware.READINGS`): the physical
 size (memory is built in binary sizes, so a card sold as "24 GB" holds
 24 GiB) or the label read as 10^9 bytes, as the source chapters do
-(:func:`~infra_calc.hardware.capacity_reading`, :func:`~infra_calc.hardware.decimal_reading`).
+(:func:`~infra_calc.accelerators.capacity_reading`, :func:`~infra_calc.accelerators.decimal_reading`).
 """
 from __future__ import annotations
 

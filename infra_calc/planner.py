@@ -3,7 +3,7 @@
 :func:`planner_state` is what the capacity planner (:mod:`infra_calc.widgets.capacity`)
 and the capacity chapter's figures show: a :class:`~infra_calc.workload.Workload`'s
 memory record (:meth:`Workload.memory_at <infra_calc.workload.Workload.memory_at>`) checked
-against the card's capacity under one reading (:func:`~infra_calc.hardware.capacity_reading`),
+against the card's capacity under one reading (:func:`~infra_calc.accelerators.capacity_reading`),
 with the largest batch that fits (:meth:`Workload.max_batch
 <infra_calc.workload.Workload.max_batch>`).  Its defaults are
 the capacity chapter's case, from :mod:`infra_calc.source`.

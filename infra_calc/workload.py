@@ -223,7 +223,7 @@ class Workload(HoldsMemory):
         given, not checked against the model), against the card's physical
         capacity.  ``weights`` and ``kv`` replace the resident weights and the
         cache (a lever that holds more or less); ``capacity`` replaces the
-        capacity (another reading of it, :func:`~infra_calc.hardware.capacity_reading`);
+        capacity (another reading of it, :func:`~infra_calc.accelerators.capacity_reading`);
         ``like`` broadcasts every size to its shape.  At the workload's own
         sizes it is :attr:`memory`.
         """
