@@ -59,11 +59,11 @@ def test_the_solvers_agree_with_capacity_check_on_an_exact_boundary(weights, ws,
         sizes = dict(weights=weights, kv_bytes_per_token=m_kv, workspace=ws)
         b = ic.max_batch(cap, context=context, **sizes)
         s = ic.max_context(cap, batch=batch, **sizes)
-        for got, kv_of in ((b, lambda k: ic.kv_cache_bytes(context, m_kv, batch=k)),
-                           (s, lambda k: ic.kv_cache_bytes(k, m_kv, batch=batch))):
-            assert ic.capacity_check(cap, weights=weights, kv=kv_of(got), workspace=ws).fits
-            assert not ic.capacity_check(cap, weights=weights, kv=kv_of(got + 1),
-                                         workspace=ws).fits
+        for kvs in ((ic.kv_cache_bytes(context, m_kv, batch=k) for k in (b, b + 1)),
+                    (ic.kv_cache_bytes(k, m_kv, batch=batch) for k in (s, s + 1))):
+            at, over = (ic.capacity_check(cap, weights=weights, kv=k, workspace=ws).fits
+                        for k in kvs)
+            assert at and not over
 
 
 @given(i=st.floats(1e-6, 1e9), peak=st.floats(1e9, 1e16), bandwidth=bw)
