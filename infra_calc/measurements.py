@@ -241,20 +241,26 @@ def _int(r: dict, field: str, *, minimum: int, optional: bool) -> int | None:
     return int(text)
 
 
-def _row(r: dict) -> Measurement:
-    rid = r.get("id") or ""
-    if not rid.strip():
-        raise MeasurementError("measurements.csv: a row has an empty field 'id'")
+#: The columns read as whole numbers: column -> (minimum, may be empty).
+_INT_COLUMNS = {"system_cards": (1, False), "cards": (1, True), "batch": (1, True),
+                "prompt_tokens": (0, True), "output_tokens": (0, True)}
+
+
+def _check_present(rid: str, r: dict) -> None:
+    """Every column present, the required ones filled."""
     for field in COLUMNS:
         if r.get(field) is None:
             raise _err(rid, field, "is missing (too few columns)")
     for field in _REQUIRED:
         if not r[field].strip():
             raise _err(rid, field, "is empty")
+
+
+def _check_source(rid: str, r: dict) -> None:
+    """An https address, and either a repository at a full commit or the table read."""
     if not r["url"].startswith("https://"):
         raise _err(rid, "url", f"is {r['url']!r}; it needs an https:// address")
-    repo_fields = [r["repo"], r["commit"], r["path"]]
-    if any(repo_fields):
+    if any(r[f] for f in ("repo", "commit", "path")):
         for f in ("repo", "commit", "path"):
             if not r[f]:
                 raise _err(rid, f, "is empty; a repository source needs repo, commit and path")
@@ -264,6 +270,10 @@ def _row(r: dict) -> Measurement:
         raise _err(rid, "table", "is empty; a web source needs the table the row is read from")
     if r["date"] and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", r["date"]):
         raise _err(rid, "date", f"is {r['date']!r}; it needs YYYY-MM-DD or nothing")
+
+
+def _check_known(rid: str, r: dict) -> None:
+    """Vendor and precisions from their lists; metric and unit known and of one kind."""
     if r["vendor"] not in _VENDORS:
         raise _err(rid, "vendor", f"is {r['vendor']!r}; known: {', '.join(_VENDORS)}")
     for f in ("weight_precision", "math_precision", "kv_precision"):
@@ -277,22 +287,27 @@ def _row(r: dict) -> Measurement:
     if UNITS[unit][0] != METRICS[metric]:
         raise _err(rid, "unit", f"is {unit!r}, a {UNITS[unit][0]} unit, for the "
                                 f"{METRICS[metric]} metric {metric!r}")
-    try:
-        value = float(r["value"])
-    except ValueError:
-        raise _err(rid, "value", f"is {r['value']!r}; it needs a number") from None
-    if not value > 0:
-        raise _err(rid, "value", f"is {r['value']!r}; it needs a positive number")
     if METRICS[metric] == "rate":
         if r["tokens_counted"] not in ("output", "input+output"):
             raise _err(rid, "tokens_counted", f"is {r['tokens_counted']!r}; a throughput needs "
                                               "'output' or 'input+output'")
     elif r["tokens_counted"]:
         raise _err(rid, "tokens_counted", f"is {r['tokens_counted']!r}; only a throughput has it")
-    system_cards = _int(r, "system_cards", minimum=1, optional=False)
-    cards = _int(r, "cards", minimum=1, optional=True)
-    if cards and cards > system_cards:
-        raise _err(rid, "cards", f"is {cards}, more than the system's {system_cards}")
+
+
+def _value(rid: str, r: dict) -> float:
+    """The printed value, a positive number."""
+    try:
+        value = float(r["value"])
+    except ValueError:
+        raise _err(rid, "value", f"is {r['value']!r}; it needs a number") from None
+    if not value > 0:
+        raise _err(rid, "value", f"is {r['value']!r}; it needs a positive number")
+    return value
+
+
+def _check_derived(rid: str, r: dict) -> None:
+    """A field that differs from the print, or an MLPerf prompt length, names its derivation."""
     derived = _derived(r["derived"])
     if "" in derived:
         raise _err(rid, "derived", f"has {derived['']!r}, not 'field: derivation'")
@@ -309,20 +324,24 @@ def _row(r: dict) -> Measurement:
         if how is None and r["repo"].startswith("mlcommons/"):
             raise _err(rid, "prompt_tokens", f"is {r['prompt_tokens']!r} but an MLPerf log "
                        "prints no prompt length; name its derivation and source in 'derived'")
-    return Measurement(
-        id=rid, group=r["group"], publisher=r["publisher"], source=r["source"], url=r["url"],
-        repo=r["repo"], commit=r["commit"], path=r["path"], table=r["table"], date=r["date"],
-        engine=r["engine"], engine_version=r["engine_version"],
-        model_as_printed=r["model_as_printed"], model=r["model"],
-        hardware_as_printed=r["hardware_as_printed"], accelerator=r["accelerator"],
-        vendor=r["vendor"], system_cards=system_cards, cards=cards, precision=r["precision"],
-        weight_precision=r["weight_precision"], math_precision=r["math_precision"],
-        kv_precision=r["kv_precision"], batch=_int(r, "batch", minimum=1, optional=True),
-        prompt_tokens=_int(r, "prompt_tokens", minimum=0, optional=True),
-        output_tokens=_int(r, "output_tokens", minimum=0, optional=True),
-        scenario=r["scenario"], metric=metric, value=value, unit=unit,
-        tokens_counted=r["tokens_counted"], derived=r["derived"], exclude=r["exclude"],
-        dup_of=r["dup_of"], sets=r["sets"], note=r["note"])
+
+
+def _row(r: dict) -> Measurement:
+    """One checked row: text fields as printed, the whole-number columns and the value parsed."""
+    rid = r.get("id") or ""
+    if not rid.strip():
+        raise MeasurementError("measurements.csv: a row has an empty field 'id'")
+    _check_present(rid, r)
+    _check_source(rid, r)
+    _check_known(rid, r)
+    value = _value(rid, r)
+    counts = {f: _int(r, f, minimum=m, optional=opt) for f, (m, opt) in _INT_COLUMNS.items()}
+    if counts["cards"] and counts["cards"] > counts["system_cards"]:
+        raise _err(rid, "cards", f"is {counts['cards']}, more than the system's "
+                                 f"{counts['system_cards']}")
+    _check_derived(rid, r)
+    return Measurement(**{f: r[f] for f in COLUMNS if f not in counts and f != "value"},
+                       **counts, value=value)
 
 
 def parse(text: str) -> tuple[Measurement, ...]:
