@@ -148,10 +148,7 @@ class ModelSpec(ParameterLedger):
         if not isinstance(self.name, str) or not self.name.strip():
             raise TypeError(f"name must be a non-empty string, got {self.name!r}")
         for field, unit, minimum in _INT_FIELDS:
-            raw = getattr(self, field)
-            if np.ndim(raw) != 0:
-                raise TypeError(f"{field} ({unit}) must be a single whole number, not an array")
-            object.__setattr__(self, field, check_int(raw, field, unit, minimum=minimum))
+            self._set_whole(field, unit, minimum)
         if isinstance(self.tie_word_embeddings, np.bool_):
             object.__setattr__(self, "tie_word_embeddings", bool(self.tie_word_embeddings))
         if not isinstance(self.tie_word_embeddings, bool):
@@ -161,18 +158,24 @@ class ModelSpec(ParameterLedger):
         for field in ("architecture", "source"):
             if not isinstance(getattr(self, field), str):
                 raise TypeError(f"{field} must be a string, got {type(getattr(self, field)).__name__}")
-
+        # the two counts a config may state, else derived from the checked fields above
         if self.vector_params is None:
             object.__setattr__(self, "vector_params", 2 * self.layers * self.hidden + self.hidden)
-        if np.ndim(self.vector_params) != 0:
-            raise TypeError("vector_params (parameters) must be a single whole number, not an array")
-        object.__setattr__(self, "vector_params",
-                           check_int(self.vector_params, "vector_params", "parameters", minimum=0))
         if self.moe_layers is None:
             object.__setattr__(self, "moe_layers", self.layers if self.num_experts else 0)
-        if np.ndim(self.moe_layers) != 0:
-            raise TypeError("moe_layers (layers) must be a single whole number, not an array")
-        object.__setattr__(self, "moe_layers", check_int(self.moe_layers, "moe_layers", "layers", minimum=0))
+        self._set_whole("vector_params", "parameters", 0)
+        self._set_whole("moe_layers", "layers", 0)
+        self._check_consistent()
+
+    def _set_whole(self, field, unit, minimum):
+        """Field ``field`` checked as one whole number >= ``minimum`` (``unit`` for the message)."""
+        raw = getattr(self, field)
+        if np.ndim(raw) != 0:
+            raise TypeError(f"{field} ({unit}) must be a single whole number, not an array")
+        object.__setattr__(self, field, check_int(raw, field, unit, minimum=minimum))
+
+    def _check_consistent(self):
+        """The fields agree with each other (heads, experts, parameter counts)."""
         if self.moe_layers > self.layers or (self.num_experts == 0) != (self.moe_layers == 0):
             raise ValueError(
                 f"moe_layers (layers) must be between 1 and layers={self.layers} for a mixture of "
