@@ -6,6 +6,13 @@ and the catalog checks (``tools/zh_checks.py``, through ``tools/zh_message.py``'
 ``render``) rewrite it with :func:`zh_text`
 and glue it to the Chinese text around it with :func:`zh_glue_after` and
 :func:`zh_glue_before`: one table, one rule.
+
+Why the English text and not the number: the stored text is the one formatted form of a
+value (written by :func:`infra_calc.display.shown`, verified by nbval, shown by
+jupyterlab-myst).  Rewriting its unit words moves a decimal point and swaps a word, and
+adds or drops no digit (``tests/bookkit/test_zh.py``), so the two editions cannot show
+different numbers.  Storing value and unit instead would need a second formatter, in
+Chinese, that could round differently from the first.
 """
 from __future__ import annotations
 
