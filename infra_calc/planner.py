@@ -6,7 +6,7 @@ memory record (:meth:`Workload.memory_at <infra_calc.workload.Workload.memory_at
 against the card's capacity under one reading (:func:`~infra_calc.accelerators.capacity_reading`),
 with the largest batch that fits (:meth:`Workload.max_batch
 <infra_calc.workload.Workload.max_batch>`).  Its defaults are
-the capacity chapter's case, from :mod:`infra_calc.source`.
+the capacity chapter's case, :func:`~infra_calc.scenarios.j13_workload`.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from .accelerators import capacity_reading
 from .capacity import CapacityCheck, HoldsMemory
 from .hardware import Accelerator
 from .modelspec import ModelSpec
-from .workload import Workload
+from .scenarios import j13_workload
 
 __all__ = ["PlannerState", "planner_state"]
 
@@ -72,13 +72,10 @@ def planner_state(model=None, hw=None, *, batch=None, context=None, bytes_per_pa
     """
     context = S.J13_CONTEXTS[0] if context is None else context
     reading = S.J13_READING if reading is None else reading
-    w = Workload(S.J13_MODEL if model is None else model, S.J13_HW if hw is None else hw,
-                 bytes_per_param=S.J13_BYTES_PER_PARAM if bytes_per_param is None
-                 else bytes_per_param,
-                 kv_bytes_per_element=S.KV_BYTES_PER_ELEMENT if kv_bytes_per_element is None
-                 else kv_bytes_per_element,
-                 batch=S.J13_BATCH if batch is None else batch,
-                 workspace=S.J13_WORKSPACE if workspace is None else workspace)
+    given = dict(model=model, hw=S.J13_HW if hw is None else hw, batch=batch,
+                 bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
+                 workspace=workspace)
+    w = j13_workload().with_(**{k: v for k, v in given.items() if v is not None})
     cap = capacity_reading(w.hw, reading=reading)
     chk = w.memory_at(context, capacity=cap)            # the context is not refused past the model's
     per = w.with_(batch=1).kv_bytes_per_card(context)

@@ -17,9 +17,11 @@ from .display import shown
 from .models import model
 from .shape import PaddedRows, padded_rows, route_tokens
 from .step import DecodeStep, decode_step
+from .workload import Workload
 
 __all__ = ["j07_decode_step", "fix_scenarios", "j07_kv_bytes_per_token", "j07_capacity", "j07_max_batch",
-           "j07_left_after_weights", "j13_kv_bytes_per_token", "j13_capacity_args", "j13_capacity",
+           "j07_left_after_weights", "j13_workload", "j13_kv_bytes_per_token", "j13_capacity_args",
+           "j13_capacity",
            "j13_left_after_weights", "j13_max_batch", "j13_padding"]
 
 
@@ -112,28 +114,38 @@ def j07_left_after_weights() -> float:
 
 
 # --- S23-J13: Qwen3-8B on an RTX 4090, and the MoE dispatch ----------------------------
+def j13_workload() -> Workload:
+    """J13's capacity case as one :class:`~infra_calc.workload.Workload`: ``J13_BATCH``
+    requests of ``J13_MODEL`` with BF16 weights and cache and the ``J13_WORKSPACE``
+    workspace, on the RTX 4090 read as the source reads it (:func:`~infra_calc.source.j13_rtx4090`:
+    24 GB = 24e9 bytes).  The capacity functions below and the capacity planner's defaults
+    (:func:`~infra_calc.planner.planner_state`) are this workload's."""
+    return Workload(S.J13_MODEL, S.j13_rtx4090(), bytes_per_param=S.J13_BYTES_PER_PARAM,
+                    kv_bytes_per_element=S.KV_BYTES_PER_ELEMENT, batch=S.J13_BATCH,
+                    workspace=S.J13_WORKSPACE)
+
+
 def j13_kv_bytes_per_token() -> float:
     """KV-cache bytes per token of the J13 model, ``2 L H_kv d b`` at the source's
     ``b = KV_BYTES_PER_ELEMENT`` (BF16 keys and values)."""
-    return model(S.J13_MODEL).kv_bytes_per_token(S.KV_BYTES_PER_ELEMENT)
+    return float(j13_workload().kv_bytes_per_token)
 
 
 def j13_capacity_args(*, capacity: float | None = None) -> dict:
     """J13's capacity inputs, ``capacity``, ``weights`` and ``workspace``, for
-    :func:`~infra_calc.capacity.capacity_check`, ``max_batch`` or ``max_context``: the
-    model's BF16 weights and the 2 GiB workspace on ``capacity`` bytes (the RTX 4090
-    read as 24e9)."""
-    return dict(capacity=S.j13_rtx4090().mem_capacity if capacity is None else capacity,
-                weights=model(S.J13_MODEL).weight_bytes(S.J13_BYTES_PER_PARAM),
-                workspace=S.J13_WORKSPACE)
+    :func:`~infra_calc.capacity.capacity_check`, ``max_batch`` or ``max_context``: those of
+    :func:`j13_workload`, on ``capacity`` bytes (default: the RTX 4090 read as 24e9)."""
+    w = j13_workload()
+    return dict(capacity=w.hw.mem_capacity if capacity is None else capacity,
+                weights=float(w.resident_weight_bytes()), workspace=w.workspace)
 
 
 def j13_capacity(*, batch: int = 0, context: int = S.J13_CONTEXTS[0],
                  capacity: float | None = None) -> CapacityCheck:
     """J13's capacity check :math:`W + B\\,S\\,m_{KV} + M_{work} \\le C` for ``batch``
-    requests of ``context`` tokens (none by default: the weights and the workspace alone)."""
-    return capacity_check(**j13_capacity_args(capacity=capacity),
-                          kv=kv_cache_bytes(context, j13_kv_bytes_per_token(), batch=batch))
+    requests of ``context`` tokens (none by default: the weights and the workspace alone):
+    :meth:`Workload.memory_at <infra_calc.workload.Workload.memory_at>` of :func:`j13_workload`."""
+    return j13_workload().memory_at(context, batch=batch, capacity=capacity)
 
 
 def j13_left_after_weights() -> float:
@@ -144,9 +156,9 @@ def j13_left_after_weights() -> float:
 
 def j13_max_batch(context: int) -> int:
     """The most requests of ``context`` tokens (BF16 KV cache) that fit J13's RTX 4090,
-    :math:`\\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor`."""
-    return max_batch(**j13_capacity_args(), context=context,
-                     kv_bytes_per_token=j13_kv_bytes_per_token())
+    :math:`\\lfloor (C - W - M_{work}) / (S\\,m_{KV}) \\rfloor`: :meth:`Workload.max_batch
+    <infra_calc.workload.Workload.max_batch>` of :func:`j13_workload`."""
+    return int(j13_workload().max_batch(context))
 
 
 def j13_padding(skew: float) -> PaddedRows:

@@ -33,6 +33,15 @@ def test_planner_state_defaults_are_the_source_case():
     assert st.reading == S.J13_READING == "decimal GB"          # the source's, as the planner's
 
 
+def test_the_planner_default_is_the_scenario_case():
+    """The planner's default setting and the source case of the printout and the exercises
+    are one case: the same memory record and the same largest batch."""
+    from infra_calc import scenarios as sc
+    st = planner_state()
+    assert st.memory == sc.j13_capacity(batch=S.J13_BATCH)
+    assert st.max_batch == sc.j13_max_batch(S.J13_CONTEXTS[0])
+
+
 def test_one_mechanism_for_the_capacity_reading():
     """A card read the source's way keeps its label: its physical reading is still 24 GiB."""
     src = S.j13_rtx4090()
