@@ -260,7 +260,7 @@ class LabRun(_JsonFile):
             f"elements, {st.get('triad_threads', '?')} threads): {shown(r.mem_bandwidth, 'GB/s', 1)}",
             f"Matmul peak ({r.dtype}, n = {', '.join(str(x) for x in st.get('matmul_sizes', []))}): "
             f"{shown(r.peak_flops, 'GFLOP/s', 1)}",
-            f"Ridge point I* = peak / bandwidth: {r.ridge_point:,.2f} FLOP/byte",
+            f"Ridge point I* = peak / bandwidth: {shown(r.ridge_point, 'FLOP/byte', 2)}",
             "",
             f"Q-projection GEMM [M, {s.k}] @ [{s.k}, {s.n}], {r.dtype} "
             f"({s.bytes_per_element:g} bytes per element)",
@@ -274,9 +274,10 @@ class LabRun(_JsonFile):
         lines += [
             "",
             f"Predicted M* = critical_rows({s.k}, {s.n}, this machine, {s.bytes_per_element:g}) "
-            f"= {s.predicted_critical_rows:,.1f} rows",
+            f"= {shown(s.predicted_critical_rows, 'rows', 1)}",
             f"Measured M* (first M reaching {shown(s.fraction, '%', 0)} of the plateau "
-            f"{shown(s.plateau, 'GFLOP/s', 1)}, log-log interpolated) = {s.measured_critical_rows:,.1f} rows",
+            f"{shown(s.plateau, 'GFLOP/s', 1)}, log-log interpolated) = "
+            f"{shown(s.measured_critical_rows, 'rows', 1)}",
             f"Prediction error: measured / predicted - 1 = "
             f"{'+' if s.prediction_error >= 0 else '-'}{shown(abs(s.prediction_error), '%', 0)}",
             f"Rows where a model reaches {shown(s.fraction, '%', 0)} of the peak: roofline (overlap) "

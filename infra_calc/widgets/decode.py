@@ -17,7 +17,7 @@ import ipywidgets as w
 
 from .. import source as S
 from ..capacity import capacity_check
-from ..display import in_unit, round_sig
+from ..display import in_unit, round_sig, shown
 from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..models import MODELS
 from ..step import batch_turning_point, decode_step
@@ -172,9 +172,9 @@ class DecodeStepExplorer(Explorer):
                                                  bars="they fitted on one card")
         self.readout.value = warn + (
             f"<b>{html.escape(hw)}</b>: read {ms(st.t_read)}, compute {ms(st.t_compute)}, "
-            f"step {ms(st.t_step)} (<b>{st.bound}-bound</b>, read/compute = {st.ratio:,.1f}×)<br>"
-            f"{st.tokens_per_s:,.1f} tokens/s; read time per output token "
-            f"{ms(st.read_time_per_output)}; batch turning point B* = {b_star:,.1f} requests")
+            f"step {ms(st.t_step)} (<b>{st.bound}-bound</b>, read/compute = {shown(st.ratio, '×', 1)})<br>"
+            f"{shown(st.tokens_per_s, 'tokens/s', 1)}; read time per output token "
+            f"{ms(st.read_time_per_output)}; batch turning point B* = {shown(b_star, 'requests', 1)}")
         return st
 
 

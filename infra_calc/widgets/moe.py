@@ -93,7 +93,7 @@ class MoePaddingExplorer(Explorer):
             ("experts that receive tokens", f"{pr.active_experts:,}"),
             ("rows executed after padding", f"{pr.executed:,}"),
             ("efficiency useful / executed", str(shown(pr.efficiency, "%", 1))),
-            ("waste ratio executed / useful", f"{pr.waste_ratio:.2f}×"),
+            ("waste ratio executed / useful", str(shown(pr.waste_ratio, "×", 2))),
         ])
         return pr
 

@@ -78,12 +78,12 @@ class RooflineExplorer(Explorer):
                                                        bytes_per_element=self.bytes_per_element)
         pt = self.point
         m_star = ("never (ridge above the M → ∞ limit)" if self.m_star == float("inf")
-                  else f"{self.m_star:,.1f} rows (smallest whole batch {math.ceil(self.m_star):,})")
+                  else f"{shown(self.m_star, 'rows', 1)} (smallest whole batch {math.ceil(self.m_star):,})")
         self.readout.value = table_html([
             ("F = 2MKN", str(shown_prefixed(pt.flops, ("MFLOP", "GFLOP", "TFLOP")))),
             ("V = b(MK + KN + MN)", str(shown_prefixed(pt.bytes_read, ("MB", "GB")))),
-            ("I = F/V", f"{pt.intensity:,.1f} FLOP/byte"),
-            ("I* = Π/β", f"{pt.ridge:,.1f} FLOP/byte"),
+            ("I = F/V", str(shown(pt.intensity, "FLOP/byte", 1))),
+            ("I* = Π/β", str(shown(pt.ridge, "FLOP/byte", 1))),
             ("attainable", f"{shown(pt.attainable, 'TFLOP/s', 1)} "
                            f"({shown(pt.fraction_of_peak, '%', 1)} of peak)"),
             ("bound", f"{pt.bound}"),
