@@ -22,14 +22,14 @@ Check your units: your number is 1,000× the answer's. The answer is in ms.
 The package, one job per module:
 
 * :mod:`~bookkit.exercises.spec`: what an exercise is (``Exercise``, ``Choice``,
-  ``yes_no``) and where the chapters put theirs (``register``, ``EXERCISES``);
-* :mod:`~bookkit.exercises.registry`: every exercise by id, in book order (``get``,
-  ``expected``, ``exercise_ids``);
+  ``yes_no``);
+* :mod:`~bookkit.exercises.registry`: every exercise by id, in book order, titled from
+  its place (``get``, ``expected``, ``exercise_ids``);
 * :mod:`~bookkit.exercises.answers`: a reader's text as a number (``parse_answer``);
 * :mod:`~bookkit.exercises.hints`: hints that coach without telling (``hint_for``);
 * :mod:`~bookkit.exercises.grading`: right or a hint (``check``, ``check_text``,
   ``check_choice``);
-* ``j07``, ``j13``, ``ch3``, ``ch4``: the chapters' exercises and, in each
+* ``ch1`` … ``ch4``: each chapter's exercises (``EXERCISES``, in page order) and, in
   ``selftest_values``, the numbers its self-test page shows, from the same functions;
 * :mod:`~bookkit.exercises.checker`: the answer checker a page shows in JupyterLab
   (``answer_checker``; it imports ipywidgets and anywidget, so this package does not
@@ -41,8 +41,7 @@ from .answers import parse_answer
 from .grading import CheckResult, check, check_choice, check_text
 from .hints import hint_for
 from .registry import exercise_ids, expected, get
-from .spec import EXERCISES, Choice, Exercise, register, yes_no
+from .spec import Choice, Exercise, yes_no
 
-__all__ = ["Exercise", "Choice", "yes_no", "CheckResult", "EXERCISES", "register", "get",
-           "expected", "check", "check_text", "check_choice", "parse_answer", "hint_for",
-           "exercise_ids"]
+__all__ = ["Exercise", "Choice", "yes_no", "CheckResult", "get", "expected", "check",
+           "check_text", "check_choice", "parse_answer", "hint_for", "exercise_ids"]

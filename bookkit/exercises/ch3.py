@@ -3,19 +3,19 @@
 Each needs an idea none of the others uses, and no answer is printed on the
 chapter's pages (their cases are other models, lengths or card counts):
 
-=======  ===========================================================  ============
-id       idea                                                         book's number
-=======  ===========================================================  ============
-ch3-n1   the critical context ``S_max``: batching stops helping        Exercise 3.1
-ch3-n2   which read dominates: the border ``B_kv(S)``                   Exercise 3.2
-ch3-n3   capacity first, split over cards: memory per card             Exercise 3.3
-ch3-n4   prefill: causal attention, the LM head once, ``max(F/Π, R/β)``  Exercise 3.4
-ch3-n5   tensor parallelism: a speed-up under a named all-reduce model  Exercise 3.5
-ch3-n6   MoE at decode: the experts a batch hits                       Exercise 3.6
-ch3-n7   the whole request: prefill plus a growing-cache decode sum    Exercise 3.7
-ch3-n8   speculation: k + 1 tokens per verify pass at most              Exercise 3.8
-ch3-n9   a cached prefix: only the new tokens prefilled                 Exercise 3.9
-=======  ===========================================================  ============
+=======  ===========================================================
+id       idea
+=======  ===========================================================
+ch3-n1   the critical context ``S_max``: batching stops helping
+ch3-n2   which read dominates: the border ``B_kv(S)``
+ch3-n3   capacity first, split over cards: memory per card
+ch3-n4   prefill: causal attention, the LM head once, ``max(F/Π, R/β)``
+ch3-n5   tensor parallelism: a speed-up under a named all-reduce model
+ch3-n6   MoE at decode: the experts a batch hits
+ch3-n7   the whole request: prefill plus a growing-cache decode sum
+ch3-n8   speculation: k + 1 tokens per verify pass at most
+ch3-n9   a cached prefix: only the new tokens prefilled
+=======  ===========================================================
 
 Every answer is computed with the model-based library forms
 (:func:`~infra_calc.kv.critical_context`, :func:`~infra_calc.kv.kv_weight_batch`,
@@ -41,7 +41,7 @@ from infra_calc.prefix import cached_prefill_step
 from infra_calc.workload import Workload
 
 from ..pagevalues import PageValues
-from .spec import Choice, Exercise, register, yes_no
+from .spec import Choice, Exercise, yes_no
 
 #: the cases the exercises use (the self-test page reads them from here)
 CARD = "H100 SXM"
@@ -68,18 +68,18 @@ def _values_card(v):
     v.cap = shown(acc.mem_capacity, "GB", 2)
 
 
-# --- 3.1 -------------------------------------------------------------------------
+# --- ch3-n1 -----------------------------------------------------------------------
 def n1():
     """S_max of N1_MODEL on CARD, BF16 weights and cache, tokens."""
     return critical_context(N1_MODEL, CARD)
 
 
-register(Exercise(
-    "ch3-n1", "Exercise 3.1", "tokens", n1,
+EX_N1 = Exercise(
+    "ch3-n1", "tokens", n1,
     hints=("Write the time one more request adds to the math and to the read, both as "
            "functions of S, and find the S where they are equal.",
            "ic.critical_context(model, card) counts it as ic.model_decode_step does."),
-))
+)
 
 
 def _values_n1(v):
@@ -89,17 +89,17 @@ def _values_n1(v):
     v.n1 = shown(n1(), "tokens", 0)
 
 
-# --- 3.2 -------------------------------------------------------------------------
+# --- ch3-n2 -----------------------------------------------------------------------
 def n2():
     """B_kv(S): the batch from which the KV read exceeds the weight read, requests."""
     return kv_weight_batch(model(N2_MODEL), CARD, context=N2_CONTEXT, bytes_per_param=2)
 
 
-register(Exercise(
-    "ch3-n2", "Exercise 3.2", "requests", n2,
+EX_N2 = Exercise(
+    "ch3-n2", "requests", n2,
     hints=("The weights are read once per step whatever the batch; each request's cache is "
            "read once per request.",),
-))
+)
 
 
 def _values_n2(v):
@@ -110,7 +110,7 @@ def _values_n2(v):
     v.n2 = shown(n2(), "requests", 1)
 
 
-# --- 3.3 -------------------------------------------------------------------------
+# --- ch3-n3 -----------------------------------------------------------------------
 def _n3_workload():
     return Workload(N3_MODEL, CARD, cards=N3_CARDS, batch=N3_BATCH, context=N3_CONTEXT)
 
@@ -120,13 +120,13 @@ def n3():
     return _n3_workload().memory
 
 
-register(Exercise(
-    "ch3-n3", "Exercise 3.3", "GB", lambda: n3().total,
+EX_N3 = Exercise(
+    "ch3-n3", "GB", lambda: n3().total,
     hints=("Each card holds its share of the weights (the norm weights whole), its share of "
            "the KV heads for every request, and its own workspace.",),
     parts=(yes_no(f"Does it fit one {CARD}?", lambda: bool(n3().fits),
                   "Compare with the card's physical capacity."),),
-))
+)
 
 
 def _values_n3(v):
@@ -146,21 +146,21 @@ def _values_n3(v):
                       "requests", 0)
 
 
-# --- 3.4 -------------------------------------------------------------------------
+# --- ch3-n4 -----------------------------------------------------------------------
 def n4():
     """The prefill pass of an N4_PROMPT-token prompt, N4_MODEL in BF16 on one CARD."""
     return prefill_step(N4_MODEL, CARD, prompt_tokens=N4_PROMPT)
 
 
-register(Exercise(
-    "ch3-n4", "Exercise 3.4", "ms", lambda: n4().t_step,
+EX_N4 = Exercise(
+    "ch3-n4", "ms", lambda: n4().t_step,
     hints=("Count only the products the pass must do: the layers' matrices for every prompt "
            "token, the LM head for the last one only, and causal attention, P(P+1)/2 "
            "query-key pairs per head. The embedding table is a gather, not a product.",),
     parts=(Choice("Which bound decides?", lambda: f"{n4().bound}-bound",
                   ("compute-bound", "memory-bound"),
                   "A long prompt gives every weight thousands of rows to multiply."),),
-))
+)
 
 
 def _values_n4(v):
@@ -174,7 +174,7 @@ def _values_n4(v):
     v.n4 = shown(pre.t_step, "ms", 2)
 
 
-# --- 3.5 -------------------------------------------------------------------------
+# --- ch3-n5 -----------------------------------------------------------------------
 def _n5(cards):
     return tensor_parallel_step(N5_MODEL, CARD, cards=cards)
 
@@ -184,11 +184,11 @@ def n5():
     return _n5(1).t_step / _n5(N5_CARDS).t_step
 
 
-register(Exercise(
-    "ch3-n5", "Exercise 3.5", "×", n5,
+EX_N5 = Exercise(
+    "ch3-n5", "×", n5,
     hints=("Each card reads its share of the weights; then each layer adds two ring "
            "all-reduces of the batch's activations, 2(n−1) steps each.",),
-))
+)
 
 
 def _values_n5(v):
@@ -206,18 +206,18 @@ def _values_n5(v):
     v.n5 = shown(n5(), "×", 2)
 
 
-# --- 3.6 -------------------------------------------------------------------------
+# --- ch3-n6 -----------------------------------------------------------------------
 def n6():
     """Weight bytes one N6_MODEL decode step of N6_BATCH requests reads under uniform routing
     (the model's expectation, not the floor)."""
     return model(N6_MODEL).decode_weight_bytes(N6_BYTES, N6_BATCH, routing="uniform")
 
 
-register(Exercise(
-    "ch3-n6", "Exercise 3.6", "GB", n6,
+EX_N6 = Exercise(
+    "ch3-n6", "GB", n6,
     hints=("An expert is read if at least one of the batch's tokens picks it: E times the "
            "chance that not every token misses it.",),
-))
+)
 
 
 def _values_n6(v):
@@ -231,17 +231,17 @@ def _values_n6(v):
     v.n6 = shown(n6(), "GB", 2)
 
 
-# --- 3.7 -------------------------------------------------------------------------
+# --- ch3-n7 -----------------------------------------------------------------------
 def n7():
     """The whole request, N7_PROMPT prompt + N7_OUTPUT output tokens, N7_MODEL alone on CARD."""
     return generation_time(N7_MODEL, CARD, prompt_tokens=N7_PROMPT, output_tokens=N7_OUTPUT)
 
 
-register(Exercise(
-    "ch3-n7", "Exercise 3.7", "s", lambda: n7().total,
+EX_N7 = Exercise(
+    "ch3-n7", "s", lambda: n7().total,
     hints=("The prefill pass yields the first token; each further token is one decode step, "
            "whose cache holds the prompt and the tokens generated so far.",),
-))
+)
 
 
 def _values_n7(v):
@@ -255,18 +255,18 @@ def _values_n7(v):
     v.n7 = shown(g.total, "s", 3)
 
 
-# --- 3.8 -------------------------------------------------------------------------
+# --- ch3-n8 -----------------------------------------------------------------------
 def n8():
     """A verify pass of N8_DRAFTS free drafts per request."""
     return speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT, drafts=N8_DRAFTS)
 
 
-register(Exercise(
-    "ch3-n8", "Exercise 3.8", "ms", lambda: n8().t_per_token_floor,
+EX_N8 = Exercise(
+    "ch3-n8", "ms", lambda: n8().t_per_token_floor,
     hints=("A verify pass cannot emit more than k + 1 tokens per request, whatever the "
            "acceptance; divide the pass by that.",
            "ic.speculative_step(model, card, batch, context, drafts=k) counts the pass."),
-))
+)
 
 
 def _values_n8(v):
@@ -282,17 +282,17 @@ def _values_n8(v):
     v.n8 = shown(s8.t_per_token_floor, "ms", 3)
 
 
-# --- 3.9 -------------------------------------------------------------------------
+# --- ch3-n9 -----------------------------------------------------------------------
 def n9():
     """The prefill of an N9_PROMPT-token prompt with N9_CACHED tokens already cached."""
     return cached_prefill_step(N9_MODEL, CARD, prompt_tokens=N9_PROMPT, cached=N9_CACHED)
 
 
-register(Exercise(
-    "ch3-n9", "Exercise 3.9", "ms", lambda: n9().t_step,
+EX_N9 = Exercise(
+    "ch3-n9", "ms", lambda: n9().t_step,
     hints=("The cached tokens need no products of their own, but every new token still "
            "attends to them.",),
-))
+)
 
 
 def _values_n9(v):
@@ -318,3 +318,8 @@ def selftest_values():
     """
     return PageValues.from_parts(_values_card, _values_n1, _values_n2, _values_n3, _values_n4,
                                  _values_n5, _values_n6, _values_n7, _values_n8, _values_n9)
+
+
+#: the chapter's exercises, in the order its self-test page poses them: the registry
+#: numbers them from this order (:func:`~bookkit.exercises.registry.with_titles`)
+EXERCISES = (EX_N1, EX_N2, EX_N3, EX_N4, EX_N5, EX_N6, EX_N7, EX_N8, EX_N9)

@@ -1,21 +1,21 @@
 """Exercises for chapter 4, "from bound to forecast" (not in the source: ids ``ch4-n*``).
 
-=======  ============================================================  ============
-id       idea                                                          book's number
-=======  ============================================================  ============
-ch4-n1   the share of the floor a measurement reaches                   Exercise 4.1
-ch4-n2   a claim faster than its floor is misread (a rate per what?)    Exercise 4.2
-ch4-n3   the forecast's step: the read at a fraction, plus fixed costs  Exercise 4.3
-ch4-n4   the same knobs on several cards: the all-reduces' fixed cost   Exercise 4.4
-ch4-n5   a claim checked against the fitted forecast and its band       Exercise 4.5
-=======  ============================================================  ============
+=======  ============================================================
+id       idea
+=======  ============================================================
+ch4-n1   the share of the floor a measurement reaches
+ch4-n2   a claim faster than its floor is misread (a rate per what?)
+ch4-n3   the forecast's step: the read at a fraction, plus fixed costs
+ch4-n4   the same knobs on several cards: the all-reduces' fixed cost
+ch4-n5   a claim checked against the fitted forecast and its band
+=======  ============================================================
 
 The floors come from :func:`~infra_calc.generation.generation_time` and
-:func:`~infra_calc.parallel.tensor_parallel_step`.  Exercises 4.3 and 4.4 give their
+:func:`~infra_calc.parallel.tensor_parallel_step`.  Exercises ch4-n3 and ch4-n4 give their
 knobs (``ETA_M``, ``C_LAYER``, ``C_AR``) as assumptions of the question: they illustrate the
 model of the chapter, ``T = max(R/(η_m β), F/(η_f Π)) + T_comm + c_layer L + c_ar n_ar``
 (``T_comm`` the ring all-reduce model's time, zero on one card), and are not fitted values.
-Exercise 4.5 uses the fitted knobs (:func:`infra_calc.forecasting.forecast` with a family's
+Exercise ch4-n5 uses the fitted knobs (:func:`infra_calc.forecasting.forecast` with a family's
 stored knobs), so its answer follows the stored fit.  Answers are SI (a fraction for
 ``"%"``); the self-test page poses the questions and works the solutions with the numbers
 :func:`selftest_values` computes.
@@ -29,17 +29,17 @@ from infra_calc.models import model
 from infra_calc.parallel import tensor_parallel_step
 
 from ..pagevalues import PageValues
-from .spec import Exercise, register, yes_no
+from .spec import Exercise, yes_no
 
 CARD = "H100 SXM"
-#: 4.1: a request and the mean time per output token an engine is said to measure, s
+#: ch4-n1: a request and the mean time per output token an engine is said to measure, s
 N1_MODEL, N1_PROMPT, N1_OUTPUT, N1_TPOT = "Qwen3-8B", 1000, 200, 7.5e-3
-#: 4.2: a claimed rate (tokens/s) for a tensor-parallel group, without saying per what
+#: ch4-n2: a claimed rate (tokens/s) for a tensor-parallel group, without saying per what
 N2_MODEL, N2_CARDS, N2_BATCH, N2_CONTEXT, N2_RATE = "Llama-3.1-8B", 2, 32, 1024, 8000.0
-#: 4.3 and 4.4: assumed knobs (not fitted): bandwidth fraction, cost per layer, per all-reduce
+#: ch4-n3 and ch4-n4: assumed knobs (not fitted): bandwidth fraction, cost per layer, per all-reduce
 N3_MODEL, N4_CARDS = "Llama-3.1-8B", 4
 ETA_M, C_LAYER, C_AR = 0.8, 20e-6, 15e-6
-#: 4.5: a claimed time per output token (s) for one request on one card, and the engine named
+#: ch4-n5: a claimed time per output token (s) for one request on one card, and the engine named
 N5_MODEL, N5_ENGINE, N5_PROMPT, N5_OUTPUT, N5_CLAIM = "Llama-3.1-8B", "vLLM", 1000, 200, 5e-3
 
 
@@ -55,7 +55,7 @@ def _forecast_step(st):
                            st.cards, KNOBS))
 
 
-# --- 4.1 -------------------------------------------------------------------------
+# --- ch4-n1 -----------------------------------------------------------------------
 def _n1():
     return generation_time(N1_MODEL, CARD, prompt_tokens=N1_PROMPT, output_tokens=N1_OUTPUT)
 
@@ -65,11 +65,11 @@ def n1():
     return float(_n1().floor_tpot_mean) / N1_TPOT
 
 
-register(Exercise(
-    "ch4-n1", "Exercise 4.1", "%", n1, rel_tol=0.02,
+EX_N1 = Exercise(
+    "ch4-n1", "%", n1, rel_tol=0.02,
     hints=("The floor of each decode step reads the weights and a cache that grows by one "
            "token a step; average the steps, then divide by the measurement.",),
-))
+)
 
 
 def _values_n1(v):
@@ -80,7 +80,7 @@ def _values_n1(v):
     v.n1 = shown(n1(), "%", 1)
 
 
-# --- 4.2 -------------------------------------------------------------------------
+# --- ch4-n2 -----------------------------------------------------------------------
 def _n2():
     return tensor_parallel_step(N2_MODEL, CARD, cards=N2_CARDS, batch=N2_BATCH, context=N2_CONTEXT)
 
@@ -90,13 +90,13 @@ def n2():
     return N2_BATCH / (N2_RATE * N2_CARDS)
 
 
-register(Exercise(
-    "ch4-n2", "Exercise 4.2", "ms", n2,
+EX_N2 = Exercise(
+    "ch4-n2", "ms", n2,
     hints=("One decode step makes one token for each sequence of the batch, on all the cards "
            "of the group at once.",),
     parts=(yes_no("Is the per-GPU reading possible?", lambda: bool(n2() >= _n2().t_floor),
                   "Compare the step time with the floor of the same step."),),
-))
+)
 
 
 def _values_n2(v):
@@ -109,7 +109,7 @@ def _values_n2(v):
     v.n2_group = shown(N2_BATCH / N2_RATE, "ms", 3)
 
 
-# --- 4.3 -------------------------------------------------------------------------
+# --- ch4-n3 -----------------------------------------------------------------------
 def _n3_step(cards):
     return tensor_parallel_step(N3_MODEL, CARD, cards=cards, batch=1, context=0)
 
@@ -119,15 +119,15 @@ def n3():
     return _forecast_step(_n3_step(1))
 
 
-register(Exercise(
-    "ch4-n3", "Exercise 4.3", "ms", n3,
+EX_N3 = Exercise(
+    "ch4-n3", "ms", n3,
     hints=("At batch 1 the read decides: slow it by the bandwidth fraction, then add the cost "
            "of every layer.",),
-))
+)
 
 
 def _values_n3(v):
-    """4.3's numbers and the knobs 4.4 shares."""
+    """ch4-n3's numbers and the knobs ch4-n4 shares."""
     v.eta_m = shown(ETA_M, "%", 0)
     v.c_layer = shown(C_LAYER, "µs", 0)
     v.c_ar = shown(C_AR, "µs", 0)
@@ -136,7 +136,7 @@ def _values_n3(v):
     v.n3 = shown(n3(), "ms", 3)
 
 
-# --- 4.4 -------------------------------------------------------------------------
+# --- ch4-n4 -----------------------------------------------------------------------
 def n4():
     """The model's share of the floor on N4_CARDS cards, a fraction (same knobs, plus T_comm
     and C_AR)."""
@@ -144,12 +144,12 @@ def n4():
     return st.t_floor / _forecast_step(st)
 
 
-register(Exercise(
-    "ch4-n4", "Exercise 4.4", "%", n4, rel_tol=0.02,
+EX_N4 = Exercise(
+    "ch4-n4", "%", n4, rel_tol=0.02,
     hints=("Each card reads its share of the weights (plus what every card keeps whole); the "
            "fixed costs do not shrink with the cards, and the ring model's all-reduce time "
            "comes on top of them.",),
-))
+)
 
 
 def _values_n4(v):
@@ -157,13 +157,13 @@ def _values_n4(v):
     v.n4_cards = shown(N4_CARDS, "cards", 0)
     v.n4_floor = shown(st.t_floor, "ms", 3)
     v.n4_read = shown(st.t_read, "ms", 3)
-    assert (C_LAYER + 2 * C_AR) * layers > st.t_floor, "4.4: fixed costs vs floor"
+    assert (C_LAYER + 2 * C_AR) * layers > st.t_floor, "ch4-n4: fixed costs vs floor"
     v.n4_fixed = shown((C_LAYER + 2 * C_AR) * layers, "ms", 3)
     v.n4_comm = shown(st.t_comm, "ms", 3)
     v.n4 = shown(n4(), "%", 1)
 
 
-# --- 4.5 -------------------------------------------------------------------------
+# --- ch4-n5 -----------------------------------------------------------------------
 def _n5():
     return forecast(N5_MODEL, CARD, prompt_tokens=N5_PROMPT, output_tokens=N5_OUTPUT,
                     engine=N5_ENGINE)
@@ -174,13 +174,13 @@ def _n5_inside():
     return bool(b.low <= N5_CLAIM <= b.high)
 
 
-register(Exercise(
-    "ch4-n5", "Exercise 4.5", "ms", lambda: _n5().tpot.value, rel_tol=0.02,
+EX_N5 = Exercise(
+    "ch4-n5", "ms", lambda: _n5().tpot.value, rel_tol=0.02,
     hints=("Call ic.forecast with the engine named; its tpot is a band with a value, a low "
            "and a high end.",),
     parts=(yes_no("Is the claim inside the forecast's band?", _n5_inside,
                   "Compare the claim with the two ends of the band."),),
-))
+)
 
 
 def _values_n5(v):
@@ -203,3 +203,8 @@ def selftest_values():
     """The numbers ``book/4_forecast/06_self_test.ipynb`` shows, as a :class:`~bookkit.PageValues`:
     each exercise's set by the ``_values_<id>`` function beside it, in the page's order."""
     return PageValues.from_parts(_values_n1, _values_n2, _values_n3, _values_n4, _values_n5)
+
+
+#: the chapter's exercises, in the order its self-test page poses them: the registry
+#: numbers them from this order (:func:`~bookkit.exercises.registry.with_titles`)
+EXERCISES = (EX_N1, EX_N2, EX_N3, EX_N4, EX_N5)

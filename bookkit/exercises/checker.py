@@ -88,10 +88,9 @@ class AnswerChecker(w.VBox):
     """One exercise's checker: ``header``, ``box`` (:class:`AnswerBox`), ``parts`` (list of
     ``(ToggleButtons, HTML)``) and ``revealed`` (the answer, once asked for)."""
 
-    def __init__(self, exercise_id: str, title: str | None = None):
+    def __init__(self, exercise_id: str):
         self.exercise = ex = get(exercise_id)
-        self.title = title or ex.title
-        self.header = w.HTML(f"<b>{html.escape(self.title)}.</b>")
+        self.header = w.HTML(f"<b>{html.escape(ex.title)}.</b>")
         self.header.add_class("ic-title")
         self.box = AnswerBox(ex.id, self._grade, self.reveal, placeholder=f"answer in {ex.unit}")
         self.revealed = w.HTML("")
@@ -150,8 +149,7 @@ class AnswerChecker(w.VBox):
     # -- what an unrun cell shows ----------------------------------------------------------
     def __repr__(self) -> str:
         ex = self.exercise
-        name = self.title if self.title != ex.id else f"exercise {ex.id}"
-        return (f"Answer checker for {name}: run this cell to type your answer "
+        return (f"Answer checker for {ex.title}: run this cell to type your answer "
                 f"(in {ex.unit}) and press Check; a wrong answer gets a hint, and "
                 f"'Show answer' gives the answer (the worked solution is the page's).")
 
@@ -164,15 +162,13 @@ class AnswerChecker(w.VBox):
         return data
 
 
-def answer_checker(exercise_id: str, *, title: str | None = None) -> AnswerChecker:
+def answer_checker(exercise_id: str) -> AnswerChecker:
     """Type an answer (a unit is optional), press *Check*: a verdict or a hint.
 
     Parameters
     ----------
     exercise_id : str
-        An id from :func:`bookkit.exercises.exercise_ids`, e.g. ``"j07-1"``.
-    title : str, optional
-        The name the reader sees (``"Exercise 1"``); the exercise's own
-        ``title`` (or its id) by default.
+        An id from :func:`bookkit.exercises.exercise_ids`, e.g. ``"j07-1"``; the checker
+        shows the exercise's ``title``, the name its page gives it.
     """
-    return AnswerChecker(exercise_id, title)
+    return AnswerChecker(exercise_id)

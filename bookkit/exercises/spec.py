@@ -2,10 +2,9 @@
 
 The page poses each exercise and works its solution (MyST ``{exercise}`` and
 ``{solution}``, numbers through ``{eval}``); the registry keeps only what grading
-needs.  The chapter modules (``j07``, ``j13``, ``ch3``, ``ch4``) build
-:class:`Exercise` values and hand them to :func:`register`, which keeps them in
-:data:`EXERCISES` (:mod:`bookkit.exercises.registry` loads the chapters and puts
-them in book order).
+needs.  Each chapter module (``ch1`` … ``ch4``) lists its :class:`Exercise` values in
+its ``EXERCISES``, in page order; :mod:`bookkit.exercises.registry` reads those lists
+in book order and gives each exercise its title from its place.
 """
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from infra_calc.units import UNIT_SCALES
 
 from .answers import answer_text
 
-__all__ = ["Choice", "yes_no", "Exercise", "EXERCISES", "register", "SIDES"]
+__all__ = ["Choice", "yes_no", "Exercise", "SIDES"]
 
 #: how a tolerance applies: on both sides of the answer, or only below it
 #: (``"at_most"``: the answer is the largest whole number that fits, and one more does not)
@@ -58,10 +57,9 @@ class Exercise:
     Parameters
     ----------
     id : str
-        ``"<chapter>-<n>"``, e.g. ``"j07-1"``; new (non-source) ones ``"j07-n1"``.
         The ``:label:`` of the exercise on its page: pages and tests refer to it by it.
-    title : str
-        The exercise's name on its page (``"Exercise 3.1"``); the checker shows it.
+        ``"j07-1"`` (a source chapter's name, for the source's J07 and J13; a new exercise
+        ``"j07-n1"``) or ``"ch3-n1"`` (the book chapter's, for chapters 3 and 4).
     unit : str
         The unit a reader answers in and the checker shows (``"ms"``, ``"%"``,
         ``"requests"`` ...), a key of :data:`infra_calc.units.UNIT_SCALES`.
@@ -83,10 +81,15 @@ class Exercise:
         one (direction and a coarse size, or a unit slip); never the answer.
     parts : tuple of Choice
         Yes/no (or pick-one) parts of the question, each with its own control.
+    numbered : bool
+        ``False`` for a worked example, which its page marks ``:nonumber:``.
+    title : str
+        The exercise's name on its page, which the checker shows: ``"Exercise 3.1"``, or
+        ``"Exercise"`` when not ``numbered``.  A chapter leaves it out: the registry gives
+        it from the exercise's place (:func:`~bookkit.exercises.registry.with_titles`).
     """
 
     id: str
-    title: str
     unit: str
     answer: Callable[[], float]
     rel_tol: float = 0.01
@@ -95,17 +98,14 @@ class Exercise:
     hints: tuple = field(default=())
     parts: tuple = field(default=())
     side: str = "both"
+    numbered: bool = True
+    title: str = ""
 
     def __post_init__(self):
         if self.unit not in UNIT_SCALES:
             raise ValueError(f"unit must be one of infra_calc.units.UNIT_SCALES, got {self.unit!r}")
         if self.side not in SIDES:
             raise ValueError(f"side must be one of {', '.join(SIDES)}, got {self.side!r}")
-
-    @property
-    def chapter(self) -> str:
-        """The id's chapter part: ``"j07"`` for ``"j07-n1"``."""
-        return self.id.split("-")[0]
 
     def expected(self) -> float:
         """The computed answer as a reader types it, in ``unit``: ``answer() / UNIT_SCALES[unit]``."""
@@ -137,17 +137,3 @@ class Exercise:
         if self.side == "at_most" and value > expected + 1e-12 * max(abs(expected), 1.0):
             return False
         return abs(value - expected) <= max(self.rel_tol * abs(expected), self.abs_tol)
-
-
-#: id -> Exercise; in book order once :mod:`~bookkit.exercises.registry` has loaded the chapters
-EXERCISES: dict[str, Exercise] = {}
-
-
-def register(ex: Exercise) -> Exercise:
-    """Add an exercise to :data:`EXERCISES` (ids must be unique); returns it."""
-    if not isinstance(ex, Exercise):
-        raise TypeError(f"ex must be an Exercise, got {type(ex).__name__}")
-    if ex.id in EXERCISES:
-        raise ValueError(f"exercise id {ex.id!r} is already registered")
-    EXERCISES[ex.id] = ex
-    return ex

@@ -14,21 +14,12 @@ import pytest
 from conftest import BOOK, cells, plain_result, source, stored_expressions
 
 from bookkit import exercises
+from bookkit.exercises.ch3 import selftest_values
 
 FOLDER = BOOK / "3_whole_request"
 PAGES = sorted(p for p in FOLDER.glob("[0-9]*.ipynb") if "self_test" not in p.name)
 #: the value in selftest_values() that is each exercise's answer
 ANSWER_KEYS = {f"ch3-n{i}": f"n{i}" for i in range(1, 10)}
-
-
-def selftest_values():
-    """:func:`bookkit.exercises.ch3.selftest_values`, imported after the registry has
-    loaded every chapter in book order (importing ``ch3`` first would register it first
-    and change the order other tests see)."""
-    exercises.exercise_ids()
-    from bookkit.exercises.ch3 import selftest_values as values
-
-    return values()
 
 
 def page_text(path) -> str:

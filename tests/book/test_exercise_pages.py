@@ -9,6 +9,9 @@ For every chapter with registered exercises (``bookkit.exercises``):
 * each registered (numerical) exercise sits on the chapter's self-test page, and the cell
   right after the one that poses it shows its checker, ``answer_checker("<id>")``;
 * every ``{exercise}`` has exactly one ``{solution}``;
+* the chapter's pages pose its registered exercises first, in the registry's order, with
+  ``:nonumber:`` on exactly the unnumbered ones: the order the registry numbers the titles
+  from (:func:`bookkit.exercises.registry.with_titles`) is the page's;
 * in the built HTML (skipped when ``_build/html`` is absent), the registry's ``title`` is
   the name sphinx-exercise shows for that label ("Exercise 1.3"), so the checker calls an
   exercise what the page calls it.
@@ -26,23 +29,22 @@ import pytest
 from conftest import BOOK, HTML_DIR, NOTEBOOKS, ROOT, cells, page_text, source
 
 from bookkit import exercises
+from bookkit.exercises.registry import CHAPTERS
 from bookkit.roles import EXERCISE_LABEL as LABEL
 from bookkit.roles import exercise_labels, solution_targets
 
 CHECKER = re.compile(r"""answer_checker\(\s*["']([^"']+)["']""")
 REGISTRY_ID = re.compile(r"[\"']([a-z]+\d*-[a-z]?\d+)[\"']")
 
-CHAPTERS = sorted({exercises.get(i).chapter for i in exercises.exercise_ids()})
-
-
-#: exercise-id chapter -> the book folder that holds its pages (folders are numbered in
-#: reading order so JupyterLab's file browser lists them that way)
-FOLDERS = {"j07": "1_decode_step", "j13": "2_full_speed", "ch3": "3_whole_request",
-           "ch4": "4_forecast"}
+def chapter_folder(chapter: str):
+    """The book folder of a chapter module (``ch2``): its number leads the folder's name
+    (``2_full_speed``; numbered in reading order, so JupyterLab's file browser lists them so)."""
+    [folder] = BOOK.glob(f"{CHAPTERS.index(chapter) + 1}_*")
+    return folder
 
 
 def chapter_pages(chapter: str) -> list:
-    return sorted((BOOK / FOLDERS[chapter]).glob("[0-9]*.ipynb"))
+    return sorted(chapter_folder(chapter).glob("[0-9]*.ipynb"))
 
 
 def self_test_page(chapter: str):
@@ -67,7 +69,7 @@ def test_the_patterns_see_what_they_should():
     assert solution_targets("````{solution} j07-1\n:class: dropdown\n") == ["j07-1"]
     assert REGISTRY_ID.findall('exercises.get("j07-n3"), "ch3-2"') == ["j07-n3", "ch3-2"]
     assert CHECKER.findall('answer_checker("j07-n3")') == ["j07-n3"]
-    assert CHAPTERS and "j07" in CHAPTERS
+    assert chapter_folder("ch1").name == "1_decode_step"
 
 
 def registered_ids_used(path) -> list[str]:
@@ -111,10 +113,10 @@ def test_every_exercise_has_one_solution():
     assert not bad, f"exercises without exactly one solution block: {bad}"
 
 
-def test_each_chapter_has_new_exercises():
-    for ch in ("j07", "j13"):
-        new = [i for i in exercises.exercise_ids(ch) if i.startswith(f"{ch}-n")]
-        assert new and new == [f"{ch}-n{k}" for k in range(1, len(new) + 1)], (ch, new)
+def test_each_source_chapter_has_new_exercises():
+    for ch, source_chapter in (("ch1", "j07"), ("ch2", "j13")):
+        new = [i for i in exercises.exercise_ids(ch) if i.startswith(f"{source_chapter}-n")]
+        assert new and new == [f"{source_chapter}-n{k}" for k in range(1, len(new) + 1)], (ch, new)
 
 
 # ------------------------------------------------------------------ the source's answers
@@ -160,38 +162,35 @@ def test_each_numeric_exercise_has_its_checker_right_below(chapter):
     assert not problems, f"{page.name}:\n  " + "\n  ".join(problems)
 
 
-def numbered_titles(chapter: str) -> dict[str, str]:
-    """``{label: "Exercise <chapter>.<k>"}`` as sphinx-exercise numbers the chapter's
-    ``{exercise}`` blocks (in page order, ``:nonumber:`` ones just "Exercise"), read from
-    the sources: the chapter's number is its folder's."""
-    number = int(FOLDERS[chapter].split("_")[0])
-    out, k = {}, 0
+def posed(chapter: str) -> list[tuple[str, bool]]:
+    """``(label, numbered)`` of each ``{exercise}`` on the chapter's pages, in page order;
+    ``numbered`` is ``False`` for one with the ``:nonumber:`` option."""
+    out = []
     for page in chapter_pages(chapter):
         for c in cells(page):
-            if c["cell_type"] != "markdown":
-                continue
-            for m in LABEL.finditer(source(c)):
-                options = re.match(r"[^\n]*\n((?::[^\n]*\n)*)", source(c)[m.start():] + "\n")
-                if ":nonumber:" in options.group(1):
-                    out[m.group(2)] = "Exercise"
-                else:
-                    k += 1
-                    out[m.group(2)] = f"Exercise {number}.{k}"
+            if c["cell_type"] == "markdown":
+                for m in LABEL.finditer(source(c)):
+                    options = re.match(r"[^\n]*\n((?::[^\n]*\n)*)", source(c)[m.start():] + "\n")
+                    out.append((m.group(2), ":nonumber:" not in options.group(1)))
     return out
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_each_registered_exercise_is_posed_once_under_its_title(chapter):
+def test_the_pages_pose_the_registered_exercises_first_in_the_registry_order(chapter):
     """The page is the one place a question is written: each registered id labels exactly
-    one ``{exercise}`` in the book, and the registry's title is the number it gets there."""
+    one ``{exercise}`` in the book.  The registry numbers a chapter's titles from the order
+    of its ``EXERCISES``; the pages pose them first and in that order, ``:nonumber:`` where
+    the exercise is not ``numbered``, so the titles are the numbers sphinx-exercise gives."""
     labels = [m.group(2) for page in BOOK.rglob("*.ipynb") if "_build" not in page.parts
               for c in cells(page) if c["cell_type"] == "markdown"
               for m in LABEL.finditer(source(c))]
-    titles = numbered_titles(chapter)
-    problems = {i: (labels.count(i), exercises.get(i).title, titles.get(i))
-                for i in exercises.exercise_ids(chapter)
-                if labels.count(i) != 1 or exercises.get(i).title != titles.get(i)}
-    assert not problems, f"{chapter}: id -> (times posed, registry title, page title): {problems}"
+    twice = {i: labels.count(i) for i in exercises.exercise_ids(chapter) if labels.count(i) != 1}
+    assert not twice, f"{chapter}: id -> times posed in the book: {twice}"
+    registered = [(i, exercises.get(i).numbered) for i in exercises.exercise_ids(chapter)]
+    on_pages = posed(chapter)
+    assert on_pages[:len(registered)] == registered, (
+        f"{chapter}: the pages' first exercises (label, numbered) {on_pages} against the registry's "
+        f"{registered}")
 
 
 EXERCISE_DIV = re.compile(r'<div class="exercise admonition" id="([^"]+)">\s*'
@@ -219,7 +218,7 @@ def test_shown_titles_reads_both_kinds():
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_registry_titles_match_the_built_pages(chapter):
-    folder = HTML_DIR / "book" / FOLDERS[chapter]
+    folder = HTML_DIR / "book" / chapter_folder(chapter).name
     if not folder.is_dir():
         pytest.skip(f"no built book in {HTML_DIR} (run `make book`)")
     shown = {}

@@ -13,9 +13,7 @@ from model_reference import MIXTRAL_8X7B, reference_count
 
 import infra_calc as ic
 from bookkit import exercises
-
-exercises.exercise_ids()                 # the registry first: book order for every test
-from bookkit.exercises import ch3  # noqa: E402
+from bookkit.exercises import ch3
 
 
 def test_n1_s_max_is_where_no_batch_turns_compute_bound():

@@ -1,7 +1,7 @@
 """bookkit.exercises.ch4: chapter 4's exercises, each answer against what it claims to be.
 
-The assumed knobs of 4.3 and 4.4 go through :func:`infra_calc.forecasting.pass_time`;
-here the step is rebuilt from its floor terms by hand, and 4.5 follows the stored fit.
+The assumed knobs of ch4-n3 and ch4-n4 go through :func:`infra_calc.forecasting.pass_time`;
+here the step is rebuilt from its floor terms by hand, and ch4-n5 follows the stored fit.
 """
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ import pytest
 
 import infra_calc as ic
 from bookkit import exercises
-
-exercises.exercise_ids()                 # the registry first: book order for every test
-from bookkit.exercises import ch4  # noqa: E402
+from bookkit.exercises import ch4
 
 
 def test_n1_a_measurement_slower_than_its_floor_reaches_part_of_it():

@@ -50,7 +50,7 @@ def test_largest_that_fits_is_graded_from_below(ex_id):
 
 
 def test_exercise_1_4_refuses_a_context_that_does_not_fit():
-    from bookkit.exercises import j07
+    from bookkit.exercises import ch1
     from infra_calc import source as S
     from infra_calc.scenarios import j07_kv_bytes_per_token, j07_left_after_weights
 
@@ -59,7 +59,7 @@ def test_exercise_1_4_refuses_a_context_that_does_not_fit():
     assert exercises.check("j07-4", 129).correct and exercises.check("j07-4", 128).correct
     assert not exercises.check("j07-4", 127).correct
     # 130 tokens each for B* requests really exceed the bytes left, 129 do not
-    per_token = j07.bstar_requests() * j07_kv_bytes_per_token()
+    per_token = ch1.bstar_requests() * j07_kv_bytes_per_token()
     assert 130 * per_token > j07_left_after_weights() >= 129 * per_token
     assert S.J07_WEIGHTS_8BIT + 129 * per_token <= S.j07_h100().mem_capacity
     msg = exercises.check("j07-4", 128).message

@@ -1,5 +1,6 @@
 """bookkit/exercises/registry.py: every exercise by id; and the package's imports."""
 import ast
+import importlib
 import pathlib
 
 import pytest
@@ -11,14 +12,44 @@ from bookkit.exercises.spec import Exercise
 PACKAGE = pathlib.Path(exercises.__file__).parent
 
 
-def test_every_chapter_registers_its_own_ids():
+def chapter_module(name):
+    return importlib.import_module(f"bookkit.exercises.{name}")
+
+
+def test_the_book_is_the_chapters_lists_in_chapter_order():
     ids = exercises.exercise_ids()
     assert ids and len(ids) == len(set(ids))
-    assert {exercises.get(i).chapter for i in ids} == set(registry.CHAPTERS)
-    for ch in registry.CHAPTERS:
-        assert (PACKAGE / f"{ch}.py").exists()
-        assert all(i.startswith(f"{ch}-") for i in exercises.exercise_ids(ch))
-    assert sum(len(exercises.exercise_ids(ch)) for ch in registry.CHAPTERS) == len(ids)
+    for name in registry.CHAPTERS:
+        assert exercises.exercise_ids(name) == [ex.id for ex in chapter_module(name).EXERCISES]
+    assert ids == [i for name in registry.CHAPTERS for i in exercises.exercise_ids(name)]
+    with pytest.raises(ValueError, match="unknown chapter 'j07'; known: ch1, ch2, ch3, ch4"):
+        exercises.exercise_ids("j07")
+
+
+def test_with_titles_numbers_a_chapter_as_its_page_does():
+    worked, a, b = (Exercise(i, "ms", lambda: 1.0, numbered=i != "t-e1")
+                    for i in ("t-e1", "t-1", "t-2"))
+    titled = registry.with_titles([worked, a, b], 7)
+    assert [ex.title for ex in titled] == ["Exercise", "Exercise 7.1", "Exercise 7.2"]
+    assert [ex.id for ex in titled] == ["t-e1", "t-1", "t-2"] and a.title == ""
+    assert [ex.title for ex in registry.with_titles([a, worked, b], 2)] == [
+        "Exercise 2.1", "Exercise", "Exercise 2.2"]
+    # the registered ones: a chapter's place in CHAPTERS is its number
+    assert exercises.get("j07-e1").title == "Exercise"
+    assert exercises.get("j13-n6").title == "Exercise 2.10"
+    assert exercises.get("ch4-n1").title == "Exercise 4.1"
+
+
+def test_a_typed_title_is_refused():
+    with pytest.raises(ValueError, match="t-1: the registry gives the title"):
+        registry.with_titles([Exercise("t-1", "ms", lambda: 1.0, title="Exercise 1.1")], 1)
+
+
+def test_an_id_in_two_chapters_is_refused(monkeypatch):
+    ch1, ch4 = chapter_module("ch1"), chapter_module("ch4")
+    monkeypatch.setattr(ch4, "EXERCISES", (*ch4.EXERCISES, ch1.EX_1))
+    with pytest.raises(ValueError, match=r"exercise ids listed twice: \['j07-1'\]"):
+        registry._chapters.__wrapped__()
 
 
 def test_get_ignores_case_and_blanks_and_lists_known_ids():
@@ -37,25 +68,11 @@ def test_expected_is_the_computed_answer_in_the_display_unit():
     assert exercises.expected("j07-n2") == pytest.approx(exercises.get("j07-n2").answer() * 100)
 
 
-def test_register_refuses_duplicates_and_non_exercises():
-    ex = exercises.get("j07-1")
-    with pytest.raises(ValueError, match="already registered"):
-        spec.register(ex)
-    with pytest.raises(TypeError, match="must be an Exercise"):
-        spec.register({"id": "x-1"})
-    new = Exercise("zz-1", "Exercise 0.1", "ms", lambda: 1.0)
-    try:
-        assert spec.register(new) is new and exercises.get("zz-1") is new
-    finally:
-        spec.EXERCISES.pop("zz-1")
-
-
 def test_names_the_chapters_import_stay_in_the_package():
     """The chapter files import these from ``bookkit.exercises``: same objects, same meaning."""
     from bookkit.exercises import answers, grading, hints
-    for name, mod in (("Exercise", spec), ("Choice", spec), ("yes_no", spec), ("register", spec),
+    for name, mod in (("Exercise", spec), ("Choice", spec), ("yes_no", spec),
                       ("get", registry), ("expected", registry), ("exercise_ids", registry),
-                      ("EXERCISES", spec),
                       ("check", grading), ("check_text", grading), ("check_choice", grading),
                       ("CheckResult", grading), ("parse_answer", answers), ("hint_for", hints)):
         assert getattr(exercises, name) is getattr(mod, name), name
@@ -85,13 +102,13 @@ def _imports(path: pathlib.Path) -> set[str]:
 
 def test_module_graph_has_no_cycle():
     """No module of the package imports the package itself or forms a cycle, lazily or
-    not: the chapters register into ``spec``, and ``registry`` imports the chapters."""
+    not: the chapters import ``spec``, and ``registry`` imports the chapters."""
     graph = {p.stem: _imports(p) for p in PACKAGE.glob("*.py")}
     assert not any("__init__" in deps for m, deps in graph.items() if m != "__init__"), graph
     assert set(registry.CHAPTERS) <= graph["registry"]
-    # every module that registers exercises is a chapter the registry lists (and imports)
-    registering = {p.stem for p in PACKAGE.glob("*.py") if "register(Exercise(" in p.read_text()}
-    assert registering == set(registry.CHAPTERS), registering
+    # every module that defines exercises is a chapter the registry lists (and imports)
+    defining = {p.stem for p in PACKAGE.glob("*.py") if " = Exercise(" in p.read_text()}
+    assert defining == set(registry.CHAPTERS), defining
     assert not any("registry" in graph[ch] for ch in registry.CHAPTERS), graph
 
     def visit(m, stack):
@@ -111,9 +128,10 @@ def test_book_order_whichever_chapter_was_imported_first():
 
     code = ("import bookkit.exercises.ch4, bookkit.exercises.ch3\n"
             "from bookkit import exercises\n"
-            "print(' '.join(dict.fromkeys(exercises.get(i).chapter for i in exercises.exercise_ids())))")
+            "print(' '.join(exercises.exercise_ids()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == list(registry.CHAPTERS)
+    book = [ex.id for name in registry.CHAPTERS for ex in chapter_module(name).EXERCISES]
+    assert out.stdout.split() == book
 
 
 @pytest.mark.parametrize("chapter", registry.CHAPTERS)
@@ -127,3 +145,16 @@ def test_selftest_values_lists_every_part_of_its_page_in_order(chapter):
     listed = [a.id for f in functions if f.name == "selftest_values" for call in ast.walk(f)
               if isinstance(call, ast.Call) for a in call.args if isinstance(a, ast.Name)]
     assert len(defined) > 3 and listed == defined, (defined, listed)
+
+
+@pytest.mark.parametrize("name", registry.CHAPTERS)
+def test_exercises_lists_every_exercise_of_its_module_in_order(name):
+    """A chapter's ``EXERCISES`` holds each ``Exercise`` its module defines once, in the
+    order they stand there (beside their ``_values_<id>``, in the page's order): none is
+    left out of the registry, and the order the titles are numbered from is the file's."""
+    tree = ast.parse((PACKAGE / f"{name}.py").read_text(encoding="utf-8"))
+    defined = [n.targets[0].id for n in tree.body if isinstance(n, ast.Assign)
+               and isinstance(n.value, ast.Call) and getattr(n.value.func, "id", None) == "Exercise"]
+    listed = [n.value for n in tree.body if isinstance(n, ast.Assign)
+              and getattr(n.targets[0], "id", None) == "EXERCISES"]
+    assert len(listed) == 1 and [e.id for e in listed[0].elts] == defined and len(defined) > 3

@@ -1,26 +1,26 @@
-"""Exercises for chapter J13 (why a card cannot run at full speed).
+"""Exercises for chapter 2, the source's J13 (why a card cannot run at full speed).
 
 ``j13-1`` … ``j13-4`` are the source's §10 self-test; ``j13-n1`` … ``j13-n6`` are
 new, and each needs an idea none of the others uses:
 
-=========  =========================================================  ==============
-id         idea                                                       book's number
-=========  =========================================================  ==============
-j13-1      intensity of one GEMM, ``I = F/V``                         Exercise 2.1
-j13-2      ridge point of a card, ``I* = Π/β``                        Exercise 2.2
-j13-3      rows executed after padding to tiles                       Exercise 2.3
-j13-4      capacity inequality, rounded down for ``B``                Exercise 2.4
-j13-n1     the inverse: rows ``M*`` that reach the ridge (MI300X)     Exercise 2.5
-j13-n2     the ceiling ``M → ∞``: widths that can never reach it      Exercise 2.6
-j13-n3     capacity inequality solved for the context ``S``           Exercise 2.7
-j13-n4     padding in time: ``max(F_pad/Π, V/β)``                     Exercise 2.8
-j13-n5     Amdahl turned around: the ``f`` a target needs             Exercise 2.9
-j13-n6     utilisation: a measured step against its read floor        Exercise 2.10
-=========  =========================================================  ==============
+=========  =========================================================
+id         idea
+=========  =========================================================
+j13-1      intensity of one GEMM, ``I = F/V``
+j13-2      ridge point of a card, ``I* = Π/β``
+j13-3      rows executed after padding to tiles
+j13-4      capacity inequality, rounded down for ``B``
+j13-n1     the inverse: rows ``M*`` that reach the ridge (MI300X)
+j13-n2     the ceiling ``M → ∞``: widths that can never reach it
+j13-n3     capacity inequality solved for the context ``S``
+j13-n4     padding in time: ``max(F_pad/Π, V/β)``
+j13-n5     Amdahl turned around: the ``f`` a target needs
+j13-n6     utilisation: a measured step against its read floor
+=========  =========================================================
 
-The id of each is the ``:label:`` of its ``{exercise}`` on the self-test page, and
-``title`` is the number sphinx-exercise gives it there (J13 is the book's second
-chapter).  The page poses the questions and works the solutions with the numbers
+The id of each is the ``:label:`` of its ``{exercise}`` on the self-test page
+(:data:`EXERCISES` lists them in the page's order, from which the registry numbers
+them).  The page poses the questions and works the solutions with the numbers
 :func:`selftest_values` computes; the answers are SI values (a fraction for ``"%"``).
 """
 from __future__ import annotations
@@ -51,7 +51,7 @@ from infra_calc.shape import padded_gemm
 from infra_calc.step import mbu, read_time
 
 from ..pagevalues import PageValues
-from .spec import Choice, Exercise, register
+from .spec import Choice, Exercise
 
 #: inputs of the new exercises (the book's, not the source's)
 N3_BATCH = 4                      # requests that must fit at once
@@ -59,7 +59,7 @@ N4_ROWS, N4_TILE_ROWS = 300, 128  # rows sent to one expert; a large kernel's ro
 N5_UNIT_SPEEDUP, N5_TARGET = 4.0, 2.0
 N6_MEASURED = 8e-3                # s per token: a made-up measurement
 N6_CONTEXT = 4096                 # tokens already in the request's KV cache
-#: the words exercise 2.1 answers with, for the labels of :func:`~infra_calc.bound.bounds`
+#: the words j13-1 answers with, for the labels of :func:`~infra_calc.bound.bounds`
 BOUND_WORDS = {"compute": "compute-bound", "memory": "bandwidth-bound"}
 
 
@@ -87,15 +87,15 @@ def _i64():
     return arithmetic_intensity(64, S.J13_K, S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT)
 
 
-register(Exercise(
-    "j13-1", "Exercise 2.1", "FLOP/byte", _i64, source_answer=62.1,
+EX_1 = Exercise(
+    "j13-1", "FLOP/byte", _i64, source_answer=62.1,
     hints=("I = F / V with F = 2MKN and V = b(MK + KN + MN), b = 2 bytes.",),
     parts=(Choice("Compute- or bandwidth-bound on an H100?",
                   lambda: BOUND_WORDS[gemm_roofline(64, S.J13_K, S.J13_N, S.j13_h100(),
                                                     bytes_per_element=S.J13_BYTES_PER_ELEMENT).bound],
                   tuple(BOUND_WORDS.values()),
                   "I is far below the ridge point I*."),),
-))
+)
 
 
 def _values_1(v):
@@ -112,10 +112,10 @@ def _i256():
     return arithmetic_intensity(256, S.J13_K, S.J13_N, bytes_per_element=S.J13_BYTES_PER_ELEMENT)
 
 
-register(Exercise(
-    "j13-2", "Exercise 2.2", "FLOP/byte", lambda: S.j13_h100().ridge_point, source_answer=295.3,
+EX_2 = Exercise(
+    "j13-2", "FLOP/byte", lambda: S.j13_h100().ridge_point, source_answer=295.3,
     hints=("I* = Π / β: peak FLOP/s over bytes/s.",),
-))
+)
 
 
 def _values_2(v):
@@ -130,11 +130,11 @@ def _values_2(v):
     v.w_share = shown(K * N * b / gemm_bytes(256, K, N, bytes_per_element=b), "%", 0)
 
 
-register(Exercise(
-    "j13-3", "Exercise 2.3", "rows", lambda: j13_padding(0.0).executed, rel_tol=0.0,
+EX_3 = Exercise(
+    "j13-3", "rows", lambda: j13_padding(0.0).executed, rel_tol=0.0,
     source_answer=4096,
     hints=("Each active expert's rows are rounded up to a whole tile.",),
-))
+)
 
 
 def _values_3(v):
@@ -150,11 +150,11 @@ def _b4090():
     return j13_max_batch(S.J13_CONTEXTS[0])
 
 
-register(Exercise(
-    "j13-4", "Exercise 2.4", "requests", _b4090, rel_tol=0.0, source_answer=4, side="at_most",
+EX_4 = Exercise(
+    "j13-4", "requests", _b4090, rel_tol=0.0, source_answer=4, side="at_most",
     hints=("Capacity − weights − workspace, divided by one conversation's KV cache "
            "(its tokens × the KV bytes per token), rounded down.",),
-))
+)
 
 
 def _values_4(v):
@@ -172,14 +172,14 @@ def _m_star(name):
     return critical_rows(S.J13_K, S.J13_N, accelerator(name), bytes_per_element=S.J13_BYTES_PER_ELEMENT)
 
 
-register(Exercise(
-    "j13-n1", "Exercise 2.5", "rows", lambda: _m_star("MI300X"),
+EX_N1 = Exercise(
+    "j13-n1", "rows", lambda: _m_star("MI300X"),
     hints=("First the card's ridge point I* = Π/β; then set I(M) = I* and solve for M.",
            "M* = I*·b·K·N / (2·K·N − I*·b·(K + N)), with b = 2 bytes."),
     parts=(Choice("More or fewer rows than on the H100?",
                   lambda: "fewer" if _m_star("MI300X") < _m_star("H100 SXM") else "more",
                   ("more", "fewer"), "The MI300X's ridge point is lower than the H100's."),),
-))
+)
 
 
 def _values_n1(v):
@@ -198,11 +198,11 @@ def _width_floor():
     return S.J13_BYTES_PER_ELEMENT * S.j13_h100().ridge_point
 
 
-register(Exercise(
-    "j13-n2", "Exercise 2.6", "elements", _width_floor,
+EX_N2 = Exercise(
+    "j13-n2", "elements", _width_floor,
     hints=("Let M grow without bound in I(M) = 2MKN / (b(MK + KN + MN)), with N = K.",
            "The limit is 2KN / (b(K + N)); set it equal to I*."),
-))
+)
 
 
 def _values_n2(v):
@@ -227,11 +227,11 @@ def _s_max():
                        kv_bytes_per_token=j13_kv_bytes_per_token())
 
 
-register(Exercise(
-    "j13-n3", "Exercise 2.7", "tokens", _s_max, rel_tol=0.002, side="at_most",
+EX_N3 = Exercise(
+    "j13-n3", "tokens", _s_max, rel_tol=0.002, side="at_most",
     hints=("Solve W + B·S·m_KV + M_work ≤ C for S, with B fixed, and round down.",
            "A GiB is 2³⁰ bytes; m_KV is the KV-cache bytes of one token."),
-))
+)
 
 
 def _values_n3(v):
@@ -255,15 +255,15 @@ def _n4_cost():
     return _n4_gemm().padding_slowdown - 1.0
 
 
-register(Exercise(
-    "j13-n4", "Exercise 2.8", "%", _n4_cost, rel_tol=0.03,
+EX_N4 = Exercise(
+    "j13-n4", "%", _n4_cost, rel_tol=0.03,
     hints=("Time is max(FLOPs/Π, bytes/β); the padding adds FLOPs, not bytes.",
            "Compare max(F_pad/Π, V/β) with max(F/Π, V/β); V is the same in both."),
     parts=(Choice("Which limit sets the padded GEMM's time?",
                   lambda: _n4_gemm().bound,
                   ("compute", "memory"),
                   "The padded arithmetic takes longer than reading the weight."),),
-))
+)
 
 
 def _values_n4(v):
@@ -286,10 +286,10 @@ def _f_needed():
     return (1.0 - 1.0 / N5_TARGET) / (1.0 - 1.0 / N5_UNIT_SPEEDUP)
 
 
-register(Exercise(
-    "j13-n5", "Exercise 2.9", "%", _f_needed,
+EX_N5 = Exercise(
+    "j13-n5", "%", _f_needed,
     hints=("Amdahl: S = 1 / ((1 − f) + f/s); here S and s are given, f is unknown.",),
-))
+)
 
 
 def _values_n5(v):
@@ -312,12 +312,12 @@ def _mbu():
     return mbu(_n6_bytes(), S.j13_h100(), seconds=N6_MEASURED)
 
 
-register(Exercise(
-    "j13-n6", "Exercise 2.10", "%", _mbu, rel_tol=0.03,
+EX_N6 = Exercise(
+    "j13-n6", "%", _mbu, rel_tol=0.03,
     hints=("MBU = bytes a step must read / (measured step time × bandwidth).",
            "Count the weights a decode step multiplies (not the embedding table, which is "
            "gathered) and the KV cache of every token of context."),
-))
+)
 
 
 def _values_n6(v):
@@ -330,7 +330,7 @@ def _values_n6(v):
     v.n6_mbu = shown(_mbu(), "%", 0)
 
 
-# --- j13-c1 and j13-c2 (2.11, 2.12): argued, not computed ---------------------
+# --- j13-c1 and j13-c2: argued, not computed, after the registered ones ------
 def _values_argued(v):
     K, N, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
     v.i1 = shown(arithmetic_intensity(1, K, N, bytes_per_element=b), "FLOP/byte", 1)
@@ -352,3 +352,8 @@ def selftest_values():
     return PageValues.from_parts(_values_givens, _values_1, _values_2, _values_3, _values_4,
                                  _values_n1, _values_n2, _values_n3, _values_n4, _values_n5,
                                  _values_n6, _values_argued)
+
+
+#: the chapter's exercises, in the order its self-test page poses them: the registry
+#: numbers them from this order (:func:`~bookkit.exercises.registry.with_titles`)
+EXERCISES = (EX_1, EX_2, EX_3, EX_4, EX_N1, EX_N2, EX_N3, EX_N4, EX_N5, EX_N6)
