@@ -14,7 +14,11 @@ class ProgressBar:
     """
 
     def __init__(self, total, stream=None, label="measuring"):
-        from tqdm.auto import tqdm
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            raise ImportError("the measurement's progress bar needs tqdm: "
+                              "pip install 'infra_calc[measure]'") from None
 
         self.total = check_int(total, "total", "steps")
         self.bar = tqdm(total=self.total, desc=label, file=stream, unit="step", leave=True,

@@ -226,6 +226,14 @@ def test_progress_bar_draws_on_its_stream():
     assert "4/4" in text and "part 4" in text        # the last label and the full count
 
 
+def test_progress_bar_without_tqdm_names_the_extra(monkeypatch):
+    """tqdm is the ``measure`` extra, not a dependency of the library: without it the
+    measurement says what to install."""
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)          # import tqdm.auto then fails
+    with pytest.raises(ImportError, match=r"infra_calc\[measure\]"):
+        measure.ProgressBar(4)
+
+
 def test_import_has_no_side_effects():
     out = subprocess.run([sys.executable, "-c", "import infra_calc.measure"], capture_output=True,
                          text=True, timeout=600, cwd=ROOT)
@@ -323,6 +331,7 @@ def test_lab_notebook_executed_without_errors(path):
 
 
 def test_notebooks_exist():
+    """The lab's parametrised notebook tests above would pass vacuously on an empty list."""
     assert NOTEBOOKS, "book/lab has no numbered notebook"
 
 
