@@ -6,7 +6,7 @@ bytes/s).  Numpy arrays broadcast in the step and bound functions
 ``batch_turning_point``), the roofline, GEMM and capacity functions, the
 ``kv`` functions (``critical_context``, ``turning_batch``, ``kv_weight_batch``,
 ``decode_region``) and the one-pass chapter-3 functions (``model_decode_step``,
-``prefill_step``, ``tensor_parallel_step``, the levers), through a Workload's
+``prefill_step``, the levers), through a Workload's
 sizes.  Scalars only: a Workload's ``workspace``, ``generation_time``'s sizes
 (batch, cards, prompt and output tokens), and ``estimate`` and ``forecast``.
 Importing the package
@@ -112,7 +112,6 @@ _LAZY_FROM = {
     "decode": ("ModelDecodeStep", "model_decode_step"),
     "prefill": ("PrefillStep", "prefill_step"),
     "generation": ("GenerationTime", "generation_time"),
-    "parallel": ("TensorParallelStep", "tensor_parallel_step"),
     "comm": ("ring_allreduce_time", "in_switch_allreduce_time", "allreduce_time"),
     "sharding": ("CardShare", "card_share"),
     # numbers as the prose shows them (Shown stays infra_calc.display's, a page's PageValues

@@ -18,11 +18,12 @@ model of the collective (see :mod:`infra_calc.comm`), so :class:`Bounds`
 keeps it as a separate term and labels a step ``"communication"`` only when
 that term is the largest part.
 
-Every result type of the library (:class:`~infra_calc.step.DecodeStep`,
-:class:`~infra_calc.decode.ModelDecodeStep`, :class:`~infra_calc.prefill.PrefillStep`,
-:class:`~infra_calc.parallel.TensorParallelStep`,
-:class:`~infra_calc.roofline.RooflinePoint`, :class:`~infra_calc.shape.PaddedGemm`)
-takes its times and its label from :func:`bounds`; every turning point (``B*``,
+Every step result (:class:`~infra_calc.step.DecodeStep`,
+:class:`~infra_calc.decode.ModelDecodeStep`, :class:`~infra_calc.prefill.PrefillStep`)
+*is* a :class:`Bounds` with its counts, so each carries these seven fields with one
+meaning (``t_step = t_floor + t_comm``, ``t_comm = 0`` on one card);
+:class:`~infra_calc.roofline.RooflinePoint` and :class:`~infra_calc.shape.PaddedGemm`
+take their times and labels from :func:`bounds`; every turning point (``B*``,
 ``S_max``, ``M*``) is the :func:`crossover` of the two floors, and the roofline's rate
 at an intensity :math:`I = F/R` is :func:`attainable`, :math:`F/T = \\min(\\Pi, I\\beta)`.
 The forecast's :func:`~infra_calc.forecasting.pass_time` takes the same max of the two

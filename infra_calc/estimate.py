@@ -7,7 +7,7 @@ and the request once, and hands that workload to the functions that take one
 everything the command line shows:
 
 - the decode step at ``context`` tokens per request, per card (the account
-  :func:`~infra_calc.parallel.tensor_parallel_step` reads: its floor, with ``k``
+  :func:`~infra_calc.decode.model_decode_step` reads: its floor, with ``k``
   experts per MoE layer; on several cards the all-reduces, a model; for a
   mixture of experts the step under uniform routing, a model too);
 - the turning points: J07's :math:`B^* = b_W\\Pi/(2\\beta)` (weights only),
@@ -279,7 +279,7 @@ def _estimate_of(w, context_from, prompt, output) -> Estimate:
     from .kv import turning_batch_of, turning_points
 
     spec, mem = w.model, w.memory
-    st = step_parts(w)             # the account tensor_parallel_step reads
+    st = step_parts(w)             # the account model_decode_step reads
     uniform = step_parts(w.with_(routing="uniform")) if spec.is_moe else st
     m_card = float(w.kv_bytes_per_token_per_card)
     return Estimate(

@@ -182,7 +182,7 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
         What every step reads (:func:`infra_calc.decode.model_decode_step`).
     comm : {"ring", "in-switch"}, keyword-only
     overlap_comm : bool, keyword-only
-        Optimistic overlap of the all-reduces (see ``tensor_parallel_step``).
+        Optimistic overlap of the all-reduces (see ``model_decode_step``).
 
     A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default (one place:
     :meth:`Workload.default <infra_calc.workload.Workload.default>`).

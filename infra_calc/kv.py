@@ -284,5 +284,5 @@ def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=N
     """
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing)
-    check_one_card(w, "decode_region", "use tensor_parallel_step for more cards")
+    check_one_card(w, "decode_region", "use model_decode_step for more cards")
     return step_parts(w, weights=weights).region

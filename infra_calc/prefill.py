@@ -26,62 +26,68 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_single_sizes, unwrap
-from .bound import bounds
-from .capacity import CapacityCheck, HoldsMemory
+from .bound import Bounds, bounds
+from .capacity import CapacityCheck, HoldsMemory, kv_cache_bytes
 from .comm import layer_comm
-from .decode import weight_read_params
+from .decode import card_matmul_flops, card_weight_bytes
 from .workload import ModelOnCard, Workload
 
-__all__ = ["PrefillStep", "PrefillCounts", "prefill_step", "prefill_step_of", "prefill_counts"]
+__all__ = ["PrefillStep", "prefill_step"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class PrefillCounts:
-    """Bytes and FLOPs of a prefill (arrays broadcast over the prompt lengths)."""
+    """Bytes and FLOPs of a prefill, per card (arrays broadcast over the prompt lengths)."""
 
-    #: Matrix-product FLOPs, all cards together: :math:`2BPN_{body} + 2BVd`.
-    flops_linear: object
-    #: The LM head's share of ``flops_linear``: :math:`2BVd` (one token per request).
-    flops_lm_head: object
-    #: Causal attention FLOPs, all cards together: :math:`2BLHd_hP(P+1)`.
-    flops_attention: object
-    #: FLOPs per card.
-    flops: object
-    #: Weight bytes read, all cards together.
-    weight_bytes: object
-    #: KV-cache bytes written, all cards together: :math:`BP\,m_{KV}`.
-    kv_bytes_written: object
-    #: Bytes read per card: its share of the weights plus its KV cache written.
-    bytes_read: object
+    #: Matrix-product FLOPs: :math:`2BPN_{body} + 2BVd`, the card's share.
+    flops_linear: np.ndarray
+    #: The LM head's share of ``flops_linear``: :math:`2BVd/n` (one token per request).
+    flops_lm_head: np.ndarray
+    #: Causal attention FLOPs, :math:`2BLHd_hP(P+1)/n`.
+    flops_attention: np.ndarray
+    #: Weight bytes read once for the ``BP`` tokens, the card's share.
+    weight_bytes: np.ndarray
+    #: KV-cache bytes written, :math:`BP\,m_{KV}h_{kv}/n_{kv}`.
+    kv_bytes_written: np.ndarray
+
+    @property
+    def flops(self):
+        """FLOPs of the pass, ``flops_linear + flops_attention``."""
+        return self.flops_linear + self.flops_attention
+
+    @property
+    def bytes_read(self):
+        """Bytes the pass moves, ``weight_bytes + kv_bytes_written``."""
+        return self.weight_bytes + self.kv_bytes_written
 
 
 def prefill_counts(w: Workload, prompt_tokens, *, weights="touched") -> PrefillCounts:
-    """The :class:`PrefillCounts` of the prefill of ``prompt_tokens`` per request."""
-    spec, sh = w.model, w.share
-    b = float(w.batch)
-    n = float(w.cards)
+    """The per-card :class:`PrefillCounts` of the prefill of ``prompt_tokens`` per request,
+    split as a decode step is (:func:`~infra_calc.decode.card_weight_bytes`,
+    :func:`~infra_calc.decode.card_matmul_flops`; the LM head and attention split evenly)."""
+    spec = w.model
+    b, n = float(w.batch), np.asarray(w.cards, dtype=float)
     p = np.asarray(prompt_tokens, dtype=float)
-    f_body = 2.0 * b * p * spec.body_matmul_params
-    f_head = 2.0 * b * spec.lm_head_params + 0.0 * p
-    f_att = b * spec.causal_attention_flops(p, diagonal=True)
-    per_card = (2.0 * b * p * np.asarray(sh.of_matmul(spec, spec.body_matmul_params))
-                + f_head / n + f_att / n)
-    read = weight_read_params(spec, w.batch * np.asarray(prompt_tokens), weights,
-                              routing=w.routing) + 0.0 * p
-    wb = read * w.bytes_per_param
-    wb_card = np.asarray(sh.of(spec, read)) * w.bytes_per_param
-    kvw = b * p * w.kv_bytes_per_token
-    kvw_card = b * p * np.asarray(w.kv_bytes_per_token_per_card)
-    return PrefillCounts(flops_linear=f_body + f_head, flops_lm_head=f_head, flops_attention=f_att,
-                         flops=per_card, weight_bytes=wb, kv_bytes_written=kvw,
-                         bytes_read=wb_card + kvw_card)
+    head = (2.0 * b * spec.lm_head_params + 0.0 * p) / n
+    return PrefillCounts(
+        flops_linear=card_matmul_flops(w, b * p, spec.body_matmul_params) + head,
+        flops_lm_head=head,
+        flops_attention=b * spec.causal_attention_flops(p, diagonal=True) / n,
+        weight_bytes=card_weight_bytes(w, w.batch * np.asarray(prompt_tokens), weights=weights)
+        + 0.0 * p,
+        kv_bytes_written=np.asarray(kv_cache_bytes(prompt_tokens, w.kv_bytes_per_token_per_card,
+                                                   batch=w.batch)) + 0.0 * p)
 
 
 @dataclass(frozen=True)
-class PrefillStep(HoldsMemory, ModelOnCard):
-    """Result of :func:`prefill_step` (SI units: seconds, bytes, FLOPs; per card when ``cards > 1``).
+class PrefillStep(Bounds, HoldsMemory, ModelOnCard):
+    """Result of :func:`prefill_step`, per card (SI units: seconds, bytes, FLOPs).
 
-    Each number is a float for a scalar ``prompt_tokens`` and an array for an array.
+    Its times and labels are its :class:`~infra_calc.bound.Bounds`; ``t_step``,
+    ``t_floor + t_comm``, is the time to first token.  Every count is what one card
+    reads or does (on one card, the whole pass; the whole pass over ``n`` cards is
+    ``cards *`` a count, the K/V projections a replicated head repeats apart).  Each
+    number is a float for a scalar ``prompt_tokens`` and an array for an array.
     """
 
     #: Prompt tokens per request, ``P``.
@@ -90,35 +96,20 @@ class PrefillStep(HoldsMemory, ModelOnCard):
     batch: int
     #: Tensor-parallel cards ``n``.
     cards: int
-    #: FLOPs of the matrix products, ``2 B P N_body + 2 B V d`` (all cards together).
+    #: FLOPs of the matrix products, ``2 B P N_body + 2 B V d``.
     flops_linear: float | np.ndarray
     #: FLOPs of the LM head, once per request: ``2 B V d`` (part of ``flops_linear``).
     flops_lm_head: float | np.ndarray
-    #: FLOPs of causal attention, ``2 B L H d_head P (P + 1)`` (all cards together).
+    #: FLOPs of causal attention, ``2 B L H d_head P (P + 1)``.
     flops_attention: float | np.ndarray
-    #: FLOPs each card does.
+    #: FLOPs, ``flops_linear + flops_attention``.
     flops: float | np.ndarray
-    #: Weight bytes read once for the ``B P`` tokens (all cards together).
+    #: Weight bytes read once for the ``B P`` tokens.
     weight_bytes: float | np.ndarray
-    #: KV-cache bytes written, ``B P m_kv`` (all cards together).
+    #: KV-cache bytes written, ``B P m_kv`` (the card's KV heads).
     kv_bytes_written: float | np.ndarray
-    #: Bytes each card moves: its weights and its KV heads' cache.
+    #: Bytes moved, ``weight_bytes + kv_bytes_written``.
     bytes_read: float | np.ndarray
-    #: Read lower bound ``bytes_read / β``, seconds.
-    t_read: float | np.ndarray
-    #: Compute lower bound ``flops / Π``, seconds.
-    t_compute: float | np.ndarray
-    #: The floor, ``max(t_read, t_compute)``, seconds.
-    t_floor: float | np.ndarray
-    #: Two all-reduces per layer of ``2 B P d`` bytes, seconds (0 on one card): a model
-    #: (``comm``; 1 µs per step assumed), not a floor.
-    t_comm: float | np.ndarray
-    #: ``t_floor + t_comm``, seconds: the time to first token.
-    t_step: float | np.ndarray
-    #: ``"memory"``, ``"compute"`` or ``"communication"``: the largest part (a tie is compute).
-    bound: str | np.ndarray
-    #: ``"memory"`` or ``"compute"``: what sets the floor alone.
-    floor_bound: str | np.ndarray
     #: Weights + KV cache + workspace each card holds, against its capacity
     #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
     memory: CapacityCheck
@@ -145,7 +136,7 @@ def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
 
     With ``cards > 1`` each card does its share (:mod:`infra_calc.sharding`)
     and two all-reduces per layer of :math:`2BPd` bytes are added (a model,
-    ``comm``; not overlapped), as in :func:`infra_calc.parallel.tensor_parallel_step`.
+    ``comm``; not overlapped), as in :func:`infra_calc.decode.model_decode_step`.
 
     Parameters
     ----------
@@ -197,11 +188,9 @@ def prefill_step_of(w: Workload, prompt_tokens, *, weights="touched", comm="ring
     _, tcomm = layer_comm(w.model, acc, tokens=w.batch * np.asarray(p, dtype=float), cards=w.cards, comm=comm)
     t = bounds(c.flops, c.bytes_read, acc, t_comm=tcomm, math=w.math)
     return PrefillStep(
-        model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,
+        **vars(t), model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,
         flops_linear=unwrap(c.flops_linear), flops_lm_head=unwrap(c.flops_lm_head),
         flops_attention=unwrap(c.flops_attention), flops=unwrap(c.flops),
         weight_bytes=unwrap(c.weight_bytes), kv_bytes_written=unwrap(c.kv_bytes_written),
-        bytes_read=unwrap(c.bytes_read), t_read=t.t_read, t_compute=t.t_compute,
-        t_floor=t.t_floor, t_comm=t.t_comm, t_step=t.t_step,
-        bound=t.bound, floor_bound=t.floor_bound, memory=w.memory_at(p, like=t.t_read),
+        bytes_read=unwrap(c.bytes_read), memory=w.memory_at(p, like=t.t_read),
     )

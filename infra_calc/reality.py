@@ -41,11 +41,11 @@ import functools
 from dataclasses import dataclass
 
 from .accelerators import accelerator
+from .decode import model_decode_step
 from .forecasting import rate_per_card
 from .generation import generation_time
 from .hardware import Accelerator
 from .measurements import PRECISION_BYTES, Measurement, load
-from .parallel import tensor_parallel_step
 from .prefill import prefill_step
 from .workload import Workload
 
@@ -161,7 +161,7 @@ def mean_step(m: Measurement, w: Workload):
     the two floors differ by a few tokens of cache.
     """
     p, o = request_lengths(m)
-    return tensor_parallel_step(w, context=p + o // 2, weights="touched")
+    return model_decode_step(w, context=p + o // 2, weights="touched")
 
 
 def _bound(m: Measurement, routing: str):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._validate import check_int, check_number, unwrap
 from .accelerators import accelerator
-from .bound import bounds, crossover, tokens_per_s
+from .bound import Bounds, bounds, crossover, tokens_per_s
 from .hardware import Accelerator
 
 __all__ = ["read_time", "compute_time", "step_time", "mbu", "DecodeStep", "decode_step",
@@ -91,10 +91,12 @@ def mbu(nbytes, hw, *, seconds):
 
 
 @dataclass(frozen=True)
-class DecodeStep:
+class DecodeStep(Bounds):
     """Result of :func:`decode_step` (SI units: seconds, bytes, FLOPs).
 
-    Each number is a float for scalar inputs and an array for array inputs.
+    Its times and labels are its :class:`~infra_calc.bound.Bounds` (one card:
+    ``t_comm = 0``, so ``t_step = t_floor``).  Each number is a float for scalar
+    inputs and an array for array inputs.
     """
 
     #: The accelerator the step ran on, exactly as given (a changed copy keeps its figures).
@@ -109,15 +111,6 @@ class DecodeStep:
     bytes_read: float | np.ndarray
     #: FLOPs this step, ``F = 2 B N``.
     flops: float | np.ndarray
-    #: Read lower bound ``R / β``, seconds.
-    t_read: float | np.ndarray
-    #: Compute lower bound ``F / Π``, seconds.
-    t_compute: float | np.ndarray
-    #: Step time: the larger bound (overlap) or their sum (serial), seconds.
-    t_step: float | np.ndarray
-    #: ``"compute"`` where ``t_compute >= t_read`` (a tie is compute), else ``"memory"``
-    #: (:func:`infra_calc.bound.bounds`).
-    bound: str | np.ndarray
     #: Throughput ``B / T_step``, tokens per second.
     tokens_per_s: float | np.ndarray
     #: ``T_read / B``, seconds: a throughput figure, not a latency.
@@ -172,9 +165,8 @@ def decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0, overlap=Tru
     f = 2.0 * b * n
     t = bounds(f, r, acc, overlap=overlap)
     return DecodeStep(
-        hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r), flops=unwrap(f),
-        t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor, bound=t.floor_bound,
-        tokens_per_s=tokens_per_s(b, t.t_floor),
+        **vars(t), hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r),
+        flops=unwrap(f), tokens_per_s=tokens_per_s(b, t.t_step),
         read_time_per_output=read_time_per_output(t.t_read, b),
     )
 

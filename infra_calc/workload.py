@@ -8,7 +8,6 @@ element, the math precision, the routing and the workspace per card.  Names
 are looked up and every field is checked when the workload is built; after
 that the functions of chapter 3
 (:func:`~infra_calc.decode.model_decode_step`, :func:`~infra_calc.prefill.prefill_step`,
-:func:`~infra_calc.parallel.tensor_parallel_step`,
 :func:`~infra_calc.generation.generation_time`) use the objects as they are, so
 a model or card changed with ``dataclasses.replace`` / ``with_`` keeps its own
 figures.

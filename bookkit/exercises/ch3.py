@@ -20,7 +20,7 @@ ch3-n9   a cached prefix: only the new tokens prefilled
 Every answer is computed with the model-based library forms
 (:func:`~infra_calc.kv.critical_context`, :func:`~infra_calc.kv.kv_weight_batch`,
 :class:`~infra_calc.workload.Workload`, :func:`~infra_calc.prefill.prefill_step`,
-:func:`~infra_calc.parallel.tensor_parallel_step`,
+:func:`~infra_calc.decode.model_decode_step`,
 :meth:`~infra_calc.modelspec.ModelSpec.decode_weight_bytes`,
 :func:`~infra_calc.generation.generation_time`, :func:`~infra_calc.levers.speculative_step`,
 :func:`~infra_calc.prefix.cached_prefill_step`), in SI units.  The self-test page poses
@@ -30,12 +30,12 @@ from __future__ import annotations
 
 from infra_calc.accelerators import accelerator
 from infra_calc.capacity import kv_cache_bytes, max_batch
+from infra_calc.decode import model_decode_step
 from infra_calc.display import shown
 from infra_calc.generation import generation_time
 from infra_calc.kv import critical_context, kv_weight_batch
 from infra_calc.levers import speculative_step
 from infra_calc.models import model
-from infra_calc.parallel import tensor_parallel_step
 from infra_calc.prefill import prefill_step
 from infra_calc.prefix import cached_prefill_step
 from infra_calc.workload import Workload
@@ -176,7 +176,7 @@ def _values_n4(v):
 
 # --- ch3-n5 -----------------------------------------------------------------------
 def _n5(cards):
-    return tensor_parallel_step(N5_MODEL, CARD, cards=cards)
+    return model_decode_step(N5_MODEL, CARD, cards=cards)
 
 
 def n5():

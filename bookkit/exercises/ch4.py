@@ -11,7 +11,7 @@ ch4-n5   a claim checked against the fitted forecast and its band
 =======  ============================================================
 
 The floors come from :func:`~infra_calc.generation.generation_time` and
-:func:`~infra_calc.parallel.tensor_parallel_step`.  Exercises ch4-n3 and ch4-n4 give their
+:func:`~infra_calc.decode.model_decode_step`.  Exercises ch4-n3 and ch4-n4 give their
 knobs (``ETA_M``, ``C_LAYER``, ``C_AR``) as assumptions of the question: they illustrate the
 model of the chapter, ``T = max(R/(η_m β), F/(η_f Π)) + T_comm + c_layer L + c_ar n_ar``
 (``T_comm`` the ring all-reduce model's time, zero on one card), and are not fitted values.
@@ -22,11 +22,11 @@ stored knobs), so its answer follows the stored fit.  Answers are SI (a fraction
 """
 from __future__ import annotations
 
+from infra_calc.decode import model_decode_step
 from infra_calc.display import shown
 from infra_calc.forecasting import forecast, pass_time
 from infra_calc.generation import generation_time
 from infra_calc.models import model
-from infra_calc.parallel import tensor_parallel_step
 
 from ..pagevalues import PageValues
 from .spec import Exercise, yes_no
@@ -82,7 +82,7 @@ def _values_n1(v):
 
 # --- ch4-n2 -----------------------------------------------------------------------
 def _n2():
-    return tensor_parallel_step(N2_MODEL, CARD, cards=N2_CARDS, batch=N2_BATCH, context=N2_CONTEXT)
+    return model_decode_step(N2_MODEL, CARD, cards=N2_CARDS, batch=N2_BATCH, context=N2_CONTEXT)
 
 
 def n2():
@@ -111,7 +111,7 @@ def _values_n2(v):
 
 # --- ch4-n3 -----------------------------------------------------------------------
 def _n3_step(cards):
-    return tensor_parallel_step(N3_MODEL, CARD, cards=cards, batch=1, context=0)
+    return model_decode_step(N3_MODEL, CARD, cards=cards, batch=1, context=0)
 
 
 def n3():

@@ -1,7 +1,7 @@
 """Figures for chapter 3, "the whole request".
 
 Each figure draws library results only (:mod:`infra_calc.kv`,
-:mod:`infra_calc.prefill`, :mod:`infra_calc.parallel`,
+:mod:`infra_calc.prefill`, :mod:`infra_calc.decode`,
 :mod:`infra_calc.reality`).  :func:`draw_kv_panel` and :func:`update_kv_panel`
 are shared with the KV explorer widget (:mod:`infra_calc.widgets.kv`).
 """
@@ -17,7 +17,6 @@ from ..decode import REGIONS, model_decode_step
 from ..display import in_unit, shown, sig
 from ..kv import critical_context, decode_region, kv_weight_batch, turning_batch
 from ..levers import speculative_step
-from ..parallel import tensor_parallel_step
 from ..prefill import prefill_step
 from ..reality import reality_check
 from ..step import batch_turning_point
@@ -151,7 +150,7 @@ def tensor_parallel_figure(model=BIG, hw="H100 SXM", *, batches=(1, 64), context
     fig = Figure(figsize=(7.2, 3.8))
     axes = fig.subplots(1, len(batches), sharey=False)
     for ax, b in zip(np.atleast_1d(axes), batches, strict=False):
-        st = tensor_parallel_step(model, hw, cards=cards, batch=b, context=context,
+        st = model_decode_step(model, hw, cards=cards, batch=b, context=context,
                                   bytes_per_param=bytes_per_param)
         work = in_unit(st.t_floor, "ms")
         comm = in_unit(st.t_comm, "ms")

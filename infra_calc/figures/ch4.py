@@ -2,7 +2,7 @@
 
 Each figure draws library results only: the published rows of
 :mod:`infra_calc.measurements` against the floors of :mod:`infra_calc.reality`
-and :func:`~infra_calc.parallel.tensor_parallel_step`, the grouped cross-validation of
+and :func:`~infra_calc.decode.model_decode_step`, the grouped cross-validation of
 :func:`infra_calc.crossval.evaluate`, and the forecast of :func:`infra_calc.forecasting.forecast`.
 """
 from __future__ import annotations
@@ -12,11 +12,11 @@ from matplotlib.figure import Figure
 
 from ..accelerators import CATALOG
 from ..crossval import evaluate
+from ..decode import model_decode_step
 from ..display import in_unit
 from ..fit import HEAVY_LOAD
 from ..forecasting import POOLED, forecast
 from ..measurements import independent
-from ..parallel import tensor_parallel_step
 from ..reality import lower_bound, workload_for
 from ._registry import MARKERS, PALETTE, figure
 
@@ -36,7 +36,7 @@ def decode_fractions():
     A time per output token is compared with :func:`~infra_calc.reality.lower_bound`; a
     batch-1 output rate with no lengths stated (gpt-fast) with the floor of one step with an
     empty cache on the row's workload (:func:`~infra_calc.reality.workload_for`;
-    ``tensor_parallel_step(workload_for(m), batch=1, context=0).t_floor``: leaving the
+    ``model_decode_step(workload_for(m), batch=1, context=0).t_floor``: leaving the
     cache out makes the floor smaller, so it stays a floor).  Rows whose card, cards or
     lengths are not stated are left out.
     """
@@ -48,7 +48,7 @@ def decode_fractions():
             out.append((m, lower_bound(m).fraction))
         elif (m.metric == "output_throughput" and m.batch == 1 and m.cards
               and m.prompt_tokens is None):
-            st = tensor_parallel_step(workload_for(m), batch=1, context=0, weights="touched")
+            st = model_decode_step(workload_for(m), batch=1, context=0, weights="touched")
             out.append((m, float(st.t_floor * m.output_rate_per_card * m.cards)))
     return out
 

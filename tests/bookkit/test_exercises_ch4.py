@@ -17,7 +17,7 @@ def test_n1_a_measurement_slower_than_its_floor_reaches_part_of_it():
 
 
 def test_n2_the_per_gpu_reading_is_faster_than_the_floor():
-    floor = ic.tensor_parallel_step(ch4.N2_MODEL, ch4.CARD, cards=ch4.N2_CARDS,
+    floor = ic.model_decode_step(ch4.N2_MODEL, ch4.CARD, cards=ch4.N2_CARDS,
                                     batch=ch4.N2_BATCH, context=ch4.N2_CONTEXT).t_floor
     # N2_RATE per GPU: every card makes N2_RATE tokens/s, so a step of the batch takes
     assert ch4.n2() * ch4.N2_RATE * ch4.N2_CARDS == pytest.approx(ch4.N2_BATCH)
@@ -27,7 +27,7 @@ def test_n2_the_per_gpu_reading_is_faster_than_the_floor():
 
 @pytest.mark.parametrize("cards", [1, ch4.N4_CARDS])
 def test_n3_n4_the_chapters_model_with_the_assumed_knobs(cards):
-    st = ic.tensor_parallel_step(ch4.N3_MODEL, ch4.CARD, cards=cards, batch=1, context=0)
+    st = ic.model_decode_step(ch4.N3_MODEL, ch4.CARD, cards=cards, batch=1, context=0)
     layers = ic.model(ch4.N3_MODEL).layers
     all_reduces = 2 * layers if cards > 1 else 0            # two per layer, on more cards
     step = (max(st.t_read / ch4.ETA_M, st.t_compute) + st.t_comm + ch4.C_LAYER * layers

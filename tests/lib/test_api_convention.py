@@ -107,7 +107,7 @@ def _positional_options(obj):
 def test_the_scan_covers_the_package():
     # the chapter functions, the figures, the explorers, the lab and a re-export from a
     # private module are found; the modules left out are not
-    assert {"step.decode_step", "decode.model_decode_step", "parallel.tensor_parallel_step",
+    assert {"step.decode_step", "decode.model_decode_step",
             "comm.ring_allreduce_time", "step.mbu", "display.shown_up", "display.sig",
             "figures.ch3.kv_regions_figure", "figures.j13_memory.amdahl_curves",
             "widgets.moe.moe_padding_explorer", "crossval.cross_validate",
@@ -158,7 +158,6 @@ def test_the_display_family_has_one_shape(name):
 @pytest.mark.parametrize("call", [
     lambda: ic.model_decode_step("llama-2-70b", "H100 SXM", 8),
     lambda: ic.decode_step(70e9, 1, "H100 SXM"),                 # the old order
-    lambda: ic.tensor_parallel_step("llama-2-70b", "H100 SXM", 8),
     lambda: ic.generation_time("Llama-3.1-8B", "H100 SXM", 1000, 200),
     lambda: ic.ring_allreduce_time(1e6, 8, "H100 SXM"),           # the old order
     lambda: ic.critical_rows(4096, 4096, "H100 SXM", 2),
@@ -212,7 +211,7 @@ def _orders(given):
 
 
 def test_the_size_order_covers_the_chapter_functions():
-    assert {"decode.model_decode_step", "parallel.tensor_parallel_step", "prefill.prefill_step",
+    assert {"decode.model_decode_step", "prefill.prefill_step",
             "generation.generation_time", "kv.turning_batch", "estimate.estimate",
             "step.decode_step", "precision.precision_point", "prefix.cached_prefill_step",
             "levers.speculative_step", "planner.planner_state", "forecasting.forecast",

@@ -5,11 +5,13 @@ card made for it (bandwidth = its bytes, peak = its FLOPs, so both floors are 1 
 is labelled "compute"; a card with a hair more peak makes it "memory".  A result
 builder with its own division or its own tie rule fails here.
 """
+import dataclasses
+
 import numpy as np
 import pytest
 
 import infra_calc as ic
-from infra_calc.bound import bounds
+from infra_calc.bound import Bounds, bounds
 
 CARD = ic.Accelerator("probe", 1e15, 1e12, 1e12)
 
@@ -19,13 +21,11 @@ def _results(acc):
     st = ic.decode_step(1e9, acc, bytes_per_param=1, batch=4)
     md = ic.model_decode_step("llama-3.1-8b", acc, batch=4, context=256)
     pf = ic.prefill_step("llama-3.1-8b", acc, prompt_tokens=64)
-    tp = ic.tensor_parallel_step("llama-3.1-8b", acc, cards=1, batch=4, context=256)
     rp = ic.gemm_roofline(16, 64, 32, acc)
     pg = ic.padded_gemm([3, 5], 64, 32, acc)
     return [("DecodeStep", st.bytes_read, st.flops, st.bound, st.t_step),
             ("ModelDecodeStep", md.bytes_read, md.flops, md.bound, md.t_step),
             ("PrefillStep", pf.bytes_read, pf.flops, pf.bound, pf.t_step),
-            ("TensorParallelStep", tp.bytes_read, tp.flops, tp.bound, tp.t_step),
             ("RooflinePoint", rp.bytes_read, rp.flops, rp.bound, rp.time),
             ("PaddedGemm", pg.bytes_read, pg.executed_flops, pg.bound, pg.time)]
 
@@ -91,13 +91,43 @@ def test_crossover_is_where_the_label_of_bounds_flips():
                                                                   bytes_slope=1e7))
 
 
+def _step_records():
+    """Every step result type, on one card and on several, with and without overlap."""
+    w = ic.Workload("llama-3.1-8b", "H100 SXM", batch=np.array([1, 64]), context=512)
+    return [
+        (ic.decode_step(1e9, "H100 SXM", bytes_per_param=1, batch=[1, 512]), False),
+        (ic.model_decode_step(w), False),
+        (ic.model_decode_step(w, cards=4), False),
+        (ic.model_decode_step(w, cards=4, overlap_comm=True), True),
+        (ic.model_decode_step("Llama-3.1-8B", "RTX 4090", cards=8, batch=64), False),
+        (ic.prefill_step("llama-3.1-8b", "H100 SXM", prompt_tokens=[16, 4096]), False),
+        (ic.prefill_step("llama-3.1-8b", "H100 SXM", prompt_tokens=[16, 4096], cards=4), False),
+    ]
+
+
+@pytest.mark.parametrize("i", range(len(_step_records())))
+def test_every_step_record_is_its_bounds_with_one_meaning_of_t_step(i):
+    """Each step result is a Bounds whose seven fields are bounds() of its own FLOPs, bytes
+    and communication: t_step = t_floor + t_comm (the larger with overlap_comm), the
+    labels those of bounds.  A record that copies the floor into t_step, or its own label,
+    fails here (the tensor-parallel and PCIe rows have t_comm > 0)."""
+    r, overlap_comm = _step_records()[i]
+    assert isinstance(r, Bounds)
+    want = bounds(r.flops, r.bytes_read, r.hw, t_comm=r.t_comm, overlap_comm=overlap_comm)
+    for f in dataclasses.fields(Bounds):
+        np.testing.assert_array_equal(getattr(r, f.name), getattr(want, f.name), err_msg=f.name)
+    join = np.maximum if overlap_comm else np.add
+    np.testing.assert_allclose(r.t_step, join(r.t_floor, r.t_comm), rtol=1e-15)
+    assert np.all(np.asarray(r.t_comm) > 0) == (getattr(r, "cards", 1) > 1)
+
+
 def test_every_step_result_takes_its_throughput_from_tokens_per_s():
     """B / T_step, written once: each decode result's tokens/s is its batch over its step
     time (the tensor-parallel step's time includes communication)."""
     from infra_calc.bound import tokens_per_s
     st = ic.decode_step(1e9, "H100 SXM", bytes_per_param=1, batch=[1, 4])
     md = ic.model_decode_step("llama-3.1-8b", "H100 SXM", batch=4, context=256)
-    tp = ic.tensor_parallel_step("llama-3.1-8b", "H100 SXM", cards=2, batch=4, context=256)
+    tp = ic.model_decode_step("llama-3.1-8b", "H100 SXM", cards=2, batch=4, context=256)
     assert tp.t_comm > 0
     for r in (st, md, tp):
         np.testing.assert_array_equal(r.tokens_per_s, tokens_per_s(r.batch, r.t_step))

@@ -1,4 +1,5 @@
-"""infra_calc.decode: one decode step of a model, checked against the tensor listing."""
+"""infra_calc.decode: one decode step of a model, checked against the tensor listing; over
+n cards, the per-card floor and communication as a model."""
 import dataclasses
 
 import numpy as np
@@ -110,8 +111,6 @@ def test_bad_input_names_the_parameter():
         ic.model_decode_step("Llama-2-7B", "H100", context=4097)
     with pytest.raises(ValueError, match="weights"):
         ic.model_decode_step("Llama-2-7B", "H100", weights="all")
-    with pytest.raises(ValueError, match="cards must be 1"):
-        ic.model_decode_step(ic.Workload("Llama-2-7B", "H100", cards=2))
     with pytest.raises(ValueError, match=r"batch \(requests\) must be at most"):
         ic.model_decode_step("Llama-3.1-8B", "H100", batch=10**30)
     with pytest.raises(ValueError, match=r"kv_bytes_per_element \(bytes/element\) must not be NaN"):
@@ -135,3 +134,88 @@ def test_the_weight_read_is_the_turning_points_linear_terms_plus_the_experts(nam
     for b in (1, 2, 37, 4096):
         read = decode_coefficients(w.with_(batch=b)).weight_bytes
         assert read == pytest.approx(r0 + b * r1 + routed_expert_bytes(w, float(b)), rel=1e-12)
+
+
+MODELS = st.sampled_from(["Llama-3.1-8B", "Llama-2-7B", "Llama-2-70B",
+                          "DeepSeek-R1-Distill-Llama-70B", "Qwen3-8B", "Mixtral-8x7B"])
+ACCS = st.sampled_from(["H100 SXM", "A100 80GB", "H200 SXM", "B200", "MI300X", "RTX 4090"])
+
+
+@settings(max_examples=80)
+@given(MODELS, ACCS, st.integers(1, 512), st.integers(0, 4000), st.sampled_from([0.5, 1, 2]),
+       st.sampled_from([1, 2]))
+def test_one_card_has_no_communication(name, hw, b, s, bpp, kvb):
+    d = ic.model_decode_step(name, hw, batch=b, context=s, bytes_per_param=bpp,
+                             kv_bytes_per_element=kvb)
+    assert d.cards == 1 and d.comm_bytes > 0 and d.t_comm == 0.0
+    assert d.t_step == d.t_floor == max(d.t_read, d.t_compute) and d.bound == d.floor_bound
+
+
+def test_per_card_bytes_by_hand_with_replicated_kv_heads():
+    """16 cards on a model with 8 KV heads: each card reads one KV head per layer
+    (its cache and its K/V projection) and 1/16 of everything else."""
+    m = ic.model("llama-70b")
+    b, s = 4, 1000
+    tp = ic.model_decode_step(m, "H100 SXM", cards=16, batch=b, context=s)
+    d, dh, L = m.hidden, m.head_dim, m.layers
+    kv_proj_one_head = L * 2 * d * dh                     # K and V, one head, every layer
+    vec = m.vector_params                                   # norms: every card
+    other = m.decode_weight_bytes(1, b) - m.kv_projection_params - vec
+    weights = 2 * (other / 16 + kv_proj_one_head + vec)
+    cache = b * s * 2 * L * 1 * dh * 2                      # one KV head, BF16
+    assert tp.kv_heads_per_card == 1
+    assert tp.bytes_read == pytest.approx(weights + cache, rel=1e-12)
+    flops = 2 * b * ((m.matmul_params - m.kv_projection_params) / 16 + kv_proj_one_head) \
+        + 4 * b * s * L * (m.heads / 16) * dh
+    assert tp.flops == pytest.approx(flops, rel=1e-12)
+
+
+def test_floor_and_communication_kept_apart():
+    m = ic.model("llama-70b")
+    h = ic.accelerator("H100")
+    tp = ic.model_decode_step(m, h, cards=4, batch=8)
+    msg = 2 * 8 * m.hidden
+    ar = 2 * 3 / 4 * msg / h.link_bandwidth + 2 * 3 * h.link_latency
+    assert tp.t_comm == pytest.approx(2 * m.layers * ar)
+    assert tp.t_floor == tp.t_read > tp.t_compute          # batch 8, far below B*: the read
+    assert tp.t_step == pytest.approx(tp.t_floor + tp.t_comm) and tp.comm == "ring"
+    ov = ic.model_decode_step(m, h, cards=4, batch=8, overlap_comm=True)
+    assert ov.t_step == pytest.approx(max(tp.t_floor, tp.t_comm)) and ov.overlap_comm
+    ins = ic.model_decode_step(m, h, cards=4, batch=8, comm="in-switch")
+    assert ins.t_comm < tp.t_comm and ins.t_floor == tp.t_floor
+
+
+def test_past_one_node_the_network_is_charged():
+    m = ic.model("llama-70b")
+    eight = ic.model_decode_step(m, "H100 SXM", cards=8, batch=64, context=2048)
+    sixteen = ic.model_decode_step(m, "H100 SXM", cards=16, batch=64, context=2048)
+    assert sixteen.t_comm > 3 * eight.t_comm
+
+
+def test_communication_can_dominate_over_pcie():
+    tp = ic.model_decode_step("Llama-3.1-8B", "RTX 4090", cards=8, batch=64)
+    assert tp.bound == "communication" and tp.floor_bound == "memory"
+
+
+def test_memory_per_card_with_more_cards():
+    one = ic.model_decode_step("Llama-2-70B", "A100 80GB", cards=1)
+    two = ic.model_decode_step("Llama-2-70B", "A100 80GB", cards=2)
+    assert not one.fits and two.fits and two.memory_per_card < one.memory_per_card
+
+
+def test_cards_vectorised():
+    tp = ic.model_decode_step("llama-70b", "H100 SXM", cards=np.array([1, 2, 4, 8]))
+    assert np.all(np.diff(tp.t_read) < 0) and tp.t_comm[0] == 0
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: ic.model_decode_step("llama-70b", "H100", cards=0), "cards"),
+    (lambda: ic.model_decode_step("llama-70b", "H100", cards=3), "cards must divide the 64"),
+    (lambda: ic.model_decode_step("llama-70b", "H100", cards=2, context=-1), "context"),
+    (lambda: ic.model_decode_step("llama-70b", "Ascend 910B", cards=2), "link_bandwidth"),
+    (lambda: ic.model_decode_step("llama-70b", "H100", cards=2, comm="tree"), "comm"),
+    (lambda: ic.model_decode_step("llama-70b", "H100", cards=2, overlap_comm="yes"), "overlap_comm"),
+])
+def test_bad_cards_or_comm_names_the_parameter(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()

@@ -21,8 +21,8 @@ def test_total_is_prefill_plus_steps(name, hw, p, o, b, cards):
     assert g.total == pytest.approx(g.prefill.t_step + g.step_times.sum(), rel=1e-12)
     assert g.ttft == g.prefill.t_step and len(g.step_times) == o - 1
     if o > 1:
-        first = ic.tensor_parallel_step(name, hw, cards=cards, batch=b, context=p + 1)
-        last = ic.tensor_parallel_step(name, hw, cards=cards, batch=b, context=p + o - 1)
+        first = ic.model_decode_step(name, hw, cards=cards, batch=b, context=p + 1)
+        last = ic.model_decode_step(name, hw, cards=cards, batch=b, context=p + o - 1)
         assert g.step_times[0] == pytest.approx(first.t_step, rel=1e-12)
         assert g.step_times[-1] == pytest.approx(last.t_step, rel=1e-12) == g.tpot_last
         assert np.all(np.diff(g.step_times) >= -1e-18)
@@ -72,7 +72,7 @@ def test_floor_total_leaves_the_all_reduce_model_apart(cards):
         assert g.comm_time == 0.0 and g.floor_total == g.total
     else:
         assert g.comm_time > 0 and np.all(g.floor_step_times < g.step_times)
-        step = ic.tensor_parallel_step("llama-70b", "H100 SXM", cards=cards, batch=8, context=1025)
+        step = ic.model_decode_step("llama-70b", "H100 SXM", cards=cards, batch=8, context=1025)
         assert g.floor_step_times[0] == pytest.approx(step.t_floor, rel=1e-12)
 
 

@@ -59,7 +59,7 @@ def test_the_math_precision_sets_the_compute_floor():
     assert bf.t_compute == pytest.approx(4 * f4.t_compute)     # FP4 dense = 4x BF16 dense
     g = ic.generation_time("llama-2-70b", acc, prompt_tokens=128, output_tokens=8, batch=256, math="fp4")
     assert g.math == "fp4" and g.steps.t_compute[0] == pytest.approx(
-        ic.tensor_parallel_step("llama-2-70b", acc, batch=256, context=129, math="fp4").t_compute)
+        ic.model_decode_step("llama-2-70b", acc, batch=256, context=129, math="fp4").t_compute)
 
 
 def test_peaks_entries_are_checked():

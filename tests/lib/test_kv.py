@@ -69,7 +69,7 @@ def test_s_max_is_the_root_of_the_steps_own_per_request_slope(name, cards):
     """What each request adds to compute - read, from the step's own times (two batches),
     is linear in S; its root is S_max, on one card and per card with more."""
     def per_request(s):
-        a, b = (ic.tensor_parallel_step(name, "H100 SXM", cards=cards, batch=n, context=s)
+        a, b = (ic.model_decode_step(name, "H100 SXM", cards=cards, batch=n, context=s)
                 for n in (100, 200))
         return ((b.t_compute - b.t_read) - (a.t_compute - a.t_read)) / 100
     root = -per_request(0) * 1000 / (per_request(1000) - per_request(0))

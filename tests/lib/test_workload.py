@@ -57,12 +57,12 @@ def test_memory_per_card_is_weights_kv_and_workspace():
 
 
 @pytest.mark.parametrize("build", [
-    lambda w: ic.model_decode_step(w), lambda w: ic.tensor_parallel_step(w),
+    lambda w: ic.model_decode_step(w),
     lambda w: ic.prefill_step(w, prompt_tokens=int(w.context)),
     lambda w: ic.generation_time(w, prompt_tokens=int(w.context) - 3, output_tokens=4),
     lambda w: ic.estimate(w.model, w.hw, batch=int(w.batch), context=int(w.context)),
     lambda w: ic.shared_prefix_step(w, prefix=0), lambda w: ic.speculative_step(w, drafts=0),
-], ids=["decode", "tensor-parallel", "prefill", "generation", "estimate", "shared-prefix",
+], ids=["decode", "prefill", "generation", "estimate", "shared-prefix",
         "speculative"])
 def test_every_result_fits_exactly_at_capacity_and_not_a_byte_below(build):
     """One memory record: a card whose capacity is the workload's total fits, a byte less not."""
@@ -106,7 +106,6 @@ _CHANGED = dict(model="Llama-3.1-8B", hw="H200", bytes_per_param=1, kv_bytes_per
                 math="fp8")
 _CH3 = {
     "model_decode_step": lambda w: ic.model_decode_step(w),
-    "tensor_parallel_step": lambda w: ic.tensor_parallel_step(w),
     "prefill_step": lambda w: ic.prefill_step(w, prompt_tokens=1024),
     "generation_time": lambda w: ic.generation_time(w, prompt_tokens=1024, output_tokens=8),
     "speculative_step": lambda w: ic.speculative_step(w, drafts=2),
@@ -192,7 +191,7 @@ def test_the_field_table_covers_every_workload_field():
 def test_the_function_table_covers_every_chapter3_function_that_takes_a_workload():
     import inspect
 
-    ch3 = {"decode", "prefill", "parallel", "generation", "levers", "prefix", "precision", "kv",
+    ch3 = {"decode", "prefill", "generation", "levers", "prefix", "precision", "kv",
            "estimate"}
     takes = {n for n in ic.__all__ if callable(f := getattr(ic, n)) and inspect.isfunction(f)
              and f.__module__.rsplit(".", 1)[-1] in ch3
