@@ -44,8 +44,9 @@ units that keeps the number at least 1), :func:`sig` (fixed significant digits, 
 labels and readouts), :func:`round_sig` (a chosen input, no trailing zeros),
 :func:`shown_e` (a count as the source writes it, "80e9 B"), :func:`tokens_k` (a
 context length in K tokens, "8K") and :func:`plain_number` (a number a reader typed,
-echoed back).  One rule for infinity:
-every one of them writes ``∞`` (``−∞``).  A figure's axis data go through
+echoed back).  One rule for infinity and one minus sign:
+every one of them writes ``∞`` (``−∞``), and a negative number, a negative exponent
+included, with the minus sign U+2212 ``−``, never an ASCII hyphen.  A figure's axis data go through
 :func:`in_unit` (the number in the axis's unit, no text).
 """
 from __future__ import annotations
@@ -56,7 +57,7 @@ import numbers
 import numpy as np
 
 from ._validate import unwrap
-from .units import K_TOKENS, UNIT_SCALES
+from .units import K_TOKENS, UNITS
 
 __all__ = ["Shown", "shown", "shown_up", "shown_prefixed", "sig", "round_sig", "plain_number",
            "shown_e", "tokens_k", "in_unit", "with_unit", "TIME_UNITS"]
@@ -114,7 +115,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
         The quantity in SI units (s, bytes, FLOPs, FLOP/s, bytes/s); a fraction
         for ``"%"``.
     unit : str, optional
-        One of :data:`infra_calc.units.UNIT_SCALES`; ``None`` shows a plain number.
+        One of :data:`infra_calc.units.UNITS`; ``None`` shows a plain number.
     digits : int
         Decimals after the point.
     bare : bool
@@ -125,7 +126,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
     Returns
     -------
     Shown
-        ``text = f"{value / UNIT_SCALES[unit]:,.{digits}f} {unit}"``.
+        ``text = f"{value / UNITS[unit].scale:,.{digits}f} {unit}"``.
     """
     scale = _scale(unit)
     if not isinstance(digits, numbers.Integral) or isinstance(digits, bool) or digits < 0:
@@ -135,9 +136,7 @@ def shown(value, unit: str | None = None, digits: int = 2, *, bare: bool = False
     if math.isinf(scaled):
         num = _infinity(scaled)
     else:
-        num = f"{scaled:{',' if sep else ''}.{int(digits)}f}"
-        if num.startswith("-"):
-            num = "−" + num[1:]
+        num = _minus(f"{scaled:{',' if sep else ''}.{int(digits)}f}")
     return Shown(x, with_unit(num, None if bare else unit), unit)
 
 
@@ -146,13 +145,19 @@ def _scale(unit: str | None) -> float:
     if unit is None:
         return 1.0
     try:
-        return UNIT_SCALES[unit]
+        return UNITS[unit].scale
     except KeyError:
-        raise ValueError(f"unit must be one of {sorted(UNIT_SCALES)}, got {unit!r}") from None
+        raise ValueError(f"unit must be one of {sorted(UNITS)}, got {unit!r}") from None
 
 
 def _infinity(x: float) -> str:
     return "∞" if x > 0 else "−∞"
+
+
+def _minus(num: str) -> str:
+    """A number's text with every ASCII hyphen as the minus sign ``−`` (U+2212): the one
+    minus sign of the family."""
+    return num.replace("-", "−")
 
 
 def _a_number(value, name: str, what: str = "") -> float:
@@ -180,7 +185,7 @@ def shown_up(value, unit: str | None = None, digits: int = 2) -> Shown:
     >>> shown_up(0.0209, "ms", 1), shown_up(12.5, "ms", 1), shown_up(7.2e5, "ms", 1)
     (20.9 ms, 12.5 s, 200.0 h)
     """
-    while unit in TIME_UNITS[:-1] and math.isfinite(value) and value >= 1e4 * UNIT_SCALES[unit]:
+    while unit in TIME_UNITS[:-1] and math.isfinite(value) and value >= 1e4 * _scale(unit):
         unit = TIME_UNITS[TIME_UNITS.index(unit) + 1]
     return shown(value, unit, digits)
 
@@ -205,7 +210,7 @@ def _scaled(value, unit: str | None) -> float:
 
 def in_unit(value, unit: str):
     """An SI ``value`` (a number or an array) in ``unit``, for a figure's axis data:
-    ``value / UNIT_SCALES[unit]``, the one scaling of plotted numbers (text is :func:`shown`'s).
+    ``value / UNITS[unit].scale``, the one scaling of plotted numbers (text is :func:`shown`'s).
     A unit smaller than its SI base (ms, µs, ns) multiplies by its whole reciprocal instead,
     so a time in ms is exactly ``seconds * 1000``.
 
@@ -241,7 +246,7 @@ def sig(value: float, unit: str | None = None, digits: int = 4) -> Shown:
         num = f"{x:g}"
     else:
         num = f"{x:,.{max(0, digits - 1 - math.floor(math.log10(abs(x))))}f}"
-    return Shown(float(value), with_unit(num, unit), unit)
+    return Shown(float(value), with_unit(_minus(num), unit), unit)
 
 
 def round_sig(value: float, unit: str | None = None, digits: int = 3) -> Shown:
@@ -255,7 +260,7 @@ def round_sig(value: float, unit: str | None = None, digits: int = 3) -> Shown:
     (3.47 billion, 70, 405, 1,000)
     """
     x = _scaled(value, unit)
-    num = _infinity(x) if math.isinf(x) else f"{float(f'{x:.{digits}g}'):,g}"
+    num = _infinity(x) if math.isinf(x) else _minus(f"{float(f'{x:.{digits}g}'):,g}")
     return Shown(float(value), with_unit(num, unit), unit)
 
 
@@ -275,7 +280,7 @@ def shown_e(value, unit: str | None = None, digits: int | None = None, *, expone
     if math.isinf(x):
         return Shown(si, with_unit(_infinity(x), unit), unit)
     num = f"{x:g}" if digits is None else f"{x:.{digits}f}"
-    return Shown(si, with_unit(f"{num}e{exponent}", unit), unit)
+    return Shown(si, with_unit(_minus(f"{num}e{exponent}"), unit), unit)
 
 
 def tokens_k(tokens, suffix: str = "K") -> Shown:
@@ -295,23 +300,25 @@ def tokens_k(tokens, suffix: str = "K") -> Shown:
     k = n / K_TOKENS
     if math.isinf(k):
         return Shown(n, f"{_infinity(k)}{suffix}")
-    num = repr(k).replace("-", "−", 1) if k < 0 else repr(k)
+    num = _minus(repr(k))
     return Shown(n, f"{num[:-2] if num.endswith('.0') else num}{suffix}")
 
 
 def plain_number(x: float) -> Shown:
-    """A number a reader gave, echoed back.  In [1, 10⁶): about four significant digits,
-    every digit before the point kept, thousands separated, trailing zeros dropped.
-    Otherwise four significant digits in ``g`` form: plain for a magnitude in [10⁻⁴, 1),
-    an exponent below 10⁻⁴ and from 10⁶ on.  NaN (no answer to echo) is refused, naming ``x``.
+    """A number a reader gave, or an answer the checker shows, as text.  A whole number
+    below 10¹⁵: every digit, thousands separated.  Otherwise, in [1, 10⁶): about four
+    significant digits, every digit before the point kept, thousands separated, trailing
+    zeros dropped; and elsewhere four significant digits in ``g`` form: plain for a
+    magnitude in [10⁻⁴, 1), an exponent below 10⁻⁴ and from 10⁶ on.  NaN (no answer to
+    echo) is refused, naming ``x``.
 
-    >>> plain_number(34.3306), plain_number(4096), plain_number(1.23e7), plain_number(math.inf)
-    (34.33, 4,096, 1.23e+07, ∞)
-    >>> plain_number(0.5), plain_number(0.00123), plain_number(1.23e-5)
-    (0.5, 0.00123, 1.23e-05)
+    >>> plain_number(34.3306), plain_number(4096), plain_number(12_300_000), plain_number(math.inf)
+    (34.33, 4,096, 12,300,000, ∞)
+    >>> plain_number(0.5), plain_number(0.00123), plain_number(1.23e-5), plain_number(-2.5e7 + 0.5)
+    (0.5, 0.00123, 1.23e−05, −2.5e+07)
     """
     x = _a_number(x, "x")
-    return Shown(x, _plain_text(x))
+    return Shown(x, _minus(_plain_text(x)))
 
 
 def _plain_text(x: float) -> str:
@@ -320,6 +327,8 @@ def _plain_text(x: float) -> str:
     if math.isinf(x):
         return _infinity(x)
     ax = abs(x)
+    if x.is_integer() and ax < 1e15:
+        return f"{x:,.0f}"
     if ax >= 1e6 or ax < 1:
         return f"{x:.4g}"
     digits = max(0, 4 - len(str(int(ax))))

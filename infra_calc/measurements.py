@@ -40,22 +40,22 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-from .units import UNIT_SCALES
+from . import units
 
 __all__ = ["Measurement", "MeasurementError", "load", "parse", "independent", "METRICS",
-           "UNITS", "COLUMNS", "PRECISION_BYTES"]
+           "PRINTED_UNITS", "COLUMNS", "PRECISION_BYTES"]
 
-#: metric -> kind ("time": a duration per request or token; "rate": tokens/s; "bandwidth")
+#: metric -> kind ("time": a duration per request or token; "rate": tokens/s; "bandwidth"),
+#: a kind of :data:`infra_calc.units.UNITS`, which its unit must have
 METRICS = {"ttft": "time", "itl": "time", "tpot": "time", "e2e_latency": "time",
            "output_throughput_per_gpu": "rate", "output_throughput": "rate",
            "mem_bandwidth": "bandwidth"}
-#: unit as printed -> (kind, its scale: a key of :data:`infra_calc.units.UNIT_SCALES`, what a
-#: rate is per: "card", "tp_group", "system"); the factors live in that one table
-UNITS = {"ns": ("time", "ns", ""), "ms": ("time", "ms", ""), "s": ("time", "s", ""),
-         "out tok/s/GPU": ("rate", "tok/s", "card"),
-         "out tok/s/TP group": ("rate", "tok/s", "tp_group"),
-         "Tokens/s": ("rate", "tokens/s", "system"), "tok/s": ("rate", "tok/s", "system"),
-         "GB/s": ("bandwidth", "GB/s", "")}
+#: unit as printed -> (the :data:`infra_calc.units.UNITS` unit it is, which gives its kind and
+#: scale; what a rate is per: "card", "tp_group", "system", "" for the others)
+PRINTED_UNITS = {"ns": ("ns", ""), "ms": ("ms", ""), "s": ("s", ""),
+                 "out tok/s/GPU": ("tok/s", "card"), "out tok/s/TP group": ("tok/s", "tp_group"),
+                 "Tokens/s": ("tokens/s", "system"), "tok/s": ("tok/s", "system"),
+                 "GB/s": ("GB/s", "")}
 #: bytes per element of a precision, as the loader writes it (lower case)
 PRECISION_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0,
                    "fp4": 0.5, "int4": 0.5, "uint4": 0.5}
@@ -71,6 +71,11 @@ _REQUIRED = ("id", "group", "publisher", "source", "url", "engine", "model_as_pr
 _VENDORS = ("NVIDIA", "AMD", "Intel", "Google", "Huawei")
 #: What a derived prompt length must name as its source: a repository at a commit, or a URL.
 _SOURCE = re.compile(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}:\S+|https://\S+")
+
+
+def _unit(printed: str) -> units.Unit:
+    """The :class:`~infra_calc.units.Unit` (kind and scale) of a unit as printed."""
+    return units.UNITS[PRINTED_UNITS[printed][0]]
 
 
 class MeasurementError(ValueError):
@@ -143,7 +148,7 @@ class Measurement:
     metric: str
     #: The figure as printed, in ``unit``.
     value: float
-    #: Unit as printed, one of :data:`UNITS`.
+    #: Unit as printed, one of :data:`PRINTED_UNITS`.
     unit: str
     #: For a rate: "output" or "input+output" tokens counted.
     tokens_counted: str
@@ -162,7 +167,7 @@ class Measurement:
     @property
     def value_si(self) -> float:
         """The figure in SI units: seconds, tokens/s, or bytes/s."""
-        return self.value * UNIT_SCALES[UNITS[self.unit][1]]
+        return self.value * _unit(self.unit).scale
 
     @property
     def bytes_per_param(self) -> float:
@@ -194,7 +199,7 @@ class Measurement:
         if METRICS[self.metric] != "rate":
             raise MeasurementError(f"measurements.csv row {self.id!r}: field 'metric' is "
                                    f"{self.metric!r}, not a throughput")
-        per = UNITS[self.unit][2]
+        per = PRINTED_UNITS[self.unit][1]
         rate = self.value_si
         if per == "tp_group":
             if not self.cards:
@@ -282,10 +287,10 @@ def _check_known(rid: str, r: dict) -> None:
     metric, unit = r["metric"], r["unit"]
     if metric not in METRICS:
         raise _err(rid, "metric", f"is {metric!r}; known: {', '.join(METRICS)}")
-    if unit not in UNITS:
-        raise _err(rid, "unit", f"is {unit!r}; known: {', '.join(UNITS)}")
-    if UNITS[unit][0] != METRICS[metric]:
-        raise _err(rid, "unit", f"is {unit!r}, a {UNITS[unit][0]} unit, for the "
+    if unit not in PRINTED_UNITS:
+        raise _err(rid, "unit", f"is {unit!r}; known: {', '.join(PRINTED_UNITS)}")
+    if _unit(unit).kind != METRICS[metric]:
+        raise _err(rid, "unit", f"is {unit!r}, a {_unit(unit).kind} unit, for the "
                                 f"{METRICS[metric]} metric {metric!r}")
     if METRICS[metric] == "rate":
         if r["tokens_counted"] not in ("output", "input+output"):

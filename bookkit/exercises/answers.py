@@ -1,12 +1,11 @@
 """A reader's answer as a number in the exercise's unit, and an answer as text.
 
-The scales come from the library's one unit table,
-:data:`infra_calc.units.UNIT_SCALES` (unit -> the SI value of one of it).  A
-unit's kind (time, bytes, work, compute rate, bandwidth) is read off its name:
-an SI or binary prefix in front of a base unit (``ms`` = m + s, ``GiB/s`` =
-Gi + B/s).  Two units convert into each other only when they are of one kind;
-count-like units (``requests``, ``rows``, ``×``, ``FLOP/byte`` ...) accept only
-their own spellings (singular or plural, ``x`` for ``×``).
+A unit's kind and scale come from the library's one unit table,
+:data:`infra_calc.units.UNITS`.  Two units convert into each other only when they are
+of one kind (a count's kind is the thing counted: "4 rows" is not an answer in
+requests).  A unit the reader types is looked up as written, then by its plain
+spelling (:func:`_spelling`: case, singular or plural, ``x`` for ``×``, ``sec`` for
+``s``), so ``4 req`` is 4 requests and ``62.1 flops/byte`` is 62.1 FLOP/byte.
 
 >>> parse_answer("0.01458 s", "ms")
 14.58
@@ -19,50 +18,41 @@ import math
 import re
 
 from infra_calc.display import plain_number, with_unit
-from infra_calc.units import UNIT_SCALES
+from infra_calc.units import UNITS
 
 __all__ = ["parse_answer", "unit_kind", "answer_text"]
 
-# base unit -> kind; a unit of a kind is an optional prefix + a base
-_BASE_KIND = {"FLOP/s": "compute rate", "FLOPs": "work", "FLOP": "work", "bytes": "bytes",
-              "B/s": "bandwidth", "B": "bytes", "s": "time"}
-_PREFIXES = ("", "k", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "m", "µ", "u", "n")
-# spellings of a second that are not unit symbols
-_SECOND_WORDS = ("sec", "secs", "second", "seconds")
-_LOWER = {k.lower(): k for k in UNIT_SCALES}
-
 _NUMBER = re.compile(r"^\s*([-+−]?(?:\d[\d,_ ]*\.?\d*|\.\d+)(?:[eE][-+−]?\d+)?)\s*(.*?)\s*$")
+#: words a reader may write for a unit, by their plain spelling
+_WORDS = {"byte": "b", "bytes": "b", "flops": "flop", "tok": "token", "req": "request",
+          "sec": "s", "second": "s"}
 
 
 def unit_kind(unit: str) -> str | None:
-    """The kind of a unit of :data:`~infra_calc.units.UNIT_SCALES`, or None for counts.
+    """The kind of a unit of :data:`~infra_calc.units.UNITS` (``UNITS[unit].kind``), or
+    None for a unit not in it.
 
-    >>> unit_kind("GiB/s"), unit_kind("ms"), unit_kind("requests")
-    ('bandwidth', 'time', None)
+    >>> unit_kind("GiB/s"), unit_kind("ms"), unit_kind("requests"), unit_kind("furlongs")
+    ('bandwidth', 'time', 'requests', None)
     """
-    if unit not in UNIT_SCALES:
-        return None
-    for base in sorted(_BASE_KIND, key=len, reverse=True):
-        if unit.endswith(base) and unit[: len(unit) - len(base)] in _PREFIXES:
-            return _BASE_KIND[base]
-    return None
+    return UNITS[unit].kind if unit in UNITS else None
 
 
-def _count_word(unit: str) -> str:
-    """One spelling per count unit: lower case, ``x`` for ``×``, each word singular."""
+def _spelling(unit: str) -> str:
+    """One spelling per unit: lower case, ``x`` for ``×``, each word singular (``sec`` and
+    ``second`` are ``s``)."""
     words = unit.lower().replace("×", "x").split("/")
-    words = [{"byte": "b", "bytes": "b", "flops": "flop", "tok": "token", "req": "request"}
-             .get(w, w) for w in words]
-    return "/".join(w[:-1] if len(w) > 2 and w.endswith("s") else w for w in words)
+    words = [w[:-1] if len(w) > 2 and w.endswith("s") and w not in _WORDS else w for w in words]
+    return "/".join(_WORDS.get(w, w) for w in words)
 
 
-def _scale_of(given: str) -> tuple[str, float] | None:
-    if given in UNIT_SCALES:
-        return given, UNIT_SCALES[given]
-    if given.lower() in _SECOND_WORDS:
-        return "s", UNIT_SCALES["s"]
-    key = _LOWER.get(given.lower())
-    return (key, UNIT_SCALES[key]) if key is not None else None
+#: plain spelling -> its unit in UNITS (units of one spelling are one Unit: a test holds it)
+_BY_SPELLING = {_spelling(u): u for u in UNITS}
+
+
+def _unit_named(given: str) -> str | None:
+    """The key of :data:`~infra_calc.units.UNITS` a reader's unit names, or None."""
+    return given if given in UNITS else _BY_SPELLING.get(_spelling(given))
 
 
 def parse_answer(text, unit: str) -> float:
@@ -71,7 +61,7 @@ def parse_answer(text, unit: str) -> float:
     ``text`` may be a number or a string with an optional unit:
     ``"34.3"``, ``"34.3 ms"``, ``"0.0343 s"``, ``"4,096 rows"``, ``"3.5e-2 s"``.
     A unit of the same kind is converted:
-    ``value · (UNIT_SCALES[given] / UNIT_SCALES[unit])``.
+    ``value · (UNITS[given].scale / UNITS[unit].scale)``.
 
     Raises
     ------
@@ -98,21 +88,19 @@ def parse_answer(text, unit: str) -> float:
         given = m.group(2)
     if not math.isfinite(value):
         raise ValueError(f"give a finite number, in {unit}")
-    want = unit_kind(unit)
-    if not given or given == unit or (want is None and _count_word(given) == _count_word(unit)):
+    if not given or given == unit:
         return value
-    found = _scale_of(given)
-    got = unit_kind(found[0]) if found else None
-    if got is None:
+    name = _unit_named(given)
+    if name is None:
         raise ValueError(f"unknown unit {given!r}: give the answer in {unit}")
-    if want is None:
-        raise ValueError(f"{given} is a unit of {got}; give the answer in {unit}")
-    if got != want:
-        raise ValueError(f"{given} is a unit of {got}; the answer is a {want}, in {unit}")
-    return value * (found[1] / UNIT_SCALES[unit])
+    got, want = UNITS[name], UNITS[unit]
+    if got.kind != want.kind:
+        raise ValueError(f"{given} is a unit of {got.kind}, not {want.kind}: "
+                         f"give the answer in {unit}")
+    return value * (got.scale / want.scale)
 
 
 def answer_text(value: float, unit: str) -> str:
-    """A value in ``unit`` as the checker shows it: ``'34.33 ms'``, ``'4 requests'``, ``'2.5×'``."""
-    num = f"{value:,.0f}" if float(value).is_integer() else str(plain_number(value))
-    return with_unit(num, unit)
+    """A value in ``unit`` as the checker shows it, :func:`~infra_calc.display.plain_number`
+    and the unit: ``'34.33 ms'``, ``'4 requests'``, ``'2.5×'``."""
+    return with_unit(str(plain_number(value)), unit)

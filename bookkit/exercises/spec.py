@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from infra_calc.display import round_sig
+from infra_calc.display import round_sig, with_unit
 from infra_calc.units import UNIT_SCALES
 
 from .answers import answer_text
@@ -119,7 +119,7 @@ class Exercise:
         if self.rel_tol:
             parts.append(f"{sign}{round_sig(self.rel_tol, '%')}")
         if self.abs_tol:
-            parts.append(f"{sign}{self.abs_tol:g} {self.unit}")
+            parts.append(f"{sign}{with_unit(str(round_sig(self.abs_tol, None, 6)), self.unit)}")
         return " or ".join(parts) if parts else "exact"
 
     @property

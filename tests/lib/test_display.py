@@ -67,6 +67,20 @@ def test_every_number_form_writes_infinity_the_same_way():
             tokens_k(-inf, "")] == ["−∞"] * 6
 
 
+def test_every_number_form_writes_one_minus_sign():
+    """U+2212 (−), as shown writes it, in every form that turns a number into text for a
+    reader, a negative exponent included; no ASCII hyphen."""
+    from infra_calc.display import plain_number, round_sig, shown, shown_e, shown_up, sig, tokens_k
+
+    forms = [shown(-0.0209, "ms", 1), shown_up(-0.0209, "ms", 1), sig(-0.020896, "ms"),
+             sig(-1234.6), round_sig(-3.46737e9, "billion"), round_sig(-1.5e-7), plain_number(-34.3306),
+             plain_number(-1.23e-5), plain_number(-4096), shown_e(-80e9, "B"),
+             shown_e(4e-5, exponent=-6), tokens_k(-1448)]
+    assert [str(f) for f in forms] == [
+        "−20.9 ms", "−20.9 ms", "−20.90 ms", "−1,235", "−3.47 billion", "−1.5e−07", "−34.33",
+        "−1.23e−05", "−4,096", "−80e9 B", "40e−6", "−1.4140625K"]
+
+
 @pytest.mark.parametrize("form, name", [("shown_e", "value"), ("tokens_k", "tokens")])
 def test_a_count_form_refuses_nan_naming_the_parameter(form, name):
     from infra_calc import display

@@ -1,9 +1,10 @@
-"""infra_calc.units: byte, time and rate units (their text is infra_calc.display's)."""
+"""infra_calc.units: byte, time and rate units, each with its kind and scale (their text is
+infra_calc.display's)."""
 from itertools import pairwise
 
 import pytest
 
-from infra_calc.units import BYTE_UNITS, GB, UNIT_SCALES, GiB
+from infra_calc.units import BYTE_UNITS, GB, UNIT_SCALES, UNITS, GiB, Unit
 
 
 def test_the_one_table_of_scales_keeps_decimal_and_binary_apart():
@@ -18,3 +19,26 @@ def test_the_one_table_of_scales_keeps_decimal_and_binary_apart():
     assert UNIT_SCALES["TFLOP/s"] == 1000 * UNIT_SCALES["GFLOP/s"]
     assert UNIT_SCALES["GiB/s"] == UNIT_SCALES["GiB"] / UNIT_SCALES["s"]
     assert all(isinstance(s, float) and s > 0 for s in UNIT_SCALES.values())
+
+
+def test_every_unit_has_its_kind_beside_its_scale():
+    """One table: UNIT_SCALES is UNITS' scales, and each unit's kind is written there, not
+    read off its name (KB, h, years and the Greek μs are units of time and bytes too)."""
+    assert UNIT_SCALES == {u: unit.scale for u, unit in UNITS.items()}
+    assert all(isinstance(unit, Unit) and unit.kind for unit in UNITS.values())
+    kinds = {u: UNITS[u].kind for u in ("KB", "B", "bytes", "GiB", "h", "years", "μs", "µs", "ns")}
+    assert kinds == {"KB": "bytes", "B": "bytes", "bytes": "bytes", "GiB": "bytes", "h": "time",
+                     "years": "time", "μs": "time", "µs": "time", "ns": "time"}
+    assert UNITS["μs"] == UNITS["µs"] == UNITS["us"] == Unit("time", 1e-6)   # Greek mu, micro sign
+    assert UNITS["GiB/s"] == Unit("bandwidth", 2.0**30) and UNITS["tok/s"] == Unit("rate", 1.0)
+    # a count's kind is the thing counted: rows and requests do not convert into each other
+    assert UNITS["rows"].kind != UNITS["requests"].kind == UNITS["request"].kind
+
+
+def test_si_throughout():
+    """A unit of one kind is a multiple of that kind's SI unit, which has scale 1 (an area
+    in mm² with scale 1 would not be)."""
+    si = {"time": "s", "bytes": "B", "work": "FLOP", "compute rate": "FLOP/s",
+          "bandwidth": "B/s", "rate": "tokens/s", "intensity": "FLOP/byte", "ratio": "×"}
+    assert all(UNITS[u] == Unit(kind, 1.0) for kind, u in si.items())
+    assert "mm²" not in UNITS
