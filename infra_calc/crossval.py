@@ -34,7 +34,6 @@ import numpy as np
 from .display import shown
 from .fit import (
     FAMILY_PRIOR,
-    HEAVY_LOAD,
     Skip,
     fit_knobs,
     load_data,
@@ -232,7 +231,7 @@ def under_load(report: Report | None = None) -> tuple[UnderLoad, ...]:
     k = unpack(rep.fits[POOLED])
     out = []
     for m, why in rep.data.skipped:
-        if m.metric != "tpot" or m.scenario not in HEAVY_LOAD or "holdout" in m.sets.split() \
+        if m.metric != "tpot" or not m.offered_load or "holdout" in m.sets.split() \
                 or not why.startswith("prompt or output length not stated"):
             continue
         try:

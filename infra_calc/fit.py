@@ -13,8 +13,9 @@ with :func:`~infra_calc.forecasting.pass_time` as ``T``, ``a = 1`` and ``w_s`` s
 (or ITL) measured under continuous batching adds ``((B - 1)/O) T(prefill_1; k)``, the
 prefills of arriving prompts that share the steps
 (:func:`~infra_calc.forecasting.prefill_share`, a model).  The regime is read from the row's
-fields: a scenario in :data:`~infra_calc.forecasting.CONTINUOUS_SCENARIOS` (requests arriving
-while others decode), a batch above 1, and the prompt and output lengths stated
+fields: a serving load (:attr:`Measurement.continuous
+<infra_calc.measurements.Measurement.continuous>`: requests arriving while others decode), a
+batch above 1, and the prompt and output lengths stated
 (``Row.share`` holds ``(B - 1)/O``; 0 for every other row, a static batch or one request).  The
 steps are sampled at up to :data:`SAMPLES` evenly spaced contexts (each step's terms are
 linear in its context, so the mean of the samples is the mean of the steps up to the one
@@ -36,11 +37,14 @@ Rows left out, and why (:func:`prepare`): held-out rows (``sets`` holds ``holdou
 rows that are not evidence (:func:`~infra_calc.measurements.independent`), rows whose card
 is not in the catalog, whose cards per copy or decode batch are not stated, the achieved
 bandwidth rows (a derived figure), TTFT under load (queueing, not a bound: counted apart),
-throughputs under a set load (MLPerf's Server and Interactive: the completed rate follows
-the offered one, and the run's TPOT row at its Little's-law batch holds the same decode),
-and **faults**: rows faster than their own floor, counted and listed.  A row whose prompt
-or output length is not stated takes ``P = 1`` and ``O = 2`` (:func:`lengths`: the fewest
-tokens, so its floor stays a floor), allowed only at batch 1, where one request's cache is a
+throughputs under a set load (:attr:`~infra_calc.measurements.Measurement.offered_load`,
+MLPerf's Server and Interactive: the completed rate follows the offered one, and the run's
+TPOT row at its Little's-law batch holds the same decode), and **faults**: rows faster than
+their own floor, counted and listed.  The figure predicted is the row's
+:attr:`~infra_calc.measurements.Measurement.kind`.  A row whose prompt or output length is
+not stated takes ``P = 1`` and ``O = 2`` (:meth:`Measurement.lengths
+<infra_calc.measurements.Measurement.lengths>` with ``policy="shortest"``, which says why),
+allowed only at batch 1, where one request's cache is a
 small share of the read; at a larger batch such a row is left out (MLPerf states no mean
 prompt length of its data sets).  ``Row.lengths_stated`` says which rows these are.
 """
@@ -54,12 +58,12 @@ from scipy.special import expit
 
 from .accelerators import CATALOG
 from .display import shown
-from .forecasting import CONTINUOUS_SCENARIOS, POOLED, forecast_terms, pass_time, rate_per_card
+from .forecasting import POOLED, KnobValues, forecast_terms, pass_time, rate_per_card
 from .measurements import independent
 from .reality import workload_for
 
-__all__ = ["Row", "Data", "prepare", "lengths", "fit_knobs", "predict", "pooled_efficiency", "unpack",
-           "FAMILY_PRIOR", "POOLED_PRIOR", "U_START", "SAMPLES", "KINDS", "HEAVY_LOAD"]
+__all__ = ["Row", "Data", "prepare", "fit_knobs", "predict", "pooled_efficiency", "unpack",
+           "FAMILY_PRIOR", "POOLED_PRIOR", "U_START", "SAMPLES"]
 
 #: Prior weight λ pulling a family's knobs toward the pooled fit.
 FAMILY_PRIOR = 0.5
@@ -70,22 +74,17 @@ POOLED_PRIOR = 0.01
 U_START = np.array([np.log(0.7 / 0.3), 0.0, 0.0, 0.0, 0.0])
 #: Decode steps sampled per row.
 SAMPLES = 32
-#: metric -> what the model predicts for it
-KINDS = {"ttft": "ttft", "tpot": "tpot", "itl": "tpot", "e2e_latency": "total",
-         "output_throughput": "rate", "output_throughput_per_gpu": "rate"}
-#: Load names under which a TTFT is mostly queueing (MLPerf's Server and Interactive runs).
-HEAVY_LOAD = ("Server", "Interactive")
 _BOUNDS = (np.array([-8.0, -8.0, -12.0, -12.0, -8.0]), np.array([8.0, 8.0, 6.0, 6.0, 8.0]))
 
 
-def unpack(u) -> tuple[float, float, float, float, float]:
-    """``(η_mem, η_flop, c_layer, c_ar, o)`` of the fit's coordinates ``u``: the logistic
+def unpack(u) -> KnobValues:
+    """The knobs ``(η_mem, η_flop, c_layer, c_ar, o)`` of the fit's coordinates ``u``: the logistic
     ``expit(x) = 1 / (1 + e⁻ˣ)`` of ``u[0]``, ``u[1]`` and ``u[4]``, and ``1 µs · e^u`` of
     ``u[2]`` and ``u[3]``."""
     u = np.asarray(u, dtype=float)
-    return (float(expit(u[0])), float(expit(u[1])),
-            float(1e-6 * np.exp(u[2])), float(1e-6 * np.exp(u[3])),
-            float(expit(u[4])))
+    return KnobValues(float(expit(u[0])), float(expit(u[1])),
+                      float(1e-6 * np.exp(u[2])), float(1e-6 * np.exp(u[3])),
+                      float(expit(u[4])))
 
 
 @dataclass(frozen=True)
@@ -151,30 +150,22 @@ class Skip(Exception):
         self.row = row
 
 
-def lengths(m, kind) -> tuple[int, int, bool]:
-    """``(P, O, stated)`` the fit takes for a row predicting ``kind``: the stated lengths, a
-    length the source does not state read as ``P = 1``, ``O = 2`` (a TTFT: ``O = 1``), the
-    shortest request with a prefill and a decode step (so its floor stays a floor); ``stated``
-    says whether the row states those it needs."""
-    stated = bool(m.prompt_tokens) and (kind == "ttft" or bool(m.output_tokens))
-    return m.prompt_tokens or 1, 1 if kind == "ttft" else max(m.output_tokens or 2, 2), stated
-
-
 def prepare(m) -> Row:
     """The :class:`Row` of a measurement, or :class:`Skip` with the reason it is left out."""
-    kind = KINDS.get(m.metric)
-    if kind is None:
+    kind = m.kind
+    if not kind:
         raise Skip(f"metric {m.metric!r} is not a forecast figure")
     if m.accelerator not in CATALOG:
         raise Skip("card not in the catalog")
-    if kind == "ttft" and (m.scenario in HEAVY_LOAD or m.batch is None):
+    if kind == "ttft" and (m.offered_load or m.batch is None):
         raise Skip("TTFT under load (queueing)")
     if not m.cards:
         raise Skip("cards per copy not stated")
     if kind != "ttft" and not m.batch:
         raise Skip("decode batch not stated")
-    p, o, stated = lengths(m, kind)
-    continuous = kind == "tpot" and stated and m.scenario in CONTINUOUS_SCENARIOS
+    p, o = m.lengths(policy="shortest")
+    stated = m.lengths_stated
+    continuous = kind == "tpot" and stated and m.continuous
     try:
         w = workload_for(m, routing="floor")
         t = forecast_terms(w, p, o, continuous=continuous)
@@ -194,13 +185,13 @@ def prepare(m) -> Row:
     else:
         a, weights = 1.0, np.full(idx.size, per)
         fl = floor.floor_total
-        y = m.value_si if kind == "total" else rate_per_card(w.batch, o, m.output_rate_per_card,
-                                                               w.cards)
+        y = m.value_si if kind == "total" else rate_per_card(
+            m.output_rate_per_card, batch=w.batch, output_tokens=o, cards=w.cards)
     row = Row(m=m, family=m.engine, kind=kind, y=float(y), floor=float(fl),
               layers=w.model.layers, cards=int(w.cards), pre=t.prefill, a=a,
               steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,
               lengths_stated=stated, share=t.share, pre1=t.prefill_one)
-    if kind == "rate" and m.scenario in HEAVY_LOAD:
+    if kind == "rate" and m.offered_load:
         raise Skip("throughput under a set load (the offered rate, not a capacity; the run's "
                    "TPOT row holds its decode)", row)
     if not stated and m.batch != 1:
@@ -264,21 +255,22 @@ class _Design:
                for i in range(4)]
         self.sr, self.sc, self.sm, self.sw = cat
 
-    def times(self, k) -> np.ndarray:
-        k, o = k[:4], k[4]
-        pre = pass_time(self.pre[:, 0], self.pre[:, 1], self.pre[:, 2], self.layers,
-                        self.cards, k, overlap=o)
-        st = pass_time(self.sr, self.sc, self.sm, self.layers[self.idx], self.cards[self.idx], k,
-                       overlap=o)
+    def times(self, k: KnobValues) -> np.ndarray:
+        def timed(terms, layers, cards):
+            return pass_time(k, read=terms[:, 0], compute=terms[:, 1], comm=terms[:, 2],
+                             layers=layers, cards=cards)
+        pre = timed(self.pre, self.layers, self.cards)
+        st = pass_time(k, read=self.sr, compute=self.sc, comm=self.sm,
+                       layers=self.layers[self.idx], cards=self.cards[self.idx])
         out = self.a * pre + np.bincount(self.idx, weights=self.sw * st, minlength=self.n)
         if self.share.any():
-            out = out + self.share * pass_time(self.pre1[:, 0], self.pre1[:, 1], self.pre1[:, 2],
-                                               self.layers, self.cards, k, overlap=o)
+            out = out + self.share * timed(self.pre1, self.layers, self.cards)
         return out
 
 
-def predict(rows, k) -> np.ndarray:
-    """The model's time for each row with knobs ``k = (η_mem, η_flop, c_layer, c_ar, o)``, s."""
+def predict(rows, k: KnobValues) -> np.ndarray:
+    """The model's time for each row with knobs ``k = (η_mem, η_flop, c_layer, c_ar, o)``
+    (:class:`~infra_calc.forecasting.KnobValues`), seconds."""
     return _Design(list(rows)).times(k)
 
 

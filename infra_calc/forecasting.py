@@ -38,8 +38,9 @@ for); in a static batch (all prompts prefilled together, then decoded together:
 ``continuous=False``, the default) it does not exist.  It only adds time, so the TPOT stays
 above its floor.  The total and the output rate are unchanged: they already count every
 prompt's prefill once per ``B O`` output tokens (a batch-``B`` prefill and ``O - 1`` steps).
-The fit uses it on a TPOT or ITL row measured under a serving load (scenario in
-:data:`CONTINUOUS_SCENARIOS`) at a batch above 1 whose prompt and output lengths are stated.
+The fit uses it on a TPOT or ITL row measured under a serving load
+(:attr:`Measurement.continuous <infra_calc.measurements.Measurement.continuous>`) at a batch
+above 1 whose prompt and output lengths are stated.
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ import functools
 import math as _math
 from dataclasses import KW_ONLY, dataclass
 from importlib import resources
+from typing import NamedTuple
 
 import numpy as np
 
@@ -55,13 +57,9 @@ from .catalog import name_key
 from .generation import GenerationTime, generation_time
 from .workload import Workload
 
-__all__ = ["Band", "Knobs", "Forecast", "forecast", "forecast_engines", "pass_time", "knobs",
-           "POOLED", "KNOB_COLUMNS", "CONTINUOUS_SCENARIOS", "prefill_share", "Terms",
+__all__ = ["Band", "Knobs", "KnobValues", "Forecast", "forecast", "forecast_engines",
+           "pass_time", "knobs", "POOLED", "KNOB_COLUMNS", "prefill_share", "Terms",
            "forecast_terms", "rate_per_card"]
-
-#: Scenarios of ``measurements.csv`` in which requests arrive while others decode (continuous
-#: batching under a load: a concurrency sweep, MLPerf's Server and Interactive runs).
-CONTINUOUS_SCENARIOS = ("concurrency", "Server", "Interactive")
 
 #: The family name of the pooled fit over every engine.
 POOLED = "any"
@@ -74,7 +72,24 @@ _ALIASES = {"trtllm": "TensorRT-LLM", "trt": "TensorRT-LLM", "nim": "NVIDIA NIM"
             "pooled": POOLED, "all": POOLED}
 
 
-def pass_time(read, compute, comm, layers, cards, k, *, overlap=1.0):
+class KnobValues(NamedTuple):
+    """The five knobs of :func:`pass_time` (SI units): what :attr:`Knobs.fitted` holds for a
+    family, and what :func:`infra_calc.fit.unpack` makes of the fit's coordinates."""
+
+    #: Fraction of the memory bandwidth reached, ``0 < η_mem <= 1``.
+    eta_mem: float
+    #: Fraction of the math precision's dense peak reached, ``0 < η_flop <= 1``.
+    eta_flop: float
+    #: Fixed cost per layer per pass, seconds (>= 0).
+    c_layer: float
+    #: Fixed cost per all-reduce (two per layer and pass) on ``n > 1`` cards, seconds (>= 0).
+    c_allreduce: float
+    #: Share ``o`` of the shorter of the read and math terms hidden under the longer, in
+    #: [0, 1] (1: the floor's perfect overlap).
+    overlap: float = 1.0
+
+
+def pass_time(k, *, read, compute, comm, layers, cards):
     """The model's time of one pass (prefill or decode step), seconds; arrays broadcast.
 
     .. math:: T = \\max(r, c) + (1 - o)\\min(r, c) + T_{comm}
@@ -86,32 +101,30 @@ def pass_time(read, compute, comm, layers, cards, k, *, overlap=1.0):
 
     Parameters
     ----------
+    k : KnobValues
+        ``(η_mem, η_flop, c_layer, c_ar, o)``: fractions in (0, 1], costs in seconds >= 0.
     read, compute, comm : float or array_like
         The floor terms ``R/β`` and ``F/Π_m`` and the all-reduce model's time, seconds.
     layers, cards : int or array_like
         ``L`` and ``n``.
-    k : sequence of 4 floats
-        ``(η_mem, η_flop, c_layer, c_ar)``: fractions in (0, 1], costs in seconds >= 0.
-    overlap : float
-        ``o`` in [0, 1].
     """
-    eta_mem, eta_flop, c_layer, c_ar = k
     layers = np.asarray(layers, dtype=float)
-    fixed = layers * c_layer + np.where(np.asarray(cards) > 1, 2.0 * layers * c_ar, 0.0)
-    r = np.asarray(read, dtype=float) / eta_mem
-    c = np.asarray(compute, dtype=float) / eta_flop
-    return (np.maximum(r, c) + (1.0 - overlap) * np.minimum(r, c)
+    fixed = layers * k.c_layer + np.where(np.asarray(cards) > 1, 2.0 * layers * k.c_allreduce,
+                                          0.0)
+    r = np.asarray(read, dtype=float) / k.eta_mem
+    c = np.asarray(compute, dtype=float) / k.eta_flop
+    return (np.maximum(r, c) + (1.0 - k.overlap) * np.minimum(r, c)
             + np.asarray(comm, dtype=float) + fixed)
 
 
-def rate_per_card(batch, output_tokens, t, cards):
+def rate_per_card(t, *, batch, output_tokens, cards):
     """Output tokens/s per card of ``B`` requests making ``O`` tokens each in ``T`` seconds on
     ``n`` cards, :math:`B O / (T n)`; arrays broadcast.
 
     The relation is its own inverse: given a rate per card as ``t``, it returns the time
     ``T`` of the ``B O`` tokens that rate implies (the fit's reading of a measured rate).
 
-    >>> rate_per_card(8, 100, 2.0, 4)
+    >>> rate_per_card(2.0, batch=8, output_tokens=100, cards=4)
     100.0
     """
     return batch * output_tokens / (t * cards)
@@ -183,16 +196,10 @@ class Knobs:
         return self.holdout_inside / self.holdout_rows if self.holdout_rows else _math.nan
 
     @property
-    def k(self) -> tuple[float, float, float, float]:
-        """``(η_mem, η_flop, c_layer, c_ar)``, as :func:`pass_time` takes them (with
-        ``overlap=``:attr:`overlap`)."""
-        return (self.eta_mem, self.eta_flop, self.c_layer, self.c_allreduce)
-
-    @property
-    def fitted(self) -> tuple[float, float, float, float, float]:
-        """All five knobs ``(η_mem, η_flop, c_layer, c_ar, o)``, as
-        :func:`infra_calc.fit.predict` takes them."""
-        return (*self.k, self.overlap)
+    def fitted(self) -> KnobValues:
+        """The five knobs, as :func:`pass_time` and :func:`infra_calc.fit.predict` take them."""
+        return KnobValues(self.eta_mem, self.eta_flop, self.c_layer, self.c_allreduce,
+                          self.overlap)
 
 
 @dataclass(frozen=True)
@@ -396,12 +403,17 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
     w = Workload.of(model, hw, **sizes)
     t = forecast_terms(w, prompt_tokens, output_tokens, continuous=continuous)
     floor, layers, n = t.floor, w.model.layers, w.cards
-    ttft = float(pass_time(*t.prefill, layers, n, kn.k, overlap=kn.overlap))
-    steps = pass_time(*t.steps, layers, n, kn.k, overlap=kn.overlap)
+
+    def timed(terms):
+        read, compute, comm = terms
+        return pass_time(kn.fitted, read=read, compute=compute, comm=comm, layers=layers,
+                         cards=n)
+    ttft = float(timed(t.prefill))
+    steps = timed(t.steps)
     total = ttft + float(np.sum(steps))
     tpot = float(np.mean(steps)) if np.size(steps) else 0.0
     if t.share:
-        tpot += t.share * float(pass_time(*t.prefill_one, layers, n, kn.k, overlap=kn.overlap))
+        tpot += t.share * float(timed(t.prefill_one))
     floor_tpot = floor.floor_tpot_mean
     tokens = w.batch * floor.output_tokens
     return Forecast(

@@ -41,9 +41,10 @@ from dataclasses import dataclass
 from importlib import resources
 
 from . import units
+from .hardware import MATH_PRECISIONS
 
 __all__ = ["Measurement", "MeasurementError", "load", "parse", "independent", "METRICS",
-           "PRINTED_UNITS", "COLUMNS", "PRECISION_BYTES"]
+           "PRINTED_UNITS", "COLUMNS", "PRECISION_BYTES", "KINDS", "LOADS"]
 
 #: metric -> kind ("time": a duration per request or token; "rate": tokens/s; "bandwidth"),
 #: a kind of :data:`infra_calc.units.UNITS`, which its unit must have
@@ -71,6 +72,14 @@ _REQUIRED = ("id", "group", "publisher", "source", "url", "engine", "model_as_pr
 _VENDORS = ("NVIDIA", "AMD", "Intel", "Google", "Huawei")
 #: What a derived prompt length must name as its source: a repository at a commit, or a URL.
 _SOURCE = re.compile(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}:\S+|https://\S+")
+
+#: metric -> the figure a bound or forecast gives (:attr:`Measurement.kind`): the prefill
+#: "ttft", the mean decode step "tpot", the whole request "total", the rate per card "rate"
+KINDS = {"ttft": "ttft", "tpot": "tpot", "itl": "tpot", "e2e_latency": "total",
+         "output_throughput": "rate", "output_throughput_per_gpu": "rate"}
+#: serving-load scenarios (requests arrive while others decode) -> what sets the load: requests
+#: in flight, or an arrival rate the benchmark offers (MLPerf's Server and Interactive)
+LOADS = {"concurrency": "in flight", "Server": "offered", "Interactive": "offered"}
 
 
 def _unit(printed: str) -> units.Unit:
@@ -183,6 +192,53 @@ class Measurement:
     def derived_fields(self) -> dict[str, str]:
         """``{field: derivation}`` of the fields the project derived."""
         return _derived(self.derived)
+
+    @property
+    def kind(self) -> str:
+        """The figure of the metric, of :data:`KINDS` (``""``: the achieved bandwidth)."""
+        return KINDS.get(self.metric, "")
+
+    @property
+    def math(self) -> str:
+        """The math precision whose peak bounds the row: ``math_precision`` if it is one of
+        :data:`~infra_calc.hardware.MATH_PRECISIONS`, else ``"fp8"`` if FP8 is printed, else
+        ``"bf16"`` (weight-only int8/int4 run BF16 math; so does a printed FP4 stating none)."""
+        if self.math_precision in MATH_PRECISIONS:
+            return self.math_precision
+        return "fp8" if self.precision.strip().lower() == "fp8" else "bf16"
+
+    @property
+    def continuous(self) -> bool:
+        """Measured under a serving load (:data:`LOADS`): requests arrive while others decode."""
+        return self.scenario in LOADS
+
+    @property
+    def offered_load(self) -> bool:
+        """Under an arrival rate the benchmark sets (:data:`LOADS`): the completed rate follows
+        it, and a TTFT is mostly queueing."""
+        return LOADS.get(self.scenario) == "offered"
+
+    @property
+    def lengths_stated(self) -> bool:
+        """The source states the lengths the figure needs: ``P`` (a TTFT), else ``P`` and ``O``."""
+        return bool(self.prompt_tokens) and (self.kind == "ttft" or bool(self.output_tokens))
+
+    def lengths(self, *, policy: str) -> tuple[int, int]:
+        """``(P, O)``, a length the source does not state filled in by ``policy``.
+
+        ``"zero"`` (the reality check, :mod:`infra_calc.reality`): 0 tokens.  Where a length is
+        missing the check bounds one pass or step alone (a TTFT's prefill, a TPOT's step at the
+        mean context ``P + O//2``), and no step holds less cache than none.  ``"shortest"`` (the
+        fit, :mod:`infra_calc.fit`): ``P = 1``, ``O = 2`` (a TTFT ``O = 1``; a stated ``O`` below
+        2 read as 2), the shortest request with a prefill and a decode step, as the fit runs every
+        row as a whole request.  Both are floors, a token or two of cache apart.
+        """
+        p, o = self.prompt_tokens, self.output_tokens
+        if policy not in ("zero", "shortest"):
+            raise ValueError(f"policy must be 'zero' or 'shortest', got {policy!r}")
+        if policy == "zero":
+            return p or 0, o or 0
+        return p or 1, 1 if self.kind == "ttft" else max(o or 2, 2)
 
     @property
     def output_rate_per_card(self) -> float:

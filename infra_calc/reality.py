@@ -29,10 +29,12 @@ share under the uniform-routing model).  Assumptions where the source is silent:
 (BF16) when no precision is printed, 1 byte for FP8; the KV cache in the
 weights' byte width when the row states no ``kv_precision`` (else at that
 precision); a missing prompt or output length counts as 0 tokens of
-cache (:func:`mean_step`); decode weights are the bytes really touched
+cache (:meth:`Measurement.lengths` with ``policy="zero"``, which says why the fit reads
+them otherwise); decode weights are the bytes really touched
 (:meth:`ModelSpec.decode_weight_bytes`); the math runs at the dense peak of
-the row's math precision (:func:`math_of`: FP8 and FP4 rows at the catalog's
-FP8 and FP4 peaks, :meth:`Accelerator.peak`).  :func:`workload_for` is the
+the row's math precision (:attr:`Measurement.math`: FP8 and FP4 rows at the catalog's
+FP8 and FP4 peaks, :meth:`Accelerator.peak`).  The metric's figure is
+:attr:`Measurement.kind`.  :func:`workload_for` is the
 one place a row becomes a :class:`~infra_calc.workload.Workload`.
 """
 from __future__ import annotations
@@ -50,13 +52,7 @@ from .prefill import prefill_step
 from .workload import Workload
 
 __all__ = ["Measurement", "RealityRow", "measurements", "lower_bound", "reality_check",
-           "accelerator_for", "math_of", "workload_for", "request_lengths", "mean_step",
-           "METRICS"]
-
-#: metric -> its kind: "time" (stored in seconds; the bound is reached when the time is
-#: long) or "rate" (tokens/s per card; the bound is reached when the rate is high)
-METRICS = {"ttft": "time", "itl": "time", "tpot": "time", "e2e_latency": "time",
-           "output_throughput_per_gpu": "rate"}
+           "accelerator_for", "workload_for", "mean_step"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -124,23 +120,10 @@ def accelerator_for(m: Measurement) -> Accelerator:
     return accelerator(m.accelerator)
 
 
-def math_of(m: Measurement) -> str:
-    """The math precision of a row: ``math_precision``, else ``"fp8"`` when the printed
-    precision is FP8, else ``"bf16"`` (weight-only int8/int4 dequantize to BF16 math)."""
-    if m.math_precision in ("fp8", "fp4", "fp16", "bf16"):
-        return m.math_precision
-    return "fp8" if m.precision.strip().lower() == "fp8" else "bf16"
-
-
-def request_lengths(m: Measurement) -> tuple[int, int]:
-    """``(P, O)`` of a row, a length the source does not state counted as 0 tokens."""
-    return m.prompt_tokens or 0, m.output_tokens or 0
-
-
 def workload_for(m: Measurement, *, routing: str = "floor") -> Workload:
     """The :class:`~infra_calc.workload.Workload` a row was measured on.
 
-    The catalog card at the row's math precision (:func:`math_of`), its weight
+    The catalog card at the row's math precision (:attr:`Measurement.math`), its weight
     precision's bytes for the weights (2 when not stated), its KV-cache
     precision's bytes for the cache (the weights' bytes when the row states no
     cache precision), its decode batch (1 when not stated) and its cards per
@@ -149,18 +132,16 @@ def workload_for(m: Measurement, *, routing: str = "floor") -> Workload:
     kv = PRECISION_BYTES.get(m.kv_precision, m.bytes_per_param)
     return Workload(m.model, accelerator_for(m), bytes_per_param=m.bytes_per_param,
                     kv_bytes_per_element=kv, batch=m.batch or 1,
-                    cards=m.cards or 1, routing=routing, math=math_of(m))
+                    cards=m.cards or 1, routing=routing, math=m.math)
 
 
 def mean_step(m: Measurement, w: Workload):
     """The decode step of row ``m`` on ``w`` at its mean context ``P + O//2``, an unstated
-    length counted as 0 tokens (:func:`request_lengths`).  It describes every decode row
-    (``t_read``, ``bound_kind``), and alone bounds a TPOT or ITL whose lengths are not both
-    stated: no step holds less cache, so no request need be assumed.  The fit needs a whole
-    request and reads unstated lengths as ``P = 1``, ``O = 2`` (:func:`infra_calc.fit.lengths`);
-    the two floors differ by a few tokens of cache.
+    length counted as 0 tokens (:meth:`Measurement.lengths`, ``policy="zero"``, where the
+    fit's other reading is explained).  It describes every decode row (``t_read``,
+    ``bound_kind``), and alone bounds a TPOT or ITL whose lengths are not both stated.
     """
-    p, o = request_lengths(m)
+    p, o = m.lengths(policy="zero")
     return model_decode_step(w, context=p + o // 2, weights="touched")
 
 
@@ -172,26 +153,27 @@ def _bound(m: Measurement, routing: str):
     does.  For a rate both are the rate they allow.
     """
     w = workload_for(m, routing=routing)
-    p, o = request_lengths(m)
+    p, o = m.lengths(policy="zero")
     share = 0.0
-    if m.metric == "ttft":
+    if m.kind == "ttft":
         st = prefill_step(w, prompt_tokens=p)
         return st.t_floor, st.t_step, st, share
     st = mean_step(m, w)
-    if m.metric in ("itl", "tpot") and not (p and o > 1):
+    if m.kind == "tpot" and not (p and o > 1):
         return st.t_floor, st.t_step, st, share
     g = generation_time(w, prompt_tokens=p, output_tokens=o, weights="touched")
-    if m.metric in ("itl", "tpot"):
+    if m.kind == "tpot":
         return g.floor_tpot_mean, g.tpot_mean, st, share
     share = g.prefill.t_floor / g.floor_total
-    if m.metric == "e2e_latency":
+    if m.kind == "total":
         return g.floor_total, g.total, st, share
-    return (rate_per_card(m.batch, o, g.floor_total, m.cards),
-            rate_per_card(m.batch, o, g.total, m.cards), st, share)
+    return (rate_per_card(g.floor_total, batch=m.batch, output_tokens=o, cards=m.cards),
+            rate_per_card(g.total, batch=m.batch, output_tokens=o, cards=m.cards), st, share)
 
 
 def _reached(m: Measurement, bound: float) -> float:
-    return bound / m.value_si if METRICS[m.metric] == "time" else m.value_si / bound
+    """``bound / measured`` for a time, ``measured / bound`` for a rate (per card)."""
+    return m.output_rate_per_card / bound if m.kind == "rate" else bound / m.value_si
 
 
 def lower_bound(m: Measurement) -> RealityRow:
@@ -213,10 +195,10 @@ def lower_bound(m: Measurement) -> RealityRow:
     floor; the same as ``fraction`` for a dense model).
     """
     floor, with_comm, st, share = _bound(m, "floor")
-    if METRICS[m.metric] == "time":
-        comm_share = 1.0 - floor / with_comm
-    else:
+    if m.kind == "rate":
         comm_share = 1.0 - with_comm / floor
+    else:
+        comm_share = 1.0 - floor / with_comm
     uniform = _reached(m, _bound(m, "uniform")[0]) if st.model.is_moe else _reached(m, floor)
     return RealityRow(m, float(floor), str(st.floor_bound),
                       float(_reached(m, floor)), float(st.t_read), float(st.t_compute),

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from infra_calc.decode import model_decode_step
 from infra_calc.display import shown
-from infra_calc.forecasting import forecast, pass_time
+from infra_calc.forecasting import KnobValues, forecast, pass_time
 from infra_calc.generation import generation_time
 from infra_calc.models import model
 
@@ -44,15 +44,15 @@ N5_MODEL, N5_ENGINE, N5_PROMPT, N5_OUTPUT, N5_CLAIM = "Llama-3.1-8B", "vLLM", 10
 
 
 #: the assumed knobs as :func:`~infra_calc.forecasting.pass_time` takes them (the math at full peak)
-KNOBS = (ETA_M, 1.0, C_LAYER, C_AR)
+KNOBS = KnobValues(ETA_M, 1.0, C_LAYER, C_AR)
 
 
 def _forecast_step(st):
     """The chapter's model (:func:`~infra_calc.forecasting.pass_time`) of one
     :func:`_n3_step` ``st`` with :data:`KNOBS` and the ring all-reduce model's ``st.t_comm``
     (zero on one card), s."""
-    return float(pass_time(st.t_read, st.t_compute, st.t_comm, model(N3_MODEL).layers,
-                           st.cards, KNOBS))
+    return float(pass_time(KNOBS, read=st.t_read, compute=st.t_compute, comm=st.t_comm,
+                           layers=model(N3_MODEL).layers, cards=st.cards))
 
 
 # --- ch4-n1 -----------------------------------------------------------------------

@@ -14,7 +14,6 @@ from ..accelerators import CATALOG
 from ..crossval import evaluate
 from ..decode import model_decode_step
 from ..display import in_unit
-from ..fit import HEAVY_LOAD
 from ..forecasting import POOLED, forecast
 from ..measurements import independent
 from ..reality import lower_bound, workload_for
@@ -261,7 +260,7 @@ def heavy_load_ttft():
     """
     out = []
     for m in independent():
-        if m.metric != "ttft" or m.scenario not in HEAVY_LOAD or m.accelerator not in CATALOG:
+        if m.metric != "ttft" or not m.offered_load or m.accelerator not in CATALOG:
             continue
         if not (m.prompt_tokens and m.cards):
             out.append((m, None, None))

@@ -96,7 +96,7 @@ def test_tpot_under_load_is_reported_apart_never_fitted():
     assert len(load) >= 10
     fitted = {r.m.id for r in rep.data.rows + rep.data.holdout}
     for u in load:
-        assert u.m.metric == "tpot" and u.m.scenario in fit.HEAVY_LOAD and u.m.prompt_tokens is None
+        assert u.m.metric == "tpot" and u.m.offered_load and u.m.prompt_tokens is None
         assert u.m.id not in fitted and "holdout" not in u.m.sets.split()
         assert u.forecast >= u.floor and u.measured >= u.floor and u.ratio == u.measured / u.forecast
     assert f"TPOT under load, prompt length not stated (not fitted): {len(load)} rows" in \

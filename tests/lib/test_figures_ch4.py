@@ -4,7 +4,6 @@ import pytest
 
 import infra_calc as ic
 from infra_calc.figures import ch4
-from infra_calc.fit import HEAVY_LOAD
 
 
 def test_every_decode_row_is_slower_than_its_floor():
@@ -36,7 +35,7 @@ def test_heavy_load_ttft_rows_are_the_loaded_ttft_rows_only():
     rows = ch4.heavy_load_ttft()
     assert rows, "the data set holds MLPerf Server TTFT rows"
     for m, t, ratio in rows:
-        assert m.metric == "ttft" and m.scenario in HEAVY_LOAD
+        assert m.metric == "ttft" and m.offered_load
         if t is None:
             assert ratio is None and not (m.prompt_tokens and m.cards)
         else:
@@ -49,7 +48,7 @@ def test_heavy_load_ttft_forecasts_a_row_that_states_its_prompt(monkeypatch):
     from infra_calc import measurements
 
     row = next(m for m in measurements.independent() if m.metric == "ttft"
-               and m.scenario in HEAVY_LOAD and m.cards and m.accelerator == "H100 SXM")
+               and m.offered_load and m.cards and m.accelerator == "H100 SXM")
     stated = dataclasses.replace(row, prompt_tokens=800)
     monkeypatch.setattr(ch4, "independent", lambda: [stated])
     [(m, t, ratio)] = ch4.heavy_load_ttft()

@@ -14,7 +14,7 @@ def test_continuous_batching_rule_reads_the_rows_fields():
     rows = fit.load_data().rows
     shared = [r for r in rows if r.share]
     # every row given the term is a TPOT/ITL under a serving load at batch > 1, lengths stated
-    assert shared and all(r.kind == "tpot" and r.m.scenario in forecasting.CONTINUOUS_SCENARIOS
+    assert shared and all(r.kind == "tpot" and r.m.continuous
                           and r.m.batch > 1 and r.lengths_stated for r in shared)
     assert {r.m.id for r in shared} == {f"nim-70b-itl-5000-c{c}"
                                         for c in (5, 25, 50, 100, 150, 200, 250)}
@@ -24,8 +24,7 @@ def test_continuous_batching_rule_reads_the_rows_fields():
         alone = dataclasses.replace(r, share=0.0)
         assert fit.predict([r], k)[0] > fit.predict([alone], k)[0]
     # a static batch, or one request, never gets it
-    assert all(not r.share for r in rows if r.m.batch == 1 or r.m.scenario not in
-               forecasting.CONTINUOUS_SCENARIOS)
+    assert all(not r.share for r in rows if r.m.batch == 1 or not r.m.continuous)
 
 
 # ------------------------------------------------------------- faults and left-out rows
@@ -63,7 +62,7 @@ def test_every_fitted_row_s_stated_batch_fits_its_card():
     over = []
     for r in d.rows + d.holdout:
         w = workload_for(r.m)
-        prompt, output, _ = fit.lengths(r.m, r.kind)
+        prompt, output = r.m.lengths(policy="shortest")
         if w.kv_bytes_per_card(prompt + output) + w.resident_weight_bytes() > w.hw.mem_capacity:
             over.append(r.m.id)
     assert over == []

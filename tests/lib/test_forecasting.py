@@ -53,13 +53,14 @@ def test_a_forecast_is_never_faster_than_its_floor(case, k, p, o, batch, pick):
        layers=st.integers(1, 200), cards=st.integers(1, 64), k=st.tuples(eta, eta, cost, cost),
        o=share)
 def test_the_step_time_holds_both_floor_terms(read, compute, comm, layers, cards, k, o):
-    t = forecasting.pass_time(read, compute, comm, layers, cards, k, overlap=o)
+    terms = dict(read=read, compute=compute, comm=comm, layers=layers, cards=cards)
+    t = forecasting.pass_time(forecasting.KnobValues(*k, overlap=o), **terms)
     assert t >= max(read, compute) + comm
-    assert forecasting.pass_time(read, compute, comm, layers, cards, (1, 1, 0, 0)) == \
+    assert forecasting.pass_time(forecasting.KnobValues(1, 1, 0, 0), **terms) == \
         max(read, compute) + comm
     # no overlap: the read and the math one after the other
-    assert forecasting.pass_time(read, compute, comm, layers, cards, (1, 1, 0, 0),
-                                 overlap=0.0) == pytest.approx(read + compute + comm)
+    assert forecasting.pass_time(forecasting.KnobValues(1, 1, 0, 0, overlap=0.0), **terms) == \
+        pytest.approx(read + compute + comm)
 
 
 def test_stored_knobs_are_fractions_and_costs_of_the_right_sign():
@@ -146,16 +147,16 @@ def test_a_moe_forecast_reads_the_uniform_routing_experts_and_rests_on_the_k_exp
                              cards=2, routing="uniform")
     assert f.floor.steps.t_read[0] < uni.steps.t_read[0]      # the floor reads k experts
     kn = f.knobs
-    step = forecasting.pass_time(uni.steps.t_read, uni.steps.t_compute, uni.steps.t_comm,
-                                 32, 2, kn.k, overlap=kn.overlap)
+    step = forecasting.pass_time(kn.fitted, read=uni.steps.t_read, compute=uni.steps.t_compute,
+                                 comm=uni.steps.t_comm, layers=32, cards=2)
     assert f.tpot.value == pytest.approx(step.mean())
 
 
 def test_rate_per_card_and_the_time_it_implies_are_one_relation():
     t = np.array([0.5, 2.0, 7.25])
-    rate = forecasting.rate_per_card(8, 100, t, 4)
+    rate = forecasting.rate_per_card(t, batch=8, output_tokens=100, cards=4)
     assert np.allclose(rate * t * 4, 8 * 100)                 # B O tokens in T on n cards
-    assert np.allclose(forecasting.rate_per_card(8, 100, rate, 4), t)
+    assert np.allclose(forecasting.rate_per_card(rate, batch=8, output_tokens=100, cards=4), t)
 
 
 # ------------------------------------------------------------------ one forecast assembly
@@ -174,8 +175,8 @@ def test_forecast_equals_the_fits_prediction_for_a_measurements_inputs(every_ste
     kinds = set()
     for row in every_step:
         m = row.m
-        p, o, stated = fit.lengths(m, row.kind)
-        continuous = stated and m.scenario in forecasting.CONTINUOUS_SCENARIOS
+        p, o = m.lengths(policy="shortest")
+        continuous = m.lengths_stated and m.continuous
         f = ic.forecast(workload_for(m), prompt_tokens=p, output_tokens=o, continuous=continuous)
         value, floor = {"ttft": (f.ttft, f.floor.prefill.t_floor),
                         "tpot": (f.tpot, f.floor.floor_tpot_mean)}.get(

@@ -332,3 +332,48 @@ def test_the_readme_counts_the_rows_of_each_source():
     ids = [m.id for m in M.load()]
     assert sum(stated.values()) == len(ids)
     assert stated == {p: sum(i.startswith(p + "-") for i in ids) for p in stated}
+
+
+# ------------------------------------------------------------- one reading of a row
+def _one(**changes):
+    [m] = M.parse(to_text([template(**changes)]))
+    return m
+
+
+def test_a_rows_figure_is_read_once_from_its_metric():
+    assert {M.KINDS.get(metric, "") for metric in M.METRICS} == {"ttft", "tpot", "total", "rate", ""}
+    assert _one(metric="itl", unit="ms", tokens_counted="").kind == "tpot"
+    assert _one(metric="e2e_latency", unit="s", tokens_counted="").kind == "total"
+    assert _one().kind == "rate"
+    assert _one(metric="mem_bandwidth", unit="GB/s", tokens_counted="").kind == ""
+
+
+def test_a_rows_math_precision_is_one_the_catalog_has_a_peak_for():
+    from infra_calc.hardware import MATH_PRECISIONS
+    assert {m.math for m in M.load()} <= set(MATH_PRECISIONS)
+    assert _one(math_precision="fp4").math == "fp4"
+    assert _one(math_precision="int8", weight_precision="int8", precision="int8").math == "bf16"
+    assert _one(math_precision="", precision="FP8", weight_precision="fp8").math == "fp8"
+    assert _one(math_precision="", precision="", weight_precision="").math == "bf16"
+
+
+def test_a_serving_load_is_read_from_one_scenario_table():
+    assert _one(scenario="concurrency").continuous and not _one(scenario="concurrency").offered_load
+    assert all(_one(scenario=s).continuous and _one(scenario=s).offered_load
+               for s in ("Server", "Interactive"))
+    assert not _one(scenario="Offline").continuous and not _one(scenario="Offline").offered_load
+
+
+def test_unstated_lengths_read_by_each_policy():
+    both = _one(prompt_tokens="", output_tokens="", tokens_counted="output",
+                metric="output_throughput", unit="tok/s")
+    assert not both.lengths_stated
+    assert both.lengths(policy="zero") == (0, 0)
+    assert both.lengths(policy="shortest") == (1, 2)
+    ttft = _one(metric="ttft", unit="ms", tokens_counted="", prompt_tokens="128", output_tokens="")
+    assert ttft.lengths_stated and ttft.lengths(policy="shortest") == (128, 1)
+    assert ttft.lengths(policy="zero") == (128, 0)
+    stated = _one(metric="tpot", unit="ms", tokens_counted="", prompt_tokens="5", output_tokens="1")
+    assert stated.lengths(policy="zero") == (5, 1) and stated.lengths(policy="shortest") == (5, 2)
+    with pytest.raises(ValueError, match="'zero' or 'shortest'"):
+        both.lengths(policy="stated")

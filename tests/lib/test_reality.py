@@ -48,7 +48,7 @@ def test_bounds_are_below_the_measurements():
 def test_bound_of_a_ttft_row_is_the_prefill_step():
     m = next(r for r in reality.measurements() if r.id == "trtllm-7b-ttft")
     acc = reality.accelerator_for(m)
-    assert reality.math_of(m) == "fp8"               # the catalog's FP8 peak, not BF16's
+    assert m.math == "fp8"                           # the catalog's FP8 peak, not BF16's
     assert reality.workload_for(m).math == "fp8"
     pre = ic.prefill_step(m.model, acc, prompt_tokens=m.prompt_tokens, bytes_per_param=1,
                           kv_bytes_per_element=1,
@@ -119,7 +119,7 @@ def test_prefill_share_is_the_prefill_part_of_a_whole_request_bound():
             g = ic.generation_time(m.model, reality.accelerator_for(m), prompt_tokens=m.prompt_tokens or 0,
                                    output_tokens=m.output_tokens or 0, bytes_per_param=m.bytes_per_param,
                                    kv_bytes_per_element=m.bytes_per_param, batch=m.batch,
-                                   cards=m.cards, math=reality.math_of(m))
+                                   cards=m.cards, math=m.math)
             assert 0 < r.prefill_share < 1
             assert r.prefill_share == pytest.approx(g.prefill.t_floor / g.floor_total)
         else:
