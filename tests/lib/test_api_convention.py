@@ -163,6 +163,7 @@ def test_the_display_family_has_one_shape(name):
     lambda: ic.ring_allreduce_time(1e6, 8, "H100 SXM"),           # the old order
     lambda: ic.critical_rows(4096, 4096, "H100 SXM", 2),
     lambda: ic.arithmetic_intensity(64, 4096, 4096, 2),
+    lambda: ic.route_tokens(64, 256, 8),                          # two counts of experts
     lambda: ic.capacity_check(80e9, 16e9, 4e9, 2e9),              # workspace is keyword-only
     lambda: ic.capacity_check(80e9, 16e9, 4e9),                   # so are weights and kv
     lambda: ic.mbu(20e9, "H100 SXM", 10e-3),                       # the measured time too
