@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import KW_ONLY, asdict, dataclass, fields
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,12 +33,19 @@ from ._estimate_table import table as _table
 from ._validate import check_int, check_single_sizes
 from .bound import tokens_per_s
 from .capacity import CapacityCheck, HoldsMemory
+from .decode import step_parts
+from .generation import (
+    GenerationTime,
+    check_request,
+    generation_time_of,
+    longest_context,
+    output_room,
+)
 from .hardware import Accelerator
+from .kv import turning_batch_of, turning_points
+from .modelspec import ModelSpec
 from .step import batch_turning_point, read_time_per_output
-
-if TYPE_CHECKING:                 # chapter-3 modules load on first use
-    from .generation import GenerationTime
-    from .modelspec import ModelSpec
+from .workload import Workload
 
 __all__ = ["Estimate", "estimate", "default_context", "DEFAULT_CONTEXT", "DEFAULT_OUTPUT_TOKENS"]
 
@@ -184,9 +190,6 @@ def default_context(model, *, prompt=None, output_tokens=None) -> tuple[int, str
     :data:`DEFAULT_CONTEXT` tokens, capped at the model's
     ``max_position_embeddings`` (a default is never refused).
     """
-    # chapter 3 loads on first use, as in estimate
-    from .generation import longest_context
-
     if prompt is not None:
         return longest_context(prompt, output_tokens), "the request's last step"
     limit = model.max_position_embeddings
@@ -236,10 +239,6 @@ def estimate(model, hw=None, *, batch=None, context=None, prompt_tokens=None,
 
     Every parameter after ``hw`` is keyword-only, as in every function that takes a card.
     """
-    # chapter 3's modules and, through Workload, the model catalog load on first use:
-    # ``import infra_calc`` imports this module and stays light (tests/lib/test_import.py)
-    from .workload import Workload
-
     w = Workload.of(model, hw, batch=batch, cards=cards, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, workspace=workspace)
     if context is None and w.context != 0:   # a workload's own context; a given one replaces it
@@ -258,8 +257,6 @@ def _request(spec, prompt, output_tokens):
     """``(P, O)`` of the request checked (:func:`~infra_calc.generation.check_request`), ``O``
     defaulting to :data:`DEFAULT_OUTPUT_TOKENS` capped by the model; ``(None, None)`` without
     a prompt."""
-    from .generation import check_request, output_room
-
     if prompt is None:
         if output_tokens is not None:
             raise ValueError("output_tokens (tokens) needs prompt_tokens (tokens)")
@@ -274,10 +271,6 @@ def _request(spec, prompt, output_tokens):
 def _estimate_of(w, context_from, prompt, output) -> Estimate:
     """The :class:`Estimate` of checked workload ``w`` (one batch, one card count, its context
     set) and checked request ``(prompt, output)`` (None, None: no request)."""
-    from .decode import step_parts
-    from .generation import generation_time_of
-    from .kv import turning_batch_of, turning_points
-
     spec, mem = w.model, w.memory
     st = step_parts(w)             # the account model_decode_step reads
     uniform = step_parts(w.with_(routing="uniform")) if spec.is_moe else st

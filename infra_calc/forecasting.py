@@ -382,6 +382,11 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
         TPOT adds ``(B - 1)/O`` prefills of one prompt per step (:func:`prefill_share`, a model);
         the TTFT, total and rate are the same either way.
 
+    There is no ``routing`` (as :func:`~infra_calc.decode.model_decode_step` takes): the
+    knobs were fitted (:func:`infra_calc.fit.prepare`, through :func:`forecast_terms`) on the
+    floor at ``k`` experts per MoE layer and the model at uniform routing, so the forecast
+    fixes both; a Workload's own ``routing`` is not read.
+
     Returns
     -------
     Forecast

@@ -164,5 +164,5 @@ def j13_max_batch(context: int) -> int:
 def j13_padding(skew: float) -> PaddedRows:
     """J13's MoE dispatch (``MOE_TOKENS`` tokens, top-``MOE_TOP_K`` of ``MOE_EXPERTS``)
     padded to ``MOE_TILE_ROWS``-row tiles: ``skew=0`` uniform, ``1`` concentrated."""
-    return padded_rows(route_tokens(S.MOE_TOKENS, S.MOE_EXPERTS, S.MOE_TOP_K, skew=skew),
+    return padded_rows(route_tokens(S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K, skew=skew),
                        tile_rows=S.MOE_TILE_ROWS)

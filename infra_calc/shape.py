@@ -132,7 +132,7 @@ def padded_rows(rows, *, tile_rows=16) -> PaddedRows:
                       active_experts=int((r > 0).sum()), tile_rows=int(t))
 
 
-def route_tokens(tokens, experts, top_k, *, skew=0.0):
+def route_tokens(tokens, *, experts, top_k, skew=0.0):
     """A deterministic routing pattern: rows received by each expert.
 
     ``tokens × top_k`` dispatches are spread evenly over ``E_active`` experts,
@@ -140,6 +140,16 @@ def route_tokens(tokens, experts, top_k, *, skew=0.0):
     (``skew = 0``, uniform) to just ``top_k`` experts (``skew = 1``, every
     token picks the same group):
     :math:`E_{active} = \\mathrm{round}(k\\,(E/k)^{1-skew})`.
+
+    Parameters
+    ----------
+    tokens : int
+        Tokens routed, ``T`` (>= 1).
+    experts, top_k : int
+        Experts ``E`` and experts per token ``k`` (``1 <= k <= E``); keyword-only, as two
+        counts of experts could trade places.
+    skew : float
+        0 (uniform) to 1 (every token picks the same ``k`` experts).
 
     Returns
     -------

@@ -187,7 +187,7 @@ def moe_axes(ax):
 def update_moe_axes(art, *, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
                     skew=0.0, tile_rows=S.MOE_TILE_ROWS):
     """Route, pad and redraw the bars of :func:`moe_axes`; return the PaddedRows."""
-    rows = route_tokens(tokens, experts, top_k, skew=skew)
+    rows = route_tokens(tokens, experts=experts, top_k=top_k, skew=skew)
     pr = padded_rows(rows, tile_rows=tile_rows)
     ax = art["bars"][0].axes
     for bar, label, value in zip(art["bars"], art["labels"], (pr.useful, pr.executed), strict=True):
@@ -305,7 +305,7 @@ def moe_padding(*, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K
     """Grouped bars: useful vs executed rows, uniform (skew 0) vs concentrated (skew 1)."""
     cases = []
     for skew in (0.0, 1.0):
-        pr = padded_rows(route_tokens(tokens, experts, top_k, skew=skew), tile_rows=tile_rows)
+        pr = padded_rows(route_tokens(tokens, experts=experts, top_k=top_k, skew=skew), tile_rows=tile_rows)
         cases.append(pr)
     fig, ax = plt.subplots()
     x = np.arange(len(cases))
@@ -378,7 +378,8 @@ def roofline_explorer_snapshot(*, accelerators=("H100 SXM", "B200"), rows=(*FIGU
 def moe_explorer_snapshot(*, tokens=S.MOE_TOKENS, experts=S.MOE_EXPERTS, top_k=S.MOE_TOP_K,
                           tile_rows=S.MOE_TILE_ROWS, skews=(0.0, 0.25, 0.5, 0.75, 1.0)):
     """Grouped bars of useful vs executed rows at several routing skews."""
-    prs = [padded_rows(route_tokens(tokens, experts, top_k, skew=s), tile_rows=tile_rows) for s in skews]
+    prs = [padded_rows(route_tokens(tokens, experts=experts, top_k=top_k, skew=s), tile_rows=tile_rows)
+           for s in skews]
     fig, ax = plt.subplots()
     x = np.arange(len(skews))
     w = 0.38

@@ -73,7 +73,7 @@ class MoePaddingExplorer(Explorer):
         """Fixed while skew moves: the most rows any skew can execute, rounded up nicely."""
         c = self.controls
         k = min(c["top_k"].value, c["experts"].value)
-        worst = max(padded_rows(route_tokens(c["tokens"].value, c["experts"].value, k, skew=s),
+        worst = max(padded_rows(route_tokens(c["tokens"].value, experts=c["experts"].value, top_k=k, skew=s),
                                 tile_rows=c["tile_rows"].value).executed for s in (0.0, 1.0))
         return (0, nice_ceiling(worst * 1.12))
 

@@ -1,24 +1,16 @@
-"""One API convention, held for every public function of the package (CONTRIBUTING.md,
-"The library first") and every callable of ``infra_calc.__all__`` (functions and classes).
-
-A function that takes a card is ``f(subject, hw, *, sizes...)``: the subject (a model, a
-parameter count, FLOPs and bytes, a GEMM shape ``m, k, n``) comes first, then the card
-``hw``, then only keyword-only parameters, so a size can never land in the wrong slot by
-position.  The subject and ``hw`` may have defaults (a figure's or an explorer's case);
-a fixed case of the source's takes ``hw`` as an option, keyword-only like the rest
-(``scenarios.j07_decode_step(hw=a100)``).
-Without a card the rule reads: a positional parameter is required (the subject's inputs);
-every parameter with a default, and any ``*args``, is keyword-only.  A required input may
-be keyword-only too, where inputs of one unit could trade places
-(``capacity_check(capacity, *, weights, kv, workspace)``).
+"""The calling convention (stated once, in CONTRIBUTING.md, "The library first"), held for
+every public function of the package and every callable of ``infra_calc.__all__`` (functions
+and classes).
 
 "Every public function" is each function without a leading underscore defined in a public
 module of ``infra_calc`` (found with :mod:`pkgutil`), and each function a public module's
 ``__all__`` re-exports from a private one (``figures.render_all``, from
 ``figures._registry``); a private module's helpers (``_validate.check_number``) are the
-package's own plumbing.  :data:`NOT_SCANNED` and :data:`POSITIONAL_OPTIONS` list what is
-left out and the exceptions, each with its reason; an exception no longer needed fails too.
+package's own plumbing.  :data:`NOT_SCANNED` lists what is left out, and :data:`DISPLAY_SHAPE`
+the one exception (the display family), each with its reason; an exception no longer needed
+fails too.
 """
+import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -37,26 +29,19 @@ NOT_SCANNED = {
     "infra_calc.__main__": "runs the command line when imported",
 }
 
-_DISPLAY = ("the display family's one shape (display.py's docstring): the value, how it "
-            "reads (a unit; shown_prefixed: the units to pick from; tokens_k: the K's "
-            "spelling), then the digits, all by position, as every page and printout writes "
-            "shown(t, 'ms', 3)")
-
-#: Functions (``module.name`` under ``infra_calc``) whose options may be passed by
-#: position, and why.
-POSITIONAL_OPTIONS = {
-    **dict.fromkeys(("display.shown", "display.shown_up", "display.shown_prefixed",
-                     "display.sig", "display.round_sig", "display.shown_e",
-                     "display.tokens_k"), _DISPLAY),
-}
-
-#: The display family's positional parameters: one shape (the name of the second says
-#: what it holds).
+#: The one exception to keyword-only options: the display family, every function of
+#: ``infra_calc.display`` that returns a ``Shown`` and takes more than its value, has one
+#: shape (display.py's docstring): the value, how it reads (a unit; shown_prefixed: the units
+#: to pick from; tokens_k: the K's spelling), then the digits, all by position, as every page
+#: and printout writes ``shown(t, 'ms', 3)``.  Its positional parameters, by function:
 DISPLAY_SHAPE = {"shown": ("value", "unit", "digits"), "shown_up": ("value", "unit", "digits"),
                  "sig": ("value", "unit", "digits"), "round_sig": ("value", "unit", "digits"),
                  "shown_e": ("value", "unit", "digits"),
                  "shown_prefixed": ("value", "units", "digits"),
                  "tokens_k": ("tokens", "suffix")}
+
+#: Functions (``module.name`` under ``infra_calc``) whose options may be passed by position.
+POSITIONAL_OPTIONS = {f"display.{name}" for name in DISPLAY_SHAPE}
 
 
 def _key(obj) -> str:
@@ -144,7 +129,12 @@ def test_every_option_is_keyword_only(key):
 
 def test_every_exception_is_scanned():
     assert set(POSITIONAL_OPTIONS) <= set(FUNCTIONS)
-    assert {f"display.{n}" for n in DISPLAY_SHAPE} <= set(POSITIONAL_OPTIONS)
+    # the display family, read from the code: what returns a Shown and takes more than a value
+    family = {f"display.{n}" for n, f in vars(ic.display).items() if inspect.isfunction(f)
+              and f.__module__ == "infra_calc.display" and not n.startswith("_")
+              and inspect.signature(f).return_annotation == "Shown"
+              and len(inspect.signature(f).parameters) > 1}
+    assert family == POSITIONAL_OPTIONS
     assert {"ModelSpec", "Workload", "Accelerator"} <= set(CLASSES)
 
 
@@ -162,6 +152,7 @@ def test_the_display_family_has_one_shape(name):
     lambda: ic.ring_allreduce_time(1e6, 8, "H100 SXM"),           # the old order
     lambda: ic.critical_rows(4096, 4096, "H100 SXM", 2),
     lambda: ic.arithmetic_intensity(64, 4096, 4096, 2),
+    lambda: ic.route_tokens(64, 256, 8),                          # two counts of experts
     lambda: ic.capacity_check(80e9, 16e9, 4e9, 2e9),              # workspace is keyword-only
     lambda: ic.capacity_check(80e9, 16e9, 4e9),                   # so are weights and kv
     lambda: ic.mbu(20e9, "H100 SXM", 10e-3),                       # the measured time too
@@ -182,22 +173,22 @@ def test_the_keyword_call_works():
 
 
 #: The one order of the size and precision options, wherever a function takes them: the
-#: requests and their lengths, the cards, the byte widths (per weight, per cached element, or
-#: the cache's bytes themselves), the math precision, the expert routing, the workspace.
+#: fields of a :class:`~infra_calc.workload.Workload`, in its order (the requests, their
+#: context, the cards, the byte widths, the math precision, the expert routing, the
+#: workspace), with the sizes a workload does not hold beside their kin: a request's lengths
+#: after the context, the cache's bytes themselves after its bytes per element.
 #: A function may put the sizes it requires (no default) first, in this order among
 #: themselves, then its optional ones, in this order: ``generation_time(m, hw, *,
 #: prompt_tokens, output_tokens, batch=None, ...)``; or keep them all in this order
 #: (``decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0)``).  A function's
 #: own options (``weights``, ``comm``, a lever's ``drafts`` ...) may sit anywhere.
-SIZE_ORDER = ("batch", "context", "prompt_tokens", "output_tokens", "cards", "bytes_per_param",
-              "kv_bytes_per_element", "kv_bytes", "math", "routing", "workspace")
+NOT_IN_A_WORKLOAD = {"context": ("prompt_tokens", "output_tokens"),
+                     "kv_bytes_per_element": ("kv_bytes",)}
+SIZE_ORDER = tuple(name for f in dataclasses.fields(ic.Workload) if f.kw_only
+                   for name in (f.name, *NOT_IN_A_WORKLOAD.get(f.name, ())))
 
 SIZED = {k: f for k, f in FUNCTIONS.items()
          if len(set(SIZE_ORDER) & set(inspect.signature(f).parameters)) > 1}
-
-#: Functions whose keywords keep another order, and why (an entry no longer needed fails).
-SIZE_ORDER_EXCEPTIONS: dict = {}
-
 
 def _keyword_sizes(f):
     return [p for p in inspect.signature(f).parameters.values()
@@ -208,6 +199,12 @@ def _orders(given):
     """The two orders allowed: :data:`SIZE_ORDER`, or required sizes first, then it."""
     return (sorted(given, key=lambda p: SIZE_ORDER.index(p.name)),
             sorted(given, key=lambda p: (p.default is not p.empty, SIZE_ORDER.index(p.name))))
+
+
+def test_the_sizes_beside_the_workloads_are_not_its_fields():
+    fields = {f.name for f in dataclasses.fields(ic.Workload)}
+    assert set(NOT_IN_A_WORKLOAD) <= fields
+    assert not fields & {n for names in NOT_IN_A_WORKLOAD.values() for n in names}
 
 
 def test_the_size_order_covers_the_chapter_functions():
@@ -252,8 +249,4 @@ def test_size_options_come_in_one_order(name):
     the required sizes possibly first, so a reader who knows one function's keywords reads
     the next one's in the same order."""
     given = _keyword_sizes(SIZED[name])
-    in_order = given in _orders(given)
-    if name in SIZE_ORDER_EXCEPTIONS:
-        assert not in_order, f"{name} is in SIZE_ORDER: drop it from SIZE_ORDER_EXCEPTIONS"
-    else:
-        assert in_order, f"{name}: {[p.name for p in given]}, not in the order of SIZE_ORDER"
+    assert given in _orders(given), f"{name}: {[p.name for p in given]}, not in the order of SIZE_ORDER"

@@ -5,6 +5,7 @@ card; and one forecast assembly: ``forecast`` and the fit's rows run the same
 
 The `forecast` command and the forecast in `estimate`: tests/lib/test_cli.py."""
 import dataclasses
+import inspect
 from unittest import mock
 
 import numpy as np
@@ -150,6 +151,15 @@ def test_a_moe_forecast_reads_the_uniform_routing_experts_and_rests_on_the_k_exp
     step = forecasting.pass_time(kn.fitted, read=uni.steps.t_read, compute=uni.steps.t_compute,
                                  comm=uni.steps.t_comm, layers=32, cards=2)
     assert f.tpot.value == pytest.approx(step.mean())
+
+
+def test_the_forecast_fixes_the_routing_its_knobs_were_fitted_under():
+    """No ``routing`` option, and a Workload's own routing is not read (the docstring)."""
+    assert "routing" not in inspect.signature(ic.forecast).parameters
+    sizes = dict(prompt_tokens=64, output_tokens=16)
+    w = ic.Workload("mixtral-8x7b", "H100", batch=32, cards=2, routing="uniform")
+    a, b = ic.forecast(w, **sizes), ic.forecast(w.with_(routing="floor"), **sizes)
+    assert (a.ttft, a.tpot, a.total, a.floor.floor_total) == (b.ttft, b.tpot, b.total, b.floor.floor_total)
 
 
 def test_rate_per_card_and_the_time_it_implies_are_one_relation():

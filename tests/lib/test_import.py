@@ -44,17 +44,48 @@ def test_public_api_names():
     assert callable(ic.estimate)
 
 
-def test_each_lazy_name_is_its_modules_own():
-    """The hand-kept table of lazy names: each is in its module's ``__all__`` and the
-    package hands out that module's object; so is each name the package imports."""
+def _stub():
+    """``name -> module`` of the package's stub ``__init__.pyi`` (read, not imported); a
+    submodule the stub names (``from . import source``) maps to None."""
+    import ast
+
     import infra_calc as ic
-    for name, module in ic._LAZY.items():
-        mod = importlib.import_module(f"infra_calc.{module}")
-        assert name in mod.__all__, (name, module)
-        assert getattr(ic, name) is getattr(mod, name), (name, module)
-    exported = {n for m in ic._SUBMODULES
-                for n in getattr(importlib.import_module(f"infra_calc.{m}"), "__all__", ())}
-    assert set(ic.__all__) - {"__version__", *ic._PUBLIC_MODULES} <= exported
+    tree = ast.parse(pathlib.Path(ic.__file__).with_suffix(".pyi").read_text(encoding="utf-8"))
+    return {a.name: node.module for node in tree.body
+            if isinstance(node, ast.ImportFrom) for a in node.names}
+
+
+def test_each_name_is_its_modules_own():
+    """The stub's one list of names: each is in its module's ``__all__``, re-exported
+    (``x as x``), and the package hands out that module's object; ``__all__`` is the stub's
+    names and ``__version__``."""
+    import ast
+
+    import infra_calc as ic
+    stub = _stub()
+    for name, module in stub.items():
+        mod = importlib.import_module(f"infra_calc.{module or name}")
+        if module is None:
+            assert getattr(ic, name) is mod, name
+        else:
+            assert name in mod.__all__, (name, module)
+            assert getattr(ic, name) is getattr(mod, name), (name, module)
+    assert ic.__all__ == sorted([*stub, "__version__"])
+    tree = ast.parse(pathlib.Path(ic.__file__).with_suffix(".pyi").read_text(encoding="utf-8"))
+    assert all(a.asname == a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+               for a in n.names)
+
+
+def test_a_function_named_as_its_module_stays_the_function():
+    """``infra_calc.estimate`` is a module and ``ic.estimate`` the function: importing the
+    submodule first (as the command line does) must not shadow the function (lazy_loader's
+    guard; with a plain module type the import would bind the module in its place)."""
+    code = ("import infra_calc as ic, types, sys; {plain}import infra_calc.cli; "
+            "print(callable(ic.estimate))")
+    for plain, want in (("", "True"), ("ic.__class__ = types.ModuleType; ", "False")):
+        out = subprocess.run([sys.executable, "-c", code.format(plain=plain)],
+                             capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == want, plain
 
 
 def test_every_public_module_is_an_attribute_on_first_use():
@@ -72,7 +103,8 @@ def _import_graph(dynamic=None):
     """{module: modules it imports} inside infra_calc and bookkit, lazy (function-level)
     imports and ``importlib.import_module`` calls included: a call with a constant name is
     an edge, the package's own lazy loader (``__getattr__``) has an edge to every module of
-    its ``_LAZY`` and ``_SUBMODULES``, the exercise registry one to every module of its
+    stub ``__init__.pyi`` (read as the package's imports: lazy_loader imports them) and of
+    its ``_SUBMODULES``, the exercise registry one to every module of its
     ``CHAPTERS``, and any other call (a name computed at run time, which
     this graph cannot see) is listed in ``dynamic`` as ``module:line``."""
     import ast
@@ -82,10 +114,11 @@ def _import_graph(dynamic=None):
     import infra_calc as ic
     from bookkit.exercises import registry
 
-    lazy = {f"infra_calc.{m}" for m in (*ic._LAZY.values(), *ic._SUBMODULES)}
+    lazy = {f"infra_calc.{m}" for m in ic._SUBMODULES}
     chapters = {f"bookkit.exercises.{m}" for m in registry.CHAPTERS}
     graph = {}
-    paths = [p for pkg in (ic, bookkit) for p in pathlib.Path(pkg.__file__).parent.rglob("*.py")]
+    paths = [p for pkg in (ic, bookkit) for suffix in ("*.py", "*.pyi")
+             for p in pathlib.Path(pkg.__file__).parent.rglob(suffix)]
     for path in paths:
         rel = path.relative_to(pathlib.Path(ic.__file__).parents[1]).with_suffix("")
         parts = list(rel.parts)
@@ -122,7 +155,7 @@ def _import_graph(dynamic=None):
             else:
                 continue
             deps |= {t for t in targets if t[0].split(".")[0] in ("infra_calc", "bookkit")}
-        graph[name] = deps
+        graph[name] = graph.get(name, set()) | deps      # __init__.py and its stub
     return {m: {sub if sub in graph else mod for mod, sub in deps} - {m}
             for m, deps in graph.items()}
 

@@ -15,8 +15,8 @@ def test_shape_efficiency():
 
 
 def test_moe_padding():
-    u = ic.padded_rows(ic.route_tokens(64, 256, 8, skew=0.0), tile_rows=16)
-    c = ic.padded_rows(ic.route_tokens(64, 256, 8, skew=1.0), tile_rows=16)
+    u = ic.padded_rows(ic.route_tokens(64, experts=256, top_k=8, skew=0.0), tile_rows=16)
+    c = ic.padded_rows(ic.route_tokens(64, experts=256, top_k=8, skew=1.0), tile_rows=16)
     assert (u.executed, u.useful, u.active_experts) == (4096, 512, 256)
     assert (c.executed, c.useful, c.active_experts) == (512, 512, 8)
     assert u.waste_ratio == 8.0 and c.efficiency == 1.0
@@ -27,12 +27,12 @@ def test_moe_padding():
     assert (odd.rows_per_expert, odd.executed, odd.waste_ratio) == (10, 48, 48 / 21)
     assert odd.padding_ratio == 48 / 32
     assert ic.padded_rows([0, 0]).rows_per_expert == 0 and ic.padded_rows([0]).padding_ratio == 1.0
-    mid = ic.padded_rows(ic.route_tokens(64, 256, 8, skew=0.5), tile_rows=16)
+    mid = ic.padded_rows(ic.route_tokens(64, experts=256, top_k=8, skew=0.5), tile_rows=16)
     assert 512 <= mid.executed <= 4096 and mid.useful == 512
     with pytest.raises(ValueError, match="top_k"):
-        ic.route_tokens(64, 4, 8)
+        ic.route_tokens(64, experts=4, top_k=8)
     with pytest.raises(ValueError, match=r"skew"):
-        ic.route_tokens(64, 256, 8, skew=1.5)
+        ic.route_tokens(64, experts=256, top_k=8, skew=1.5)
     with pytest.raises(ValueError, match=r"rows \(rows per expert\) must be >= 0"):
         ic.padded_rows([1, -1])
 
@@ -60,12 +60,12 @@ def test_padded_gemm_counts_by_hand():
 
 def test_padded_gemm_memory_bound_zeros_cost_nothing():
     # the source's uniform routing: 2 rows per expert, I about 2 FLOP/byte on an H100
-    u = ic.padded_gemm(ic.route_tokens(64, 256, 8, skew=0.0), 4096, 4096, H100)
+    u = ic.padded_gemm(ic.route_tokens(64, experts=256, top_k=8, skew=0.0), 4096, 4096, H100)
     assert u.efficiency == 0.125 and u.bound == "memory"
     assert u.padding_slowdown == 1.0 and u.time == u.t_read
     assert u.useful_flops / u.bytes_read == pytest.approx(2.0, rel=1e-3)
     # concentrated: 8 experts' weights instead of 256
-    c = ic.padded_gemm(ic.route_tokens(64, 256, 8, skew=1.0), 4096, 4096, H100)
+    c = ic.padded_gemm(ic.route_tokens(64, experts=256, top_k=8, skew=1.0), 4096, 4096, H100)
     assert c.efficiency == 1.0 and u.time / c.time == pytest.approx(31.0, rel=0.01)
 
 
