@@ -55,7 +55,7 @@ def weight_read_params(spec, batch, weights, *, routing="floor"):
     ``"touched"``; ``"active"`` is ``k`` experts whatever it says.
     """
     if weights == "touched":
-        return np.asarray(spec.decode_weight_bytes(1, batch, routing), dtype=float)
+        return np.asarray(spec.decode_weight_bytes(1, batch, routing=routing), dtype=float)
     if weights == "active":
         return np.asarray(float(spec.active_params))
     if weights == "total":
@@ -84,7 +84,7 @@ def routed_expert_bytes(w: Workload, b):
     ``b_W / n``; 0 for a dense model."""
     if not w.model.is_moe:
         return 0.0 * np.asarray(b, dtype=float)
-    return (w.model.routed_params_read(b, w.routing) * w.bytes_per_param
+    return (w.model.routed_params_read(b, routing=w.routing) * w.bytes_per_param
             / np.asarray(w.cards, dtype=float))
 
 
@@ -152,7 +152,8 @@ def decode_coefficients(w: Workload, *, weights="touched") -> StepCoefficients:
         kv_bytes_per_token=np.asarray(kv_cache_bytes(1, w.kv_bytes_per_token_per_card,
                                                      batch=w.batch)),
         flops_linear=card_matmul_flops(w, w.batch, spec.matmul_params),
-        attention_flops_per_token=np.asarray(spec.attention_flops(np.asarray(w.batch, dtype=float), 1))
+        attention_flops_per_token=np.asarray(spec.attention_flops(tokens=np.asarray(w.batch, dtype=float),
+                                                                   context=1))
         / np.asarray(w.cards, dtype=float),
     )
 

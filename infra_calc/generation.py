@@ -130,8 +130,8 @@ def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
     """
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
     o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
-    spec.check_context(p, "prompt_tokens")
-    spec.check_context(longest_context(p, o), "prompt_tokens + output_tokens - 1")
+    spec.check_context(p, name="prompt_tokens")
+    spec.check_context(longest_context(p, o), name="prompt_tokens + output_tokens - 1")
     return p, o
 
 

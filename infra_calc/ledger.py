@@ -122,7 +122,7 @@ class ParameterLedger:
         """
         return self.params - self.routed_expert_params - self.gathered_table_params
 
-    def attention_flops(self, tokens=1, context=0):
+    def attention_flops(self, *, tokens=1, context=0):
         """FLOPs of attention for ``tokens`` new tokens over ``context`` cached ones each.
 
         .. math:: F_{att} = 4\\, T\\, S\\, L\\, H\\, d_h
@@ -133,15 +133,15 @@ class ParameterLedger:
         return (4.0 * np.asarray(tokens, dtype=float) * np.asarray(context, dtype=float)
                 * self.layers * self.heads * self.head_dim)
 
-    def causal_attention_flops(self, new_tokens=1, context=0, *, diagonal=False):
+    def causal_attention_flops(self, new_tokens=1, *, context=0, diagonal=False):
         """Causal attention FLOPs of one request's ``q`` new tokens after ``S`` cached ones:
         :math:`4LHd_h\\,(qS + q(q-1)/2\\,[+\\,q])`, token ``j < q`` attending to the ``S`` cached
         and ``j`` new ones before it (and itself with ``diagonal=True``, as prefill counts)."""
         q = np.asarray(new_tokens, dtype=float)
         pairs = q * np.asarray(context, dtype=float) + q * (q - 1.0) / 2.0 + (q if diagonal else 0.0)
-        return self.attention_flops(1, pairs)
+        return self.attention_flops(tokens=1, context=pairs)
 
-    def experts_hit(self, batch=1, routing="floor"):
+    def experts_hit(self, batch, *, routing="floor"):
         """Distinct experts per MoE layer that one step of ``B`` tokens reads.
 
         Each token is routed to ``k`` distinct experts of ``E``, so any step
@@ -163,13 +163,13 @@ class ParameterLedger:
         ----------
         batch : int or array_like
             Tokens routed in the same step, ``B`` (>= 1).
-        routing : {"floor", "uniform"}
+        routing : {"floor", "uniform"}, keyword-only
             The floor (any routing) or the uniform-routing model (:data:`ROUTINGS`).
         """
         b = check_int(batch, "batch", "tokens", minimum=1)
-        return unwrap(self.experts_read(b, check_routing(routing)))
+        return unwrap(self.experts_read(b, routing=check_routing(routing)))
 
-    def experts_read(self, batch, routing):
+    def experts_read(self, batch, *, routing):
         """:meth:`experts_hit` unchecked, for any real ``batch`` >= 1 (arrays; ``inf``: all ``E``).
 
         The one place the routing readings are written; the bisections of
@@ -183,16 +183,16 @@ class ParameterLedger:
             return np.full(np.shape(b), float(k))
         return e * (1.0 - (1.0 - k / e) ** b)
 
-    def routed_params_read(self, batch, routing):
+    def routed_params_read(self, batch, *, routing):
         """Routed-expert parameters one step of ``B`` tokens reads, :math:`L_{moe} E_{hit}(B) P_{expert}`
         (unchecked like :meth:`experts_read`: real ``batch``, ``inf`` for every expert; 0 if dense).
 
         The one place this count is written: :meth:`decode_weight_bytes` adds it to the
         shared weights, :func:`infra_calc.decode.routed_expert_bytes` takes its share per card.
         """
-        return self.moe_layers * self.experts_read(batch, routing) * self.expert_params
+        return self.moe_layers * self.experts_read(batch, routing=routing) * self.expert_params
 
-    def decode_weight_bytes(self, bytes_per_param=2, batch=1, routing="floor"):
+    def decode_weight_bytes(self, bytes_per_param, batch, *, routing="floor"):
         """Weight bytes one decode step of ``B`` tokens reads, in bytes.
 
         .. math:: R_W(B) = b_W\\,\\bigl(N_{shared} + [\\text{untied}]\\min(B, V)\\,d
@@ -217,11 +217,11 @@ class ParameterLedger:
 
         Parameters
         ----------
-        bytes_per_param : float or array_like, optional
+        bytes_per_param : float or array_like
             Bytes per weight, in bytes (2 = BF16).
-        batch : int or array_like, optional
+        batch : int or array_like
             Tokens decoded in the step, ``B`` (>= 1).
-        routing : {"floor", "uniform"}, optional
+        routing : {"floor", "uniform"}, keyword-only
             How many experts the batch reads (:meth:`experts_hit`).
 
         Returns
@@ -233,7 +233,7 @@ class ParameterLedger:
         --------
         >>> from infra_calc.models import model
         >>> m = model("Qwen3-8B")
-        >>> m.weight_bytes() - m.decode_weight_bytes()   # the untied table, less one row
+        >>> m.weight_bytes(2) - m.decode_weight_bytes(2, 1)   # the untied table, less one row
         1244651520.0
         """
         bw = check_number(bytes_per_param, "bytes_per_param", "bytes/parameter")
@@ -241,5 +241,5 @@ class ParameterLedger:
         routing = check_routing(routing)
         count = (float(self.shared_params)
                  + np.minimum(b, self.vocab).astype(float) * self.gathered_row_params
-                 + self.routed_params_read(b, routing))
+                 + self.routed_params_read(b, routing=routing))
         return unwrap(bw * count)

@@ -166,7 +166,7 @@ def _verify_counts(w: Workload, k):
     per_tok = decode_coefficients(tok)            # weights and matrix products of B(k+1) tokens
     s = np.asarray(w.context, dtype=float)
     kv = decode_coefficients(w).kv_bytes_per_token * s      # each request's cache, once
-    f_att = b * w.model.causal_attention_flops(kf + 1.0, s)
+    f_att = b * w.model.causal_attention_flops(kf + 1.0, context=s)
     return [np.asarray(x, dtype=float) + 0.0 * s * kf for x in
             (b * (kf + 1.0), per_tok.weight_bytes, kv, per_tok.flops_linear, f_att)]
 

@@ -35,6 +35,7 @@ from ._validate import check_int, check_number
 from .display import round_sig, shown
 from .hf_config import spec_fields
 from .ledger import ParameterLedger
+from .units import BF16_BYTES
 
 __all__ = ["ModelSpec"]
 
@@ -217,7 +218,7 @@ class ModelSpec(ParameterLedger):
         """True for a mixture-of-experts model (``num_experts > 0``)."""
         return self.num_experts > 0
 
-    def kv_bytes_per_token(self, bytes_per_element=2):
+    def kv_bytes_per_token(self, bytes_per_element=BF16_BYTES):
         """KV-cache bytes one token occupies, summed over all layers.
 
         .. math:: m_{KV} = 2 \\cdot L \\cdot n_{kv} \\cdot d_h \\cdot b
@@ -254,7 +255,7 @@ class ModelSpec(ParameterLedger):
         per_element = 2 * self.layers * self.kv_heads * self.head_dim
         return _scale(per_element, bytes_per_element, "bytes_per_element")
 
-    def weight_bytes(self, bytes_per_param=2):
+    def weight_bytes(self, bytes_per_param=BF16_BYTES):
         """Bytes needed to hold every parameter: ``params * bytes_per_param``.
 
         Parameters
@@ -294,7 +295,7 @@ class ModelSpec(ParameterLedger):
         return dataclasses.replace(resized, params=self.params + extra,
                                    active_params=self.active_params + extra)
 
-    def check_context(self, tokens, name="context"):
+    def check_context(self, tokens, *, name="context"):
         """Refuse a context longer than ``max_position_embeddings``.
 
         Raises

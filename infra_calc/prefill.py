@@ -175,7 +175,7 @@ def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
                     workspace=workspace)
     check_single_sizes(w, "batch", "cards")
-    w.model.check_context(p, "prompt_tokens")
+    w.model.check_context(p, name="prompt_tokens")
     return prefill_step_of(w, p, weights=weights, comm=comm)
 
 

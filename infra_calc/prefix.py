@@ -177,12 +177,12 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens, cached, batch=None,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
                     workspace=workspace)
     check_single_sizes(w, "batch")
-    w.model.check_context(p, "prompt_tokens")
+    w.model.check_context(p, name="prompt_tokens")
     spec = w.model
     n = np.asarray(p) - np.asarray(pc)
     c = prefill_counts(w, n)
     pcf = np.asarray(pc, dtype=float)
-    f = c.flops + spec.attention_flops(w.batch * n, pcf)   # the new tokens over the prefix
+    f = c.flops + spec.attention_flops(tokens=w.batch * n, context=pcf)   # the new tokens over the prefix
     prefix_kv = pcf * w.kv_bytes_per_token
     r = c.bytes_read + prefix_kv
     t = bounds(f, r, w.hw, math=w.math)

@@ -16,15 +16,17 @@ import numpy as np
 from ._validate import check_number, unwrap
 from .accelerators import accelerator
 from .bound import attainable, bounds, crossover
+from .units import BF16_BYTES
 
 __all__ = [
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit",
     "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline", "BYTES_PER_ELEMENT",
 ]
 
-#: Bytes per element of a GEMM's operands when a call names none: 2, BF16 (the one default of
-#: the roofline, the padded GEMM of :mod:`infra_calc.shape` and the lab's arithmetic).
-BYTES_PER_ELEMENT = 2
+#: Bytes per element of a GEMM's operands when a call names none: BF16's
+#: (:data:`infra_calc.units.BF16_BYTES`), the default of the roofline, the padded GEMM of
+#: :mod:`infra_calc.shape` and the lab's arithmetic.
+BYTES_PER_ELEMENT = BF16_BYTES
 
 
 def _dims(m, k, n):

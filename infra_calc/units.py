@@ -35,6 +35,9 @@ KB, MB, GB, TB = 1e3, 1e6, 1e9, 1e12
 KiB, MiB, GiB, TiB = 2**10, 2**20, 2**30, 2**40
 # time
 MS, US = 1e-3, 1e-6
+#: Bytes of one BF16 number, 2: the library's one default width of a weight, a cached K/V element
+#: and a GEMM operand when a call names none (Workload, ModelSpec's byte counts, the roofline).
+BF16_BYTES = 2
 #: the K of a context length ("8K tokens" = 8,192): 2**10 tokens, as the source writes them
 K_TOKENS = 2**10
 

@@ -53,6 +53,7 @@ from .models import model as find_model
 from .modelspec import ModelSpec
 from .sharding import CardShare, card_share
 from .source import J13_WORKSPACE
+from .units import BF16_BYTES
 
 __all__ = ["Workload", "ModelOnCard", "DEFAULT_WORKSPACE"]
 
@@ -125,8 +126,8 @@ class Workload(HoldsMemory):
     batch: int | np.ndarray = 1
     context: int | np.ndarray = 0
     cards: int | np.ndarray = 1
-    bytes_per_param: float = 2.0
-    kv_bytes_per_element: float = 2.0
+    bytes_per_param: float = float(BF16_BYTES)
+    kv_bytes_per_element: float = float(BF16_BYTES)
     math: str = "bf16"
     routing: str = "floor"
     workspace: float = DEFAULT_WORKSPACE
@@ -141,7 +142,7 @@ class Workload(HoldsMemory):
              check_number(self.kv_bytes_per_element, "kv_bytes_per_element", "bytes/element"))
         set_(self, "batch", check_int(self.batch, "batch", "requests", minimum=1))
         set_(self, "context", check_int(self.context, "context", "tokens", minimum=0))
-        self.model.check_context(self.context, "context")
+        self.model.check_context(self.context)
         set_(self, "workspace", _scalar(self.workspace, "workspace", "bytes", allow_zero=True))
         share = card_share(self.model, cards=self.cards)
         set_(self, "cards", share.cards)

@@ -224,7 +224,7 @@ def n1_saving():
 
 def n1_attention_flops():
     """FLOPs of the attention over the j07-n1 caches, which ``2BN`` leaves out: ``4·B·S·L·H·d_h``."""
-    return float(model(S.J07_MODEL).attention_flops(N1_BATCH, N1_CONTEXT))
+    return float(model(S.J07_MODEL).attention_flops(tokens=N1_BATCH, context=N1_CONTEXT))
 
 
 EX_N1 = Exercise(

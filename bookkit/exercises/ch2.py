@@ -299,7 +299,7 @@ def _values_n5(v):
 
 
 def _n6_bytes():
-    return (_qwen().decode_weight_bytes(S.J13_BYTES_PER_PARAM)
+    return (_qwen().decode_weight_bytes(S.J13_BYTES_PER_PARAM, 1)
             + kv_cache_bytes(N6_CONTEXT, j13_kv_bytes_per_token()))
 
 
@@ -323,7 +323,7 @@ EX_N6 = Exercise(
 def _values_n6(v):
     v.t_meas = shown(N6_MEASURED, "ms", 0)
     v.n6_ctx = shown(N6_CONTEXT, digits=0)
-    v.n6_w = shown(_qwen().decode_weight_bytes(S.J13_BYTES_PER_PARAM), "GB", 2)
+    v.n6_w = shown(_qwen().decode_weight_bytes(S.J13_BYTES_PER_PARAM, 1), "GB", 2)
     v.n6_kv = shown(kv_cache_bytes(N6_CONTEXT, j13_kv_bytes_per_token()), "GB", 2)
     v.n6_bytes = shown(_n6_bytes(), "GB", 2)
     v.n6_floor = shown(_n6_floor(), "ms", 2)

@@ -85,7 +85,7 @@ EX_N1 = Exercise(
 def _values_n1(v):
     q = model(N1_MODEL)
     v.n1_mkv = shown(q.kv_bytes_per_token(), "KiB", 0)
-    v.n1_att = shown(q.attention_flops(1, 1), "FLOP", 0)
+    v.n1_att = shown(q.attention_flops(tokens=1, context=1), "FLOP", 0)
     v.n1 = shown(n1(), "tokens", 0)
 
 
@@ -225,7 +225,7 @@ def _values_n6(v):
     v.n6_k = shown(mx.experts_per_token, digits=0)
     v.n6_e = shown(mx.num_experts, digits=0)
     v.n6_batch = shown(N6_BATCH, "requests", 0)
-    v.n6_hit = shown(mx.experts_hit(N6_BATCH, "uniform"), digits=2)
+    v.n6_hit = shown(mx.experts_hit(N6_BATCH, routing="uniform"), digits=2)
     v.n6_one = shown(mx.decode_weight_bytes(N6_BYTES, 1), "GB", 2)
     v.n6_all = shown(mx.weight_bytes(N6_BYTES), "GB", 2)
     v.n6 = shown(n6(), "GB", 2)

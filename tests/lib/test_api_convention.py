@@ -127,6 +127,39 @@ def test_every_option_is_keyword_only(key):
                            f"(make them keyword-only)")
 
 
+def _public_methods() -> dict:
+    """``Class.method`` -> function, for every public method the package's classes define
+    (their bases in the package included; dataclass-made methods are not public)."""
+    found = {}
+    for cls in CLASSES.values():
+        for base in cls.__mro__:
+            if not base.__module__.startswith("infra_calc"):
+                continue
+            for name, fn in vars(base).items():
+                if inspect.isfunction(fn) and not name.startswith("_"):
+                    found[f"{base.__qualname__}.{name}"] = fn
+    return dict(sorted(found.items()))
+
+
+METHODS = _public_methods()
+
+
+@pytest.mark.parametrize("key", METHODS)
+def test_every_methods_option_is_keyword_only(key):
+    """A method takes its subject (``self``) and one size by position; any further input
+    with a default is an option, keyword-only (``spec.decode_weight_bytes(b_w, batch,
+    routing="uniform")``)."""
+    params = list(inspect.signature(METHODS[key]).parameters.values())[2:]
+    loose = [p.name for p in params if p.kind == p.VAR_POSITIONAL
+             or (p.kind == p.POSITIONAL_OR_KEYWORD and p.default is not p.empty)]
+    assert not loose, f"{key}: {loose} have defaults but can be passed by position"
+
+
+def test_the_method_scan_reaches_the_records():
+    assert {"ParameterLedger.decode_weight_bytes", "ParameterLedger.attention_flops",
+            "ModelSpec.kv_bytes_per_token", "Workload.memory_at"} <= set(METHODS)
+
+
 def test_every_exception_is_scanned():
     assert set(POSITIONAL_OPTIONS) <= set(FUNCTIONS)
     # the display family, read from the code: what returns a Shown and takes more than a value

@@ -55,7 +55,7 @@ def test_attention_flops_counts_qk_and_pv():
     spec = model("Llama-3.1-8B")
     # Q K^T: d_h multiply-adds per (query, key, head, layer); P V: the same again
     per_pair = 2 * spec.head_dim + 2 * spec.head_dim
-    assert spec.attention_flops(3, 100) == 3 * 100 * per_pair * spec.heads * spec.layers
+    assert spec.attention_flops(tokens=3, context=100) == 3 * 100 * per_pair * spec.heads * spec.layers
 
 
 # --------------------------------------------------------------------------
@@ -101,9 +101,9 @@ def test_routed_params_and_the_gathered_row_against_the_tensor_listing():
     every = reference_count(MIXTRAL_8X7B) - reference_count(MIXTRAL_8X7B, experts_used=0)
     two = reference_count(MIXTRAL_8X7B, experts_used=2) - reference_count(MIXTRAL_8X7B,
                                                                           experts_used=0)
-    assert m.routed_params_read(1, "uniform") == m.routed_params_read(1e6, "floor") == two
-    assert m.routed_params_read(np.inf, "uniform") == every
-    assert np.all(model("Llama-3.1-8B").routed_params_read(np.array([1, 64]), "uniform") == 0)
+    assert m.routed_params_read(1, routing="uniform") == m.routed_params_read(1e6, routing="floor") == two
+    assert m.routed_params_read(np.inf, routing="uniform") == every
+    assert np.all(model("Llama-3.1-8B").routed_params_read(np.array([1, 64]), routing="uniform") == 0)
     untied = ModelSpec.from_hf_config(dict(TINY["llama"], tie_word_embeddings=False))
     tied = ModelSpec.from_hf_config(dict(TINY["llama"], tie_word_embeddings=True))
     for spec, row in ((untied, TINY["llama"]["hidden_size"]), (tied, 0)):
@@ -169,7 +169,7 @@ def test_routing_must_be_named(bad):
 ])
 def test_decode_weight_bytes_bad_batch_is_clear(bad, match):
     with pytest.raises(ValueError, match=rf"batch \(tokens\) must .*{match}") as info:
-        model("Mixtral-8x7B").decode_weight_bytes(batch=bad)
+        model("Mixtral-8x7B").decode_weight_bytes(2, batch=bad)
     assert "-9223372036854775808" not in str(info.value)
 
 
