@@ -108,9 +108,11 @@ def capacity_check(capacity, *, weights, kv, workspace) -> CapacityCheck:
 
 def kv_cache_bytes(context, kv_bytes_per_token, *, batch=1):
     """KV-cache size :math:`B\\,S\\,m_{KV}` in bytes, for ``batch`` requests of ``context``
-    tokens each: the one place it is computed (:class:`~infra_calc.workload.Workload`'s
-    per-card KV uses it with the per-card ``m_KV``).  ``context`` and ``batch`` are whole
-    numbers >= 0, the check a Workload's sizes get.
+    tokens each: the one place it is computed.  Every cache a result holds or reads comes
+    from it (:meth:`Workload.kv_bytes_per_card <infra_calc.workload.Workload.kv_bytes_per_card>`
+    calls it with the per-card ``m_KV``; the levers, the turning points and the figures call
+    that), and :func:`max_batch` and :func:`max_context` solve the inequality with its own
+    product.  ``context`` and ``batch`` are whole numbers >= 0, the check a Workload's sizes get.
 
     >>> kv_cache_bytes(8192, 131072, batch=3), kv_cache_bytes(0, 131072)
     (3221225472.0, 0.0)
@@ -118,7 +120,13 @@ def kv_cache_bytes(context, kv_bytes_per_token, *, batch=1):
     s = check_int(context, "context", "tokens", minimum=0)
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
     b = check_int(batch, "batch", "requests", minimum=0)
-    return unwrap(np.asarray(b, dtype=float) * s * m)
+    return unwrap(_cache_bytes(b, s, m))
+
+
+def _cache_bytes(batch, context, kv_bytes_per_token):
+    """:math:`B\\,S\\,m_{KV}` of sizes already checked, as floats: :func:`kv_cache_bytes`'s
+    product, which the capacity solver shares (a real ``context`` allowed there)."""
+    return np.asarray(batch, dtype=float) * context * kv_bytes_per_token
 
 
 def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace):
@@ -156,7 +164,8 @@ def max_batch(capacity, *, weights, context, kv_bytes_per_token, workspace):
     int or numpy.ndarray of int
     """
     s = check_number(context, "context", "tokens")
-    return _largest_count(capacity, weights, workspace, s, kv_bytes_per_token)
+    return _largest_count(capacity, weights, workspace, kv_bytes_per_token,
+                          lambda n, m: _cache_bytes(n, s, m))
 
 
 def max_context(capacity, *, weights, batch, kv_bytes_per_token, workspace):
@@ -200,25 +209,27 @@ def max_context(capacity, *, weights, batch, kv_bytes_per_token, workspace):
     12276
     """
     b = check_number(batch, "batch", "requests")
-    return _largest_count(capacity, weights, workspace, b, kv_bytes_per_token)
+    return _largest_count(capacity, weights, workspace, kv_bytes_per_token,
+                          lambda n, m: _cache_bytes(b, n, m))
 
 
-def _largest_count(capacity, weights, workspace, other, kv_bytes_per_token):
-    """The largest whole ``n >= 0`` with ``W + M_work + n * other * m_KV <= C``, the capacity
-    inequality's one solver (``other`` is the context for a batch, the batch for a context);
-    checks the sizes the two share.  The floor of the quotient is corrected by the test
-    :func:`capacity_check` makes, in its own float arithmetic (``W + (n·other)·m_KV + M_work``,
-    the cache as :func:`kv_cache_bytes` computes it), so the two agree at every boundary."""
+def _largest_count(capacity, weights, workspace, kv_bytes_per_token, cache):
+    """The largest whole ``n >= 0`` with ``W + cache(n, m_KV) + M_work <= C``, the capacity
+    inequality's one solver (``cache`` is :func:`_cache_bytes` of ``n`` requests at the
+    context, or of ``n`` tokens for the batch); checks the sizes the two share.  The floor of
+    ``(C - W - M_work) / cache(1)`` is corrected by the test :func:`capacity_check` makes, in
+    its own float arithmetic, on the cache :func:`kv_cache_bytes` computes, so the two agree
+    at every boundary."""
     c = check_number(capacity, "capacity", "bytes")
     w = check_number(weights, "weights", "bytes", allow_zero=True)
     ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
 
     def fits(n):
-        return w + (n * other) * m + ws <= c
+        return w + cache(n, m) + ws <= c
 
     with np.errstate(over="ignore", invalid="ignore"):
-        n = np.maximum(np.floor((c - w - ws) / (other * m)), 0.0)
+        n = np.maximum(np.floor((c - w - ws) / cache(1.0, m)), 0.0)
         n = np.where(fits(n + 1), n + 1, n)
         n = np.where((n > 0) & ~fits(n), n - 1, n)
     return unwrap(n.astype(np.int64), int)

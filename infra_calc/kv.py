@@ -72,9 +72,9 @@ class _LinearTerms:
     attention_flops_per_token: np.ndarray
 
 
-def _linear_terms(w: Workload, drafts=0) -> _LinearTerms:
-    """The :class:`_LinearTerms` of a pass of ``drafts`` (``k``) draft tokens per request of ``w``."""
-    q = np.asarray(drafts, dtype=float) + 1.0       # tokens per request through the weights
+def _linear_terms(w: Workload, draft_tokens=0) -> _LinearTerms:
+    """The :class:`_LinearTerms` of a pass of ``draft_tokens`` (``k``) per request of ``w``."""
+    q = np.asarray(draft_tokens, dtype=float) + 1.0       # tokens per request through the weights
     spec, n = w.model, np.asarray(w.cards, dtype=float)
     one = decode_coefficients(w.with_(batch=1))
     row = spec.gathered_row_params * w.bytes_per_param / n
@@ -85,7 +85,7 @@ def _linear_terms(w: Workload, drafts=0) -> _LinearTerms:
         attention_flops_per_token=q * one.attention_flops_per_token)
 
 
-def per_request_terms(w: Workload, *, drafts=0):
+def per_request_terms(w: Workload, *, draft_tokens=0):
     """``(R0, r1, c1)`` of workload ``w``, per card, at its context (arrays broadcast).
 
     ``R0``: bytes read once per step whatever the batch (the shared weights);
@@ -94,30 +94,30 @@ def per_request_terms(w: Workload, *, drafts=0):
     A dense step then reads ``R0 + B r1`` and computes ``B c1``, as
     :func:`~infra_calc.decode.decode_coefficients` counts it.  For a mixture of
     experts the routed experts come on top of ``R0``
-    (:func:`~infra_calc.decode.routed_expert_bytes`).  ``drafts`` (``k``, keyword-only,
+    (:func:`~infra_calc.decode.routed_expert_bytes`).  ``draft_tokens`` (``k``, keyword-only,
     default 0): the terms of a pass verifying ``k`` draft tokens per request.
     """
-    t = _linear_terms(w, drafts)
+    t = _linear_terms(w, draft_tokens)
     s = np.asarray(w.context, dtype=float)
-    r1 = t.row_bytes + s * t.kv_bytes_per_token
+    r1 = t.row_bytes + w.kv_bytes_per_card(batch=1)          # one request's cache, S m_kv
     return np.broadcast_arrays(t.shared_bytes + 0.0 * s, r1,
                                t.flops + s * t.attention_flops_per_token + 0.0 * r1)
 
 
-def _batch_at(w: Workload, drafts=0):
+def _batch_at(w: Workload, draft_tokens=0):
     """``e ↦`` the batch where a pass's compute catches up with its read when ``e`` expert bytes
     are read once per step on top of its :func:`per_request_terms`."""
-    r0, r1, c1 = per_request_terms(w, drafts=drafts)
+    r0, r1, c1 = per_request_terms(w, draft_tokens=draft_tokens)
     return lambda e: crossover(0.0, r0 + e, w.hw, flops_slope=c1, bytes_slope=r1, math=w.math)
 
 
-def turning_points(w: Workload, *, drafts=0):
+def turning_points(w: Workload, *, draft_tokens=0):
     """``(B*, S_max)`` per card of a pass verifying ``k`` drafts per request, at ``w.context``:
     the :func:`~infra_calc.bound.crossover` of its :func:`per_request_terms` (the experts at
     the floor); ``k = 0`` is a decode step (:func:`critical_context`, :func:`turning_batch`
     but for uniform routing)."""
-    t = _linear_terms(w, drafts)
-    b_star = _batch_at(w, drafts)(routed_expert_bytes(w, 1.0))
+    t = _linear_terms(w, draft_tokens)
+    b_star = _batch_at(w, draft_tokens)(routed_expert_bytes(w, 1.0))
     return b_star, crossover(-t.flops, -t.row_bytes, w.hw, flops_slope=-t.attention_flops_per_token,
                              bytes_slope=-t.kv_bytes_per_token, math=w.math)
 
@@ -176,6 +176,13 @@ def critical_context(model, hw=None, *, cards=None, bytes_per_param=None,
     math : str, keyword-only
         Math precision whose dense peak bounds the math (the workload's;
         :meth:`~infra_calc.hardware.Accelerator.peak`).
+
+    No ``routing``: :math:`S_{max}` is the large-batch limit, where the experts a batch
+    hits are read once per step and drop out of the per-request terms under either
+    routing (:func:`turning_batch` takes it: there they move :math:`B^*`).  No
+    ``workspace``: memory moves no turning point (check
+    :attr:`Workload.fits <infra_calc.workload.Workload.fits>` at the batch you pick).
+    A Workload's own routing and workspace are kept and not read.
 
     Examples
     --------
@@ -260,7 +267,7 @@ def kv_weight_batch(model, hw=None, *, context=None, cards=None, bytes_per_param
     w = Workload.of(model, hw, context=context, cards=cards, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, routing=routing)
     t = _linear_terms(w)
-    slope = np.asarray(w.context, dtype=float) * t.kv_bytes_per_token - t.row_bytes   # cache over row
+    slope = w.kv_bytes_per_card(batch=1) - t.row_bytes     # one request's cache over its row
     return _with_experts(w, lambda e: np.where(slope > 0,
                                                (t.shared_bytes + e) / np.where(slope > 0, slope, 1.0),
                                                np.inf))

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_int, check_number, check_one_card, unwrap
-from .bound import bounds
+from .bound import Bounds, bounds
 from .capacity import CapacityCheck, HoldsMemory
 from .decode import decode_coefficients, step_parts
 from .kv import turning_points
@@ -46,8 +46,8 @@ __all__ = ["expected_tokens_per_step", "SpeculativeStep", "speculative_step",
 
 
 # ------------------------------------------------------------ tokens per weight pass
-def _drafts(drafts):
-    return check_int(drafts, "drafts", "draft tokens per request", minimum=0)
+def _draft_tokens(draft_tokens):
+    return check_int(draft_tokens, "draft_tokens", "tokens per request", minimum=0)
 
 
 def _acceptance(acceptance):
@@ -56,7 +56,7 @@ def _acceptance(acceptance):
     return np.asarray(a, dtype=float)
 
 
-def expected_tokens_per_step(drafts, acceptance):
+def expected_tokens_per_step(draft_tokens, acceptance):
     """Tokens a verify step emits per request under i.i.d. acceptance: a **model**, not a floor.
 
     Each of the ``k`` draft tokens is accepted with probability ``α``,
@@ -71,7 +71,7 @@ def expected_tokens_per_step(drafts, acceptance):
 
     Parameters
     ----------
-    drafts : int or array_like
+    draft_tokens : int or array_like
         ``k`` (>= 0), draft tokens verified per request per step.
     acceptance : float or array_like
         ``α``, probability that a draft token is accepted (0 to 1).
@@ -79,7 +79,7 @@ def expected_tokens_per_step(drafts, acceptance):
     >>> round(float(expected_tokens_per_step(4, 0.8)), 4)
     3.3616
     """
-    k = np.asarray(_drafts(drafts), dtype=float)
+    k = np.asarray(_draft_tokens(draft_tokens), dtype=float)
     a = _acceptance(acceptance)
     with np.errstate(divide="ignore", invalid="ignore"):
         geo = (1.0 - a ** (k + 1.0)) / (1.0 - a)
@@ -87,13 +87,15 @@ def expected_tokens_per_step(drafts, acceptance):
 
 
 @dataclass(frozen=True)
-class SpeculativeStep(HoldsMemory, ModelOnCard):
+class SpeculativeStep(HoldsMemory, Bounds, ModelOnCard):
     """Result of :func:`speculative_step` (SI units: seconds, bytes, FLOPs; one card).
 
-    The floor fields (``t_step``, ``t_round_floor``, ``t_per_token_floor``) are lower bounds
-    of any schedule, ``t_round`` and ``t_per_token_serial`` of the serial one; the
-    fields that use ``acceptance`` (``tokens_expected``, ``t_per_token_expected``,
-    ``rejected_*``) rest on the i.i.d. acceptance **model**.
+    Its times and labels are the verify pass's :class:`~infra_calc.bound.Bounds` (one card:
+    ``t_comm = 0``, so ``t_step = t_floor``, the verify pass's floor).  The floor fields
+    (``t_step``, ``t_round_floor``, ``t_per_token_floor``) are lower bounds of any schedule,
+    ``t_round`` and ``t_per_token_serial`` of the serial one; the fields that use
+    ``acceptance`` (``tokens_expected``, ``t_per_token_expected``, ``rejected_*``) rest on
+    the i.i.d. acceptance **model**.
     """
 
     #: Requests verified together, ``B``.
@@ -101,7 +103,7 @@ class SpeculativeStep(HoldsMemory, ModelOnCard):
     #: KV-cache tokens per request before the step, ``S``.
     context: int | np.ndarray
     #: Draft tokens verified per request, ``k``.
-    drafts: int | np.ndarray
+    draft_tokens: int | np.ndarray
     #: Tokens through the weights this pass, ``B (k + 1)``.
     tokens: float | np.ndarray
     #: Weight bytes read once for the ``B (k+1)`` tokens, ``R_W(B(k+1))``.
@@ -116,14 +118,6 @@ class SpeculativeStep(HoldsMemory, ModelOnCard):
     flops_attention: float | np.ndarray
     #: FLOPs, ``F``.
     flops: float | np.ndarray
-    #: Read bound ``R / β``, seconds.
-    t_read: float | np.ndarray
-    #: Compute bound ``F / Π``, seconds.
-    t_compute: float | np.ndarray
-    #: The verify step's floor, ``max(t_read, t_compute)``, seconds.
-    t_step: float | np.ndarray
-    #: ``"compute"`` where ``t_compute >= t_read`` (a tie is compute), else ``"memory"``.
-    bound: str | np.ndarray
     #: The draft's own ``k`` decode steps at batch ``B`` and context ``S`` (a floor), seconds;
     #: 0 without a draft model (draft heads or a lookup, counted as free).
     t_draft: float | np.ndarray
@@ -151,7 +145,8 @@ class SpeculativeStep(HoldsMemory, ModelOnCard):
     #: Share of the verify pass's matrix FLOPs spent on tokens the model expects to be
     #: rejected, ``1 − tokens_expected / (k + 1)``.
     rejected_share: float | np.ndarray
-    #: KV bytes written for rejected tokens and thrown away, ``B (k + 1 − E[n]) m_kv``.
+    #: KV bytes written for rejected tokens and thrown away, ``B (k + 1 − E[n]) m_kv``: the
+    #: cache of the pass's ``k + 1`` tokens per request times ``rejected_share``.
     rejected_kv_bytes: float | np.ndarray
     #: Weights + KV cache + workspace each card holds, against its capacity
     #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
@@ -165,13 +160,13 @@ def _verify_counts(w: Workload, k):
     tok = w.with_(batch=np.asarray(w.batch) * (np.asarray(k) + 1))
     per_tok = decode_coefficients(tok)            # weights and matrix products of B(k+1) tokens
     s = np.asarray(w.context, dtype=float)
-    kv = decode_coefficients(w).kv_bytes_per_token * s      # each request's cache, once
+    kv = w.kv_bytes_per_card()                    # each request's cache, once: B S m_kv
     f_att = b * w.model.causal_attention_flops(kf + 1.0, context=s)
     return [np.asarray(x, dtype=float) + 0.0 * s * kf for x in
             (b * (kf + 1.0), per_tok.weight_bytes, kv, per_tok.flops_linear, f_att)]
 
 
-def speculative_step(model, hw=None, *, batch=None, context=None, drafts, acceptance=None,
+def speculative_step(model, hw=None, *, batch=None, context=None, draft_tokens, acceptance=None,
                      draft=None, bytes_per_param=None, kv_bytes_per_element=None, math=None,
                      routing=None, workspace=None) -> SpeculativeStep:
     """One draft-and-verify round: ``B`` requests, ``k`` draft tokens each, one card.
@@ -214,7 +209,7 @@ def speculative_step(model, hw=None, *, batch=None, context=None, drafts, accept
     context : int or array_like
         ``S`` (>= 0; left at None, the Workload's default), tokens of cache per
         request before the round.
-    drafts : int or array_like, keyword-only
+    draft_tokens : int or array_like, keyword-only
         ``k`` (>= 0), draft tokens verified per request.
     acceptance : float or array_like, keyword-only
         ``α`` (0 to 1) of the acceptance model; without it the model's fields are ``nan``.
@@ -225,7 +220,7 @@ def speculative_step(model, hw=None, *, batch=None, context=None, drafts, accept
     bytes_per_param, kv_bytes_per_element, math, routing, workspace : keyword-only
         As for :func:`~infra_calc.decode.model_decode_step`.
     """
-    k = _drafts(drafts)
+    k = _draft_tokens(draft_tokens)
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
                     workspace=workspace)
@@ -261,28 +256,27 @@ def _speculative_round(w: Workload, k, draft, acceptance) -> SpeculativeStep:
     t = bounds(f_lin + f_att, wb + kv, acc, math=w.math)
     kf = np.asarray(k, dtype=float)
     t_draft, d_flops, d_bytes, d_weights, d_kv = _draft_steps(w, k, draft)
-    t_round = np.asarray(t.t_floor) + t_draft
+    t_round = np.asarray(t.t_step) + t_draft
     # the round's totals, verify pass and draft steps together: the floor of any schedule
     t_any = (np.asarray(bounds(f_lin + f_att + d_flops, wb + kv + d_bytes, acc, math=w.math).t_floor)
              + 0.0 * t_round)
     a, e = _acceptance_model(k, acceptance, t_round)
-    m_card = np.asarray(w.kv_bytes_per_token_per_card)
+    rejected = 1.0 - e / (kf + 1.0)
+    written = w.kv_bytes_per_card(np.asarray(k) + 1)  # the pass's k + 1 tokens per request
     return SpeculativeStep(
-        model=w.model, hw=acc, batch=w.batch, context=w.context, drafts=k,
+        **vars(t), model=w.model, hw=acc, batch=w.batch, context=w.context, draft_tokens=k,
         tokens=unwrap(tokens), weight_bytes=unwrap(wb), kv_bytes=unwrap(kv),
         bytes_read=unwrap(wb + kv), flops_linear=unwrap(f_lin), flops_attention=unwrap(f_att),
-        flops=unwrap(f_lin + f_att), t_read=t.t_read, t_compute=t.t_compute, t_step=t.t_floor,
-        bound=t.floor_bound, t_draft=unwrap(t_draft), t_round=unwrap(t_round),
+        flops=unwrap(f_lin + f_att), t_draft=unwrap(t_draft), t_round=unwrap(t_round),
         t_round_floor=unwrap(t_any), t_per_token_floor=unwrap(t_any / (kf + 1.0)),
         t_per_token_serial=unwrap(t_round / (kf + 1.0)), acceptance=unwrap(np.asarray(a)),
         tokens_expected=unwrap(e), t_per_token_expected=unwrap(t_round / e),
-        rejected_share=unwrap(1.0 - e / (kf + 1.0)),
-        rejected_kv_bytes=unwrap(np.asarray(w.batch) * (kf + 1.0 - e) * m_card),
+        rejected_share=unwrap(rejected), rejected_kv_bytes=unwrap(written * rejected),
         memory=w.memory_at(weights=w.resident_weight_bytes() + d_weights,
                            kv=w.kv_bytes_per_card() + d_kv, like=t_round))
 
 
-def speculative_critical_context(model, hw=None, *, drafts, bytes_per_param=None,
+def speculative_critical_context(model, hw=None, *, draft_tokens, bytes_per_param=None,
                                  kv_bytes_per_element=None, math=None):
     """``S_max`` of a verify pass with ``k`` drafts per request, tokens (not rounded).
 
@@ -296,14 +290,15 @@ def speculative_critical_context(model, hw=None, *, drafts, bytes_per_param=None
                                  {m_{kv}/\\beta - (k+1)\\,c_a/\\Pi}
 
     (``inf`` when the denominator is not positive).  At ``k = 0`` it is
-    :func:`~infra_calc.kv.critical_context`.  ``math`` picks the dense peak.
+    :func:`~infra_calc.kv.critical_context`.  ``math`` picks the dense peak; no ``routing`` or
+    ``workspace``, for the reasons :func:`~infra_calc.kv.critical_context` gives.
     """
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math)
-    return turning_points(w, drafts=_drafts(drafts))[1]
+    return turning_points(w, draft_tokens=_draft_tokens(draft_tokens))[1]
 
 
-def speculative_turning_batch(model, hw=None, *, context=None, drafts, bytes_per_param=None,
+def speculative_turning_batch(model, hw=None, *, context=None, draft_tokens, bytes_per_param=None,
                               kv_bytes_per_element=None, math=None):
     """Batch at which a verify pass of ``k`` drafts per request turns compute-bound, requests.
 
@@ -318,4 +313,4 @@ def speculative_turning_batch(model, hw=None, *, context=None, drafts, bytes_per
     """
     w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math)
-    return turning_points(w, drafts=_drafts(drafts))[0]
+    return turning_points(w, draft_tokens=_draft_tokens(draft_tokens))[0]

@@ -258,15 +258,15 @@ def _values_n7(v):
 # --- ch3-n8 -----------------------------------------------------------------------
 def n8():
     """A verify pass of N8_DRAFTS free drafts per request."""
-    return speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT, drafts=N8_DRAFTS)
+    return speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT, draft_tokens=N8_DRAFTS)
 
 
 EX_N8 = Exercise(
     "ch3-n8", "ms", lambda: n8().t_per_token_floor,
     hints=("A verify pass cannot emit more than k + 1 tokens per request, whatever the "
            "acceptance; divide the pass by that.",
-           "ic.speculative_step(model, card, batch, context, drafts=k) counts the pass."),
-)
+           "ic.speculative_step(model, card, batch, context, draft_tokens=k) counts the pass."),
+))
 
 
 def _values_n8(v):
@@ -277,15 +277,15 @@ def _values_n8(v):
     v.n8_tokens = shown(s8.tokens, "tokens", 0)
     v.n8_verify = shown(s8.t_step, "ms", 3)
     v.n8_kp1 = shown(N8_DRAFTS + 1, "tokens", 0)
-    v.n8_plain = shown(speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT, drafts=0).t_step,
-                       "ms", 3)
+    v.n8_plain = shown(speculative_step(N8_MODEL, CARD, batch=N8_BATCH, context=N8_CONTEXT,
+                                        draft_tokens=0).t_step, "ms", 3)
     v.n8 = shown(s8.t_per_token_floor, "ms", 3)
 
 
 # --- ch3-n9 -----------------------------------------------------------------------
 def n9():
     """The prefill of an N9_PROMPT-token prompt with N9_CACHED tokens already cached."""
-    return cached_prefill_step(N9_MODEL, CARD, prompt_tokens=N9_PROMPT, cached=N9_CACHED)
+    return cached_prefill_step(N9_MODEL, CARD, prompt_tokens=N9_PROMPT, cached_tokens=N9_CACHED)
 
 
 EX_N9 = Exercise(
@@ -304,7 +304,8 @@ def _values_n9(v):
     v.n9_r = shown(c9.bytes_read, "GB", 2)
     v.n9_tc = shown(c9.t_compute, "ms", 2)
     v.n9_tr = shown(c9.t_read, "ms", 2)
-    v.n9_full = shown(cached_prefill_step(N9_MODEL, CARD, prompt_tokens=N9_PROMPT, cached=0).t_step, "ms", 2)
+    v.n9_full = shown(cached_prefill_step(N9_MODEL, CARD, prompt_tokens=N9_PROMPT,
+                                          cached_tokens=0).t_step, "ms", 2)
     v.n9 = shown(c9.t_step, "ms", 2)
 
 

@@ -90,9 +90,10 @@ def kv_regions_figure(model=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_p
     ax.set_ylabel("context S (tokens per request)")
     one = Workload(m, acc, **kw)                     # batch 1, no cache: weights + workspace
     sc = np.linspace(1, 8192, 400)
-    # the inequality solved for a real-valued B (not max_batch's whole requests, nor
-    # max_context's whole tokens: either would move the border by a rounding)
-    b_fit = one.memory.headroom / (sc * one.kv_bytes_per_token)
+    # the inequality solved for a real-valued B, headroom / (S m_kv) (not max_batch's whole
+    # requests, nor max_context's whole tokens: either would move the border by a rounding);
+    # S is real here, so a request's cache is S times the cache of one token
+    b_fit = one.memory.headroom / (sc * one.kv_bytes_per_card(1))
     ax.fill_betweenx(sc, np.clip(b_fit, 1, 1e4), 1e4, facecolor="none", hatch="xx",
                      edgecolor=PALETTE["black"], lw=0.0, alpha=0.6)
     ax.plot(np.clip(b_fit, 1, 1e4), sc, color=PALETTE["black"], lw=0.8)
@@ -252,7 +253,7 @@ def levers_figure(model=BIG, draft=SMALL, hw="H200", *, context=2048, batches=(1
     ax1, ax2 = fig.subplots(1, 2)
     k = np.arange(0, 13)
     for b, c, mk in zip(batches, (PALETTE["blue"], PALETTE["vermillion"]), MARKERS, strict=False):
-        st = speculative_step(model, acc, batch=b, context=context, drafts=k, acceptance=acceptance,
+        st = speculative_step(model, acc, batch=b, context=context, draft_tokens=k, acceptance=acceptance,
                               draft=draft, bytes_per_param=1)
         comp = np.asarray(st.bound) == "compute"
         ax1.plot(k, in_unit(st.t_per_token_floor, "ms"), "-", color=c, lw=2, label=f"batch {b}: floor")

@@ -85,3 +85,41 @@ def test_workload_kv_is_kv_cache_bytes_per_card():
     assert w.kv_bytes_per_card() == ic.kv_cache_bytes(1024, w.kv_bytes_per_token_per_card, batch=4)
     with pytest.raises(ValueError, match=r"context \(tokens\) must be a whole number"):
         w.kv_bytes_per_card(10.5)
+
+
+def _lever_caches():
+    """Every cache the chapter-3 levers and turning points hold or read, bytes, by name."""
+    from infra_calc.kv import per_request_terms
+
+    def w(**sizes):
+        return ic.Workload("Llama-3.1-8B", "H100 SXM", **{"batch": 4, "context": 1024, **sizes})
+
+    shared = ic.shared_prefix_step(w(), prefix_tokens=256)
+    cached = ic.cached_prefill_step(w(cards=2), prompt_tokens=1024, cached_tokens=512)
+    spec = ic.speculative_step(w(), draft_tokens=3, acceptance=0.7, draft="Qwen3-8B")
+    return {"Workload.memory.kv": w().memory.kv,
+            "SharedPrefixStep.kv_bytes": shared.kv_bytes,
+            "SharedPrefixStep.kv_bytes_unshared": shared.kv_bytes_unshared,
+            "SharedPrefixStep.memory.kv": shared.memory.kv,
+            "CachedPrefill.prefix_kv_bytes": cached.prefix_kv_bytes,
+            "CachedPrefill.memory.kv": cached.memory.kv,
+            "SpeculativeStep.kv_bytes": spec.kv_bytes,
+            "SpeculativeStep.rejected_kv_bytes": spec.rejected_kv_bytes,
+            "SpeculativeStep.memory.kv": spec.memory.kv,       # the draft model's cache too
+            "per_request_terms cache": (per_request_terms(w())[1]
+                                        - per_request_terms(w(context=0))[1])}
+
+
+def test_kv_cache_bytes_is_the_one_place_the_levers_take_their_cache_from(monkeypatch):
+    """Triple kv_cache_bytes wherever the package bound it: every cache of the levers triples,
+    so none of them computes B S m_KV by hand."""
+    import sys
+
+    before = _lever_caches()                       # imports every module that binds it
+    real = ic.capacity.kv_cache_bytes
+    for mod in [m for n, m in sys.modules.items() if n.startswith("infra_calc")]:
+        if getattr(mod, "kv_cache_bytes", None) is real:
+            monkeypatch.setattr(mod, "kv_cache_bytes", lambda *a, **k: 3 * real(*a, **k))
+    after = _lever_caches()
+    for name, value in before.items():
+        assert value > 0 and after[name] == pytest.approx(3 * value, rel=1e-12), name

@@ -170,7 +170,7 @@ def test_turning_points_use_the_workloads_math_precision(math_):
     below = ic.model_decode_step(w.with_(batch=math.floor(b), context=100))
     above = ic.model_decode_step(w.with_(batch=math.ceil(b) + 1, context=100))
     assert (below.bound, above.bound) == ("memory", "compute")
-    assert levers.speculative_critical_context(w, drafts=0) == pytest.approx(ic.critical_context(w))
+    assert levers.speculative_critical_context(w, draft_tokens=0) == pytest.approx(ic.critical_context(w))
 
 
 def test_a_moe_turning_batch_under_uniform_routing_is_where_compute_meets_the_read():
