@@ -109,7 +109,7 @@ figures: $(STAMP)
 # the forecast's knobs, fitted on infra_calc/data/measurements.csv (byte-stable; a test
 # checks that the stored file is what a fresh fit gives)
 fit: $(STAMP)
-	$(BIN)/python -m infra_calc fit
+	$(BIN)/python -m infra_calc fit --out infra_calc/data/forecast_knobs.csv
 
 execute: $(STAMP)
 	$(BIN)/python -m tools.execute $(NOTEBOOKS)

@@ -5,7 +5,6 @@ import argparse
 import json
 import re
 import sys
-from importlib import resources
 
 from ._parser import Parser
 from ._validate import check_int, check_number
@@ -179,9 +178,11 @@ def _build_parser() -> argparse.ArgumentParser:
                         "prompt per token (a model; default: a static batch)")
 
     ft = sub.add_parser("fit", help="refit the forecast's knobs from the measurements and "
-                                    "store them (infra_calc/data/forecast_knobs.csv)")
-    ft.add_argument("--out", default=None,
-                    help="where to write the knobs (default: the packaged forecast_knobs.csv)")
+                                    "write them to --out (`make fit` names the packaged "
+                                    "infra_calc/data/forecast_knobs.csv)")
+    ft.add_argument("--out", required=True, metavar="PATH",
+                    help="the CSV file to write the knobs to (required: no default path, so a "
+                         "run never overwrites the package's data unasked)")
 
     sub.add_parser("list", help="list catalog accelerators and models")
     sub.add_parser("figures", help="regenerate every published figure (see figures --help)",
@@ -262,10 +263,9 @@ def _forecast(args) -> str:
 
 def _fit(args) -> str:
     rep = evaluate()
-    path = args.out or str(resources.files("infra_calc").joinpath("data", "forecast_knobs.csv"))
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+    with open(args.out, "w", encoding="utf-8", newline="") as fh:
         fh.write(knobs_csv(rep))
-    return summary(rep) + f"\nknobs written to {path}"
+    return summary(rep) + f"\nknobs written to {args.out}"
 
 
 def main(argv=None) -> int:

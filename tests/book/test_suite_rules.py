@@ -80,10 +80,8 @@ TESTED_ELSEWHERE = {
        for m in ("arithmetic", "backends", "bench", "cli", "machine", "progress", "results")},
     "figures/ch3.py": ("tests/lib/test_figures.py",
                        "every published figure is compared with its committed PNG (the kv "
-                       "explorer's snapshot also in tests/lib/test_widgets_layout.py)"),
+                       "explorer's snapshot also in tests/lib/test_widgets_kv.py)"),
     "figures/lab.py": ("tests/lib/test_measure.py", "the lab's figure, with the lab's run"),
-    "widgets/moe.py": ("tests/lib/test_widgets_roofline.py",
-                       "the MoE-padding explorer shares the roofline explorer's test file"),
 }
 
 

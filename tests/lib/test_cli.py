@@ -230,6 +230,29 @@ def test_list_shows_aliases_and_what_llama_70b_names():
     assert "(also: qwen3-8b" not in r.stdout      # spellings the lookup forgives are not listed
 
 
+# ------------------------------------------------------------- fit (infra_calc.crossval)
+def test_fit_writes_only_where_out_says(tmp_path, capsys):
+    """No default path: without --out the command refuses, naming the flag, and the packaged
+    knobs are left as they were; with it, the fresh fit goes to that file."""
+    from importlib import resources
+
+    from infra_calc.crossval import evaluate, knobs_csv
+
+    packaged = resources.files("infra_calc").joinpath("data", "forecast_knobs.csv")
+    before = packaged.read_bytes()
+    with pytest.raises(SystemExit) as exc:
+        main(["fit"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "the following arguments are required: --out" in err
+    assert err.startswith("python -m infra_calc fit: error:") and err.count("\n") == 1
+    assert packaged.read_bytes() == before
+    out = tmp_path / "knobs.csv"
+    assert main(["fit", "--out", str(out)]) == 0
+    assert f"knobs written to {out}" in capsys.readouterr().out
+    assert out.read_text(encoding="utf-8") == knobs_csv(evaluate())
+    assert packaged.read_bytes() == before
+
+
 # ------------------------------------------------------------- the forecast (infra_calc.forecasting)
 def test_cli_forecast_text_json_and_errors(capsys):
     args = ["forecast", "--model", "llama-2-7b", "--hw", "A100", "--prompt", "128",

@@ -91,3 +91,8 @@ def test_explorer_snapshot():
     _close(fig)
 
 
+def test_explorer_snapshot_keeps_its_text_inside():
+    from widget_checks import outside
+
+    fig = figs.explorer_snapshot_figure()
+    assert not outside(fig), outside(fig)

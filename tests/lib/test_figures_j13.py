@@ -152,3 +152,8 @@ def test_moe_explorer_snapshot_bars():
         _close(fig)
 
 
+def test_explorer_snapshot_keeps_its_text_inside():
+    from widget_checks import outside
+
+    fig = fig13.roofline_explorer_snapshot()
+    assert not outside(fig), outside(fig)

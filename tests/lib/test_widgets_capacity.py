@@ -3,11 +3,16 @@ from __future__ import annotations
 
 import math
 
-from matplotlib.patches import Rectangle
+import pytest
 
-import infra_calc as ic
-from infra_calc.planner import planner_state
-from infra_calc.units import GB, GiB
+pytest.importorskip("ipywidgets")
+
+from matplotlib.patches import Rectangle  # noqa: E402
+
+import infra_calc as ic  # noqa: E402
+from infra_calc.planner import planner_state  # noqa: E402
+from infra_calc.units import GB, GiB  # noqa: E402
+from infra_calc.widgets import capacity_planner  # noqa: E402
 
 W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes
 M_KV = 2 * 36 * 8 * 128 * 2      # 2 (K, V) x layers x kv heads x head dim x 2 bytes = 144 KiB
@@ -19,7 +24,6 @@ def _rects(ax):
 
 # --------------------------------------------------------------------------- widget
 def test_capacity_planner_updates_in_place():
-    from infra_calc.widgets import capacity_planner
 
     p = capacity_planner()
     fig, ax = p.fig, p.ax
@@ -67,7 +71,6 @@ def test_capacity_planner_updates_in_place():
 
 
 def test_capacity_planner_starts_where_planner_state_does_and_takes_bytes():
-    from infra_calc.widgets import capacity_planner
 
     assert capacity_planner().state() == planner_state()       # one default reading, one case
     p = capacity_planner(workspace=4 * GiB, reading="physical GiB")
@@ -77,7 +80,6 @@ def test_capacity_planner_starts_where_planner_state_does_and_takes_bytes():
 
 def test_capacity_planner_keeps_a_changed_card():
     """The menus hold the objects: a 48 GiB RTX 4090 is not looked up again by its name."""
-    from infra_calc.widgets import capacity_planner
 
     big = ic.accelerator("RTX 4090").with_(mem_capacity=48 * GiB)
     p = capacity_planner(hw=big, reading="physical GiB")
@@ -92,8 +94,29 @@ def test_capacity_planner_keeps_a_changed_card():
 
 
 def test_capacity_planner_width_menu_is_the_shared_table():
-    from infra_calc.widgets import capacity_planner
     from infra_calc.widgets._base import BYTE_WIDTHS
 
     p = capacity_planner()
     assert tuple(p.controls["bytes_per_param"].options) == BYTE_WIDTHS
+
+
+def test_capacity_warns_exactly_when_it_does_not_fit():
+    p = capacity_planner()
+    assert p.state().fits and "ic-warning" not in p.readout.value
+    p.controls["batch"].value = 64
+    assert not p.state().fits and "ic-warning" in p.readout.value
+
+
+
+def test_capacity_label_fits_and_units_spelled():
+    p = capacity_planner("DeepSeek-R1-Distill-Llama-70B", "H200 SXM")
+    p.fig.canvas.draw()
+    box = p.cap_text.get_window_extent()
+    ax_box = p.ax.get_window_extent()
+    assert box.x0 >= ax_box.x0 and box.x1 <= ax_box.x1, "capacity label cut at the edge"
+    assert "(2 GiB)" in p.readout.value            # the slider's GiB, named in the readout
+    p.controls["batch"].value = 64
+    p.controls["context"].value = 131072
+    assert "," in p.readout.value.split("total ")[1].split(" GB")[0]   # 2,892.03 GB style
+    assert p.controls["model"].layout.width == "max-content"
+

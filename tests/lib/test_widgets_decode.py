@@ -3,18 +3,18 @@ from __future__ import annotations
 
 import pytest
 
-import infra_calc as ic
+pytest.importorskip("ipywidgets")
 
+from widget_checks import limits, outside  # noqa: E402
 
-def _close(fig):
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
+import infra_calc as ic  # noqa: E402
+from infra_calc.figures import j07  # noqa: E402
+from infra_calc.widgets import decode_step_explorer  # noqa: E402
+from infra_calc.widgets.decode import OTHER  # noqa: E402
 
 
 # --------------------------------------------------------------------------- widget
 def test_decode_step_explorer_updates_in_place():
-    from infra_calc.widgets import decode_step_explorer
 
     box = decode_step_explorer()
     fig, bars = box.fig, box.artists["bars"]
@@ -46,26 +46,21 @@ def test_decode_step_explorer_updates_in_place():
     st = box.state()
     assert st.bytes_read == pytest.approx(4e9) and st.hw.name == "A100 80GB"
     assert box.fig is fig
-    _close(fig)
 
 
 def test_explorer_options():
     from infra_calc.widgets import decode
     from infra_calc.widgets._base import BYTE_WIDTHS
 
-    assert decode.BATCH_OPTIONS[0] == 1 and decode.BATCH_OPTIONS[-1] == 512
-    assert [v for _, v in BYTE_WIDTHS] == [2.0, 1.0, 0.5]
     box = decode.decode_step_explorer()
     assert tuple(box.controls["bytes_per_param"].options) == BYTE_WIDTHS
     assert [name for name, _ in box.controls["hw"].options] == ic.accelerator_names()
     assert [card for _, card in box.controls["hw"].options] == list(ic.CATALOG.values())
-    _close(box.fig)
 
 
 def test_decode_explorer_keeps_a_given_card():
     """The menu holds the cards: the source's H100 (not the catalog's) is the one bounded."""
     from infra_calc import source
-    from infra_calc.widgets import decode_step_explorer
 
     h100 = source.j07_h100()
     assert h100 != ic.accelerator("H100 SXM")         # else the test could not tell them apart
@@ -75,12 +70,10 @@ def test_decode_explorer_keeps_a_given_card():
                                          bytes_per_param=source.J07_BYTES_PER_PARAM)
     box.controls["batch"].value = 8
     assert box.state().hw is h100
-    _close(box.fig)
 
 
 def test_decode_explorer_holds_the_count_and_shows_billions():
     """(params, hw, *, ...) like every explorer; the count is a count, the box shows billions."""
-    from infra_calc.widgets import decode_step_explorer
     from infra_calc.widgets.decode import DecodeStepExplorer
 
     m = ic.model("Llama-3.1-8B")
@@ -94,7 +87,61 @@ def test_decode_explorer_holds_the_count_and_shows_billions():
     box.controls["params"].value = 12.5
     assert box.params == pytest.approx(12.5e9) and box.state().params == pytest.approx(12.5e9)
     assert box.controls["model"].value == "other (type the count)"
-    _close(box.fig)
-    _close(f.fig)
 
 
+def test_decode_axes_fixed_and_one_precision():
+    ex = decode_step_explorer()
+    lims = limits(ex)
+    for key, value in (("batch", 64), ("hw", ic.accelerator("A100 80GB")), ("bytes_per_param", 0.5),
+                       ("params", 400.0), ("batch", 512), ("params", 1.0)):
+        ex.controls[key].value = value
+        assert limits(ex) == lims
+        st = ex.state()
+        for label in ex.artists["labels"][:1]:       # the read bar's label is in the readout
+            assert f"read {label.get_text()}" in ex.readout.value
+        assert st.t_read * 1e3 < lims[0][0][1] and st.t_compute * 1e3 > lims[0][0][0]
+    assert ex.renders == 1        # the static layer was drawn once: nothing rescaled
+
+
+def test_decode_warns_when_the_weights_outgrow_the_card():
+    ex = decode_step_explorer()                  # the chapter's 70B at 8 bits: fits on an H100
+    assert "ic-warning" not in ex.readout.value
+    ex.controls["bytes_per_param"].value = 2.0   # BF16: 140 GB of weights
+    assert "ic-warning" in ex.readout.value and "Does not fit" in ex.readout.value
+    assert ex.state().params * 2.0 > ex.state().hw.mem_capacity
+    ex.controls["hw"].value = ic.accelerator("H200 SXM")     # 141 GiB: the weights alone fit
+    assert "ic-warning" not in ex.readout.value
+
+
+def test_decode_target_line_is_labelled():
+    ex = decode_step_explorer()
+    assert any(t.get_text() == "10 ms target" for t in ex.ax.texts)
+
+
+
+def test_decode_menu_holds_catalog_models_and_a_typed_count():
+    ex = decode_step_explorer()
+    c = ex.controls
+    labels = list(c["model"].options)
+    assert any(label.startswith("Llama-3.1-8B (") for label in labels) and OTHER in labels
+    assert not any("Mixtral" in label for label in labels)      # MoE: not every weight read
+    assert c["model"].value.startswith("the chapter's model")
+    c["model"].value = next(x for x in labels if x.startswith("Llama-3.1-8B"))
+    assert c["params"].value == pytest.approx(ic.model("Llama-3.1-8B").params / 1e9)
+    assert ex.state().params == pytest.approx(ic.model("Llama-3.1-8B").params)
+    c["params"].value = 3.46737
+    assert c["model"].value == OTHER and ex.state().params == pytest.approx(3.46737e9)
+    assert "N = 3.47 billion" in ex.heading.value
+
+
+def test_decode_title_rounds_the_parameter_count():
+    st = ic.decode_step(3.46737e9, "H100 SXM", bytes_per_param=2)
+    assert "N = 3.47 billion" in j07._panel_text(st)
+
+
+def test_decode_explorer_draws_nothing_outside():
+    ex = decode_step_explorer()
+    for params, batch in ((1.0, 1), (1000.0, 512), (3.46737, 8)):
+        ex.controls["params"].value = params
+        ex.controls["batch"].value = batch
+        assert not outside(ex.fig), outside(ex.fig)

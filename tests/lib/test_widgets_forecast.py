@@ -10,12 +10,6 @@ from infra_calc.display import in_unit, sig
 from infra_calc.figures.ch4 import FORECAST_EXPLORER_SETTINGS
 
 
-def _close(fig):
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-
-
 def _library(model, hw, *, engine, batch, prompt_tokens, output_tokens, cards):
     """The library's own forecast of one setting ("any" is the pooled fit)."""
     return ic.forecast(model, hw, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
@@ -47,7 +41,6 @@ def test_forecast_explorer_starts_at_the_snapshot_settings():
     _assert_panel_follows(box, want)
     assert "pooled knobs" in box.readout.value and "Does not fit" not in box.readout.value
     assert "floor and forecast (pooled knobs" in box.heading.value
-    _close(box.fig)
 
 
 def test_forecast_explorer_updates_in_place():
@@ -78,7 +71,6 @@ def test_forecast_explorer_updates_in_place():
     box.controls["model"].value = ic.model("Mixtral-8x7B")         # the menus hold the objects
     setting["model"] = "Mixtral-8x7B"
     _assert_panel_follows(box, _library(**setting))
-    _close(box.fig)
 
 
 def test_forecast_explorer_says_when_a_setting_does_not_fit():
@@ -101,7 +93,6 @@ def test_forecast_explorer_says_when_a_setting_does_not_fit():
 
     box.controls["cards"].value = 8                 # an eighth of the weights each: it fits
     assert box.state().floor.fits and "Does not fit" not in box.readout.value
-    _close(box.fig)
 
 
 def test_forecast_explorer_options():
@@ -112,4 +103,3 @@ def test_forecast_explorer_options():
     assert tuple(box.controls["batch"].options) == forecast.BATCH_OPTIONS
     assert tuple(box.controls["prompt"].options) == forecast.LENGTH_OPTIONS
     assert tuple(box.controls["cards"].options) == forecast.CARD_OPTIONS
-    _close(box.fig)
