@@ -6,7 +6,9 @@
 * pytest-mpl's comparison is switched on (``--mpl``) however pytest is invoked, so the
   figure tests in ``test_figures.py`` can never pass by comparing nothing.
 * Every test closes the figures it leaves open.
-* The lab tests share one JupyterLab per worker (the session fixture ``lab``).
+* One Chromium per worker (the session fixture ``chromium``) for every browser test; the
+  built book's reader (``book_reader``) and the lab tests' JupyterLab (``lab``) are one per
+  worker too.
 * Hypothesis runs under one profile for the whole suite: no per-example deadline and no
   "too slow" health check (both are clocks, and a busy 2-core machine trips them), and
   derandomized, so a failing example is the same on every run and every machine.
@@ -147,16 +149,38 @@ def _close_figures():
         sys.modules["matplotlib.pyplot"].close("all")
 
 
-# -- the JupyterLab of the lab tests (tests/lab_pages.py) ---------------------------------
+# -- the browser and the JupyterLab of the e2e tests ---------------------------------------
 @pytest.fixture(scope="session")
-def lab():
-    """One JupyterLab and one browser on a copy of the book per pytest-xdist worker, shared
-    by every lab test file the worker runs (a module may define its own ``lab``)."""
-    from lab_pages import BOOK, Session
-    from lab_server import book_copy, browser, lab_server
+def chromium():
+    """One headless Chromium per pytest-xdist worker, for every browser test it runs: the
+    built book of both editions (``book_reader``) and the JupyterLab tests (``lab``)."""
+    from lab_server import browser
 
-    with book_copy("lab-e2e-book-", BOOK) as root, lab_server(root) as server, browser() as b:
-        yield Session(server, b, root)
+    with browser() as b:
+        yield b
+
+
+@pytest.fixture(scope="session")
+def book_reader(chromium):
+    """The built site (``_build/html``, both editions) served once per worker and read in
+    ``chromium``; each page is visited once for all its tests.  The test files' ``reader``
+    fixtures say first why they would skip (tests/e2e/test_browser.py)."""
+    import e2e_helpers as e2e
+
+    ids = e2e.explorer_figure_ids(e2e.toc_pages())
+    with e2e.Reader(chromium, explorer_ids=tuple(ids)) as r:
+        yield r
+
+
+@pytest.fixture(scope="session")
+def lab(chromium):
+    """One JupyterLab on a copy of the book per pytest-xdist worker, shared by every lab
+    test file the worker runs, driven in the worker's ``chromium``."""
+    from lab_pages import BOOK, Session
+    from lab_server import book_copy, lab_server
+
+    with book_copy("lab-e2e-book-", BOOK) as root, lab_server(root) as server:
+        yield Session(server, chromium, root)
 
 
 def pytest_generate_tests(metafunc):

@@ -3,7 +3,8 @@
 * :func:`toc_pages` lists every page of ``_toc.yml`` (globs expanded the way
   sphinx-external-toc does: against the source documents, by docname).
 * :func:`serve` serves a folder on 127.0.0.1 at a free port.
-* :class:`Reader` drives headless Chromium (``/usr/bin/chromium`` or ``$CHROMIUM``)
+* :class:`Reader` drives headless Chromium (``/usr/bin/chromium`` or ``$CHROMIUM``,
+  launched once per worker: ``tests/conftest.py``'s ``chromium``)
   through the Playwright Python package and records, per page, what a reader
   would meet: console errors, failed or off-site requests, math, images,
   solution dropdowns, explorer figures and links.  Every page is opened once,
@@ -206,8 +207,8 @@ def check_link(href: str, base: str, html_dir: pathlib.Path = HTML_DIR) -> str |
     return None
 
 
-# -- local server and Chromium flags: shared with tools/build_pdf.py ----------------------
-from tools.build_pdf import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402  (the one Chromium path and flags)
+# -- local server and Chromium path: shared with tools/build_pdf.py ----------------------
+from tools.build_pdf import CHROMIUM  # noqa: E402, F401  (the one Chromium path: test_browser.py skips without it)
 from tools.localserve import serve  # noqa: E402
 
 # -- the browser ------------------------------------------------------------------------
@@ -298,10 +299,13 @@ class Visit:
 
 
 class Reader:
-    """One headless Chromium; :meth:`visit` opens a page in a fresh context."""
+    """The built site served on 127.0.0.1, read in ``browser`` (a Playwright Chromium, shared
+    with the worker's other browser tests); :meth:`visit` opens a page in a fresh context,
+    once per page: every test of that page reads the same visit."""
 
-    def __init__(self, html_dir: pathlib.Path = HTML_DIR, screenshots: pathlib.Path = SCREENSHOTS,
-                 explorer_ids: tuple[str, ...] = ()):
+    def __init__(self, browser, html_dir: pathlib.Path = HTML_DIR,
+                 screenshots: pathlib.Path = SCREENSHOTS, explorer_ids: tuple[str, ...] = ()):
+        self.browser = browser
         self.explorer_ids = list(explorer_ids)
         self.html_dir = html_dir
         self.screenshots = screenshots
@@ -309,14 +313,7 @@ class Reader:
         self._cache: dict[str, Visit] = {}
 
     def __enter__(self):
-        from tools.playwright_once import playwright
-
         self.base = self._stack.enter_context(serve(self.html_dir))
-        self._pw = playwright()     # one driver per process: nested drivers refuse to start
-        # Playwright gives every launch a fresh temporary --user-data-dir.
-        self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                args=CHROMIUM_FLAGS)
-        self._stack.callback(self.browser.close)
         self.screenshots.mkdir(parents=True, exist_ok=True)
         return self
 

@@ -16,7 +16,8 @@ the checks every page gets (tests/e2e/test_lab_*.py).
   collapsed; every ``{eval}`` showing its stored value; no error output); **pages stay
   clean** (issue 18 §4: opening does not mark a page modified, and *Run All* + *Save*
   writes back the file as it was, :func:`allowed_change`); **links open** (every link
-  between pages names a file of the book, with its suffix, and a click opens it).  A
+  between pages names a file of the book, with its suffix, and a click on the first one
+  of a few pages opens it, in the same run).  A
   test file subclasses it with its pages (``PAGES``), split over files so that
   ``--dist loadfile`` spreads them over the workers; a page whose widgets are tested
   further is checked in the file that tests them (one run).
@@ -35,11 +36,17 @@ import urllib.request
 
 import pytest
 from lab_server import (
+    BACK_TO_JS,
     CELL_TIMEOUT_MS,
     CHROMIUM,
-    KERNEL_IDLE_JS,
+    CLOSE_JS,
+    NO_NOTEBOOK_JS,
+    OPEN_IN_TAB_JS,
+    OPENED_JS,
+    OPENED_WITH_SESSION_JS,
     POLL_MS,
     ROOT,
+    SHUTDOWN_JS,
     is_dirty_after_opening,
     open_notebook,
     run_all,
@@ -152,33 +159,14 @@ VERDICT_LOG_JS = """() => {
 }"""
 
 
-SHUTDOWN_JS = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
-
-# The plain pages share one browser page (one JupyterLab front end, started once): each is
-# opened there as a file-browser click would, checked, and closed before the next opens.
-OPEN_IN_TAB_JS = """async (path) => {
-  const app = window.jupyterapp;
-  const w = await app.commands.execute('docmanager:open', {path});
-  app.shell.activateById(w.id);
-  return true;
-}"""
-OPENED_JS = """(path) => { const w = window.jupyterapp.shell.currentWidget;
-  return !!w && !!w.context && w.context.path === path && (""" + KERNEL_IDLE_JS + """)(); }"""
-CLOSE_JS = """() => {
-  window.jupyterapp.shell.currentWidget.dispose();
-  return document.querySelectorAll('.jp-Notebook').length === 0;
-}"""
-NO_NOTEBOOK_JS = "() => document.querySelectorAll('.jp-Notebook').length === 0"
-
-
 class PageRun:
     """One page as the session saw it: opened, run once, saved once.  ``page`` stays open
     (kernel running) only for the pages whose widgets later tests use; else None."""
 
-    def __init__(self, page, dirty_on_open, before, after, errors, saved, links):
+    def __init__(self, page, dirty_on_open, before, after, errors, saved, links, click=None):
         self.page, self.dirty_on_open = page, dirty_on_open
         self.before, self.after, self.errors, self.saved = before, after, errors, saved
-        self.links = links
+        self.links, self.click = links, click      # click: Session._click_first_link
 
 
 class Session:
@@ -272,11 +260,33 @@ class Session:
         save(page)
         saved = (self.root / relpath).read_bytes()
         links = page.evaluate(LINKS_JS)
+        click = self._click_first_link(page, relpath, links) if relpath in CLICKED else None
         if relpath not in KEEP_OPEN:
             page.evaluate(SHUTDOWN_JS)      # one kernel and one notebook less
             page.evaluate(CLOSE_JS)
             page = None
-        return PageRun(page, dirty, before, after, errors, saved, links)
+        return PageRun(page, dirty, before, after, errors, saved, links, click)
+
+    def _click_first_link(self, page, relpath, links):
+        """Click the page's first link to a page, in its run: ``(text, path, the path opened
+        or why none, the other pages' kernels lost)``; then the opened tab is closed and
+        the kernel the click started shut down (None: the page links to no page)."""
+        found, _ = _page_links(self.base, relpath, links)
+        if not found:
+            return None
+        text, path = found[0]
+        running = self.session_ids()
+        link = page.locator(".jp-MarkdownCell .jp-InputArea a", has_text=text).first
+        link.scroll_into_view_if_needed()
+        link.click()
+        try:
+            page.wait_for_function(OPENED_WITH_SESSION_JS, arg=path, timeout=WAIT_MS, polling=POLL_MS)
+            opened = path
+        except Exception as exc:        # reported by the links test; the run goes on
+            opened = f"no page opened: {type(exc).__name__}: {str(exc)[:300]}"
+        page.evaluate(BACK_TO_JS, relpath)
+        self.shut_down_sessions_except(running)     # a target open elsewhere keeps its kernel
+        return text, path, opened, running - self.session_ids()
 
 
 # ====================================================================== pages read
@@ -413,21 +423,10 @@ class PageChecks:
         assert not bad, f"{relpath}: links JupyterLab cannot open:\n  " + "\n  ".join(bad)
         if relpath not in CLICKED or not found:
             return
-        text, path = found[0]
-        running = lab.session_ids()
-        page = lab.new_page(relpath)
-        page.wait_for_function(RENDERED_JS, timeout=WAIT_MS, polling=POLL_MS)
-        link = page.locator(".jp-MarkdownCell .jp-InputArea a", has_text=text).first
-        link.scroll_into_view_if_needed()
-        link.click()
-        page.wait_for_function(
-            """(path) => { const w = window.jupyterapp.shell.currentWidget;
-                          return !!w && !!w.context && w.context.path === path; }""",
-            arg=path, timeout=WAIT_MS, polling=POLL_MS)
-        page.context.close()
-        lab.shut_down_sessions_except(running)
+        text, path, opened, lost = run.click
+        assert opened == path, f"{relpath}: clicking {text!r} ({path}): {opened}"
         # the kernels of the pages kept open (explorers, checkers) are untouched
-        assert running <= lab.session_ids(), f"{relpath}: a click test shut down another page's kernel"
+        assert not lost, f"{relpath}: a click test shut down another page's kernel: {lost}"
 
 
 # ====================================================================== layout at 1280 px

@@ -212,3 +212,31 @@ def is_dirty_after_opening(page) -> bool:
 def save(page) -> None:
     """Save the current notebook (what Ctrl+S does); returns once the file is written."""
     assert page.evaluate(SAVE_JS) is False, "still modified after saving"
+
+
+# -- one browser page for many notebooks (tests/lab_pages.py) -----------------------------
+SHUTDOWN_JS = "async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }"
+
+# The plain pages share one browser page (one JupyterLab front end, started once): each is
+# opened there as a file-browser click would, checked, and closed before the next opens.
+OPEN_IN_TAB_JS = """async (path) => {
+  const app = window.jupyterapp;
+  const w = await app.commands.execute('docmanager:open', {path});
+  app.shell.activateById(w.id);
+  return true;
+}"""
+OPENED_JS = """(path) => { const w = window.jupyterapp.shell.currentWidget;
+  return !!w && !!w.context && w.context.path === path && (""" + KERNEL_IDLE_JS + """)(); }"""
+CLOSE_JS = """() => {
+  window.jupyterapp.shell.currentWidget.dispose();
+  return document.querySelectorAll('.jp-Notebook').length === 0;
+}"""
+NO_NOTEBOOK_JS = "() => document.querySelectorAll('.jp-Notebook').length === 0"
+# the page a click opened is current, and its kernel's session exists (none for a .md)
+OPENED_WITH_SESSION_JS = """(path) => { const w = window.jupyterapp.shell.currentWidget;
+  return !!w && !!w.context && w.context.path === path && (!w.sessionContext ||
+      !!(w.sessionContext.session && w.sessionContext.session.kernel)); }"""
+# every tab but the page ``path``'s closed, and that one current again
+BACK_TO_JS = """(path) => { const app = window.jupyterapp, mine = (w) => w.context && w.context.path === path;
+  for (const w of Array.from(app.shell.widgets('main'))) if (!mine(w)) w.dispose();
+  app.shell.activateById(Array.from(app.shell.widgets('main')).find(mine).id); return true; }"""

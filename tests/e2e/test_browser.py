@@ -22,7 +22,6 @@ _BOTH = PAGES + [e2e.ZH + p for p in PAGES]
 SOLUTIONS = {p: len(e2e.source_solutions(p)) for p in _BOTH}
 EXPLORERS = {p: e2e.source_explorer_figures(p) for p in _BOTH}
 WIDGETS = {p: e2e.source_widget_calls(p) for p in _BOTH}
-EXPLORER_IDS = e2e.explorer_figure_ids(PAGES)
 
 
 def _skip_reason() -> str | None:
@@ -38,12 +37,12 @@ def _skip_reason() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def reader():
+def reader(request):
+    """The worker's reader of the built site (``book_reader``, shared with the Chinese pages)."""
     reason = _skip_reason()
     if reason:
         pytest.skip(reason)
-    with e2e.Reader(explorer_ids=tuple(EXPLORER_IDS)) as r:
-        yield r
+    return request.getfixturevalue("book_reader")
 
 
 # -- without a browser ---------------------------------------------------------------

@@ -33,14 +33,14 @@ DONE = [e2e.ZH + p for p, pot in (T.templates().items() if T.POT_DIR.is_dir() el
 
 
 @pytest.fixture(scope="module")
-def reader():
+def reader(request):
+    """The worker's reader of the built site (``book_reader``, shared with the English pages)."""
     reason = en._skip_reason()
     if reason:
         pytest.skip(reason)
     if not (e2e.HTML_DIR / e2e.ZH).is_dir():
         pytest.fail(f"no Chinese edition in {e2e.HTML_DIR / e2e.ZH}: run `make book OFFLINE=1`")
-    with e2e.Reader(explorer_ids=tuple(en.EXPLORER_IDS)) as r:
-        yield r
+    return request.getfixturevalue("book_reader")
 
 
 # -- the English edition's checks, on the Chinese pages ------------------------------------

@@ -29,7 +29,7 @@ import re
 
 import pytest
 from e2e_helpers import toc_chapters
-from lab_server import CHROMIUM, ROOT, browser, lab_server
+from lab_server import CHROMIUM, ROOT, lab_server
 
 needs_chromium = pytest.mark.skipif(
     not pathlib.Path(CHROMIUM).exists(),
@@ -96,9 +96,11 @@ def test_make_lab_uses_the_settings_the_test_checks():
 
 
 @pytest.fixture(scope="module")
-def lab():
-    with lab_server() as (base, token), browser() as b:
-        context = b.new_context(viewport=VIEWPORT)
+def lab(chromium):
+    """A JupyterLab of its own on this checkout (the session's ``lab`` keeps pages open in
+    its workspace; a first start must not meet them), in the worker's ``chromium``."""
+    with lab_server() as (base, token):
+        context = chromium.new_context(viewport=VIEWPORT)
         try:
             yield base, token, context
         finally:
@@ -146,34 +148,59 @@ MAIN_AREA_JS = """(path) => { const w = window.jupyterapp.shell.currentWidget;
           text: w.node.innerText}; }"""
 
 
-@needs_chromium
-@pytest.mark.parametrize("relpath", MARKDOWN_PAGES)
-def test_markdown_page_opens_rendered(lab, relpath):
-    """A chapter's index.md (and every other .md page) opens as a page, not as MyST source."""
+#: opens a file as a double click in the file browser does (the default viewer of its type),
+#: in the page's JupyterLab, and shows it
+OPEN_JS = """async (path) => { const app = window.jupyterapp;
+  const w = await app.commands.execute('docmanager:open', {path});
+  app.shell.activateById(w.id); return true; }"""
+#: closes what the main area shows (the page opened before the next one opens)
+CLOSE_ALL_JS = """() => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))
+  w.dispose(); return true; }"""
+
+
+# the file is open and something of it is laid out (a heading or an editor line)
+OPEN_AND_LAID_OUT_JS = """(path) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  return !!w && !!w.context && w.context.path === path && w.context.isReady &&
+         !!w.node.querySelector('h1, .cm-line'); }"""
+
+
+@pytest.fixture(scope="module")
+def md_tab(lab):
+    """One JupyterLab front end (loaded once) in which the Markdown pages are opened in
+    turn, as a student opens them from the file browser."""
     base, token, context = lab
-    title = _title(relpath)
     page = context.new_page()
+    # loaded as a student's link to the first page opens it (a fresh workspace); then
+    # every test opens its page in this front end
+    first = MARKDOWN_PAGES[0]
+    page.goto(f"{base}/lab/tree/{first}?token={token}&reset", wait_until="domcontentloaded",
+              timeout=WAIT_MS)
+    page.wait_for_function(OPEN_AND_LAID_OUT_JS, arg=first, timeout=WAIT_MS, polling=250)
     try:
-        page.goto(f"{base}/lab/tree/{relpath}?token={token}&reset",
-                  wait_until="domcontentloaded", timeout=WAIT_MS)
-        # wait until the file is open and something of it is laid out (a heading or an editor line)
-        page.wait_for_function(
-            """(path) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-                 return !!w && !!w.context && w.context.path === path && w.context.isReady &&
-                        !!w.node.querySelector('h1, .cm-line'); }""",
-            arg=relpath, timeout=WAIT_MS, polling=250)
-        shown = page.evaluate(MAIN_AREA_JS, relpath)
-        _screenshot(page, relpath.replace("/", "__"))
-        assert shown["viewer"] and not shown["editor"], \
-            f"{relpath} opens in an editor, not as a rendered page"
-        assert title in shown["headings"], \
-            f"{relpath}: title {title!r} not rendered as a heading; headings: {shown['headings'][:5]}"
-        lines = [line.strip() for line in shown["text"].splitlines()]
-        raw = sorted({s for s in SOURCE_LINE_STARTS for line in lines if line.startswith(s)}
-                     | {s for s in SOURCE_ANYWHERE if s in shown["text"]})
-        assert not raw, f"{relpath} shows MyST source on the page: {raw}"
+        yield page
     finally:
         page.close()
+
+
+@needs_chromium
+@pytest.mark.parametrize("relpath", MARKDOWN_PAGES)
+def test_markdown_page_opens_rendered(md_tab, relpath):
+    """A chapter's index.md (and every other .md page) opens as a page, not as MyST source."""
+    title = _title(relpath)
+    page = md_tab
+    page.evaluate(CLOSE_ALL_JS)
+    page.evaluate(OPEN_JS, relpath)
+    page.wait_for_function(OPEN_AND_LAID_OUT_JS, arg=relpath, timeout=WAIT_MS, polling=250)
+    shown = page.evaluate(MAIN_AREA_JS, relpath)
+    _screenshot(page, relpath.replace("/", "__"))
+    assert shown["viewer"] and not shown["editor"], \
+        f"{relpath} opens in an editor, not as a rendered page"
+    assert title in shown["headings"], \
+        f"{relpath}: title {title!r} not rendered as a heading; headings: {shown['headings'][:5]}"
+    lines = [line.strip() for line in shown["text"].splitlines()]
+    raw = sorted({s for s in SOURCE_LINE_STARTS for line in lines if line.startswith(s)}
+                 | {s for s in SOURCE_ANYWHERE if s in shown["text"]})
+    assert not raw, f"{relpath} shows MyST source on the page: {raw}"
 
 
 LISTING_JS = """() => Array.from(document.querySelectorAll(

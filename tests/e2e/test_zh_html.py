@@ -63,6 +63,13 @@ def article_prose(page_soup: BeautifulSoup, *, drop_first_column: bool = False) 
     return re.sub(r"\s+", " ", body.get_text(" ")).replace("\u00a0", " ")
 
 
+@functools.cache
+def zh_prose(page: str, *, drop_first_column: bool = False) -> str:
+    """:func:`article_prose` of a Chinese page, worked out once per page for every test
+    that reads it (the numbers, the words, and the search tests of both files)."""
+    return article_prose(soup(zh_page(page)), drop_first_column=drop_first_column)
+
+
 # -- the site ----------------------------------------------------------------------------
 def test_every_toc_page_built_in_chinese():
     missing = [p for p in PAGES if not zh_page(p).is_file()]
@@ -102,7 +109,7 @@ def test_stored_numbers_in_the_chinese_prose(path):
     needles = sorted({zh_text(t) for _, t in stored_results(path) if is_distinctive(t)})
     if not needles:
         return
-    prose = article_prose(soup(zh_page(docname(path))))
+    prose = zh_prose(docname(path))
     missing = [n for n in needles
                if re.search(rf"(?<![\d.,]){re.escape(n)}(?![\d])", prose) is None]
     assert not missing, f"stored {{eval}} results not in the Chinese page: {missing}"
@@ -134,7 +141,7 @@ def test_unit_words_rendered_in_chinese():
 def test_translated_page_reads_in_chinese(page):
     """A fully translated page shows no English word outside code, math and the allow-list
     (this also catches a translation that Sphinx ignored: its English stays)."""
-    prose = article_prose(soup(zh_page(page)), drop_first_column=page in C.BILINGUAL_PAGES)
+    prose = zh_prose(page, drop_first_column=page in C.BILINGUAL_PAGES)
     assert len(zh_message.HAN.findall(prose)) > 20, prose[:200]
     words = C.english_words(prose)
     assert not words, f"English words on the Chinese page: {words}"
@@ -178,7 +185,7 @@ def search_index() -> dict:
 
 def pages_using(term: str) -> list[str]:
     """Translated pages whose Chinese prose uses ``term``."""
-    return [p for p in DONE if term in article_prose(soup(zh_page(p)))]
+    return [p for p in DONE if term in zh_prose(p)]
 
 
 @pytest.mark.parametrize("term", SEARCH_TERMS)
