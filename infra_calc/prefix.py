@@ -181,7 +181,8 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens, cached_tokens, batch=N
     n = np.asarray(p) - np.asarray(pc)
     new = prefill_step_of(w, n, comm=comm)             # the new tokens' pass, per card
     pcf = np.asarray(pc, dtype=float)
-    f = np.asarray(new.flops) + w.model.attention_flops(tokens=w.batch * n, context=pcf) / w.cards  # over the prefix
+    # the new tokens' attention over the prefix, split per card
+    f = np.asarray(new.flops) + w.model.attention_flops(tokens=w.batch * n, context=pcf) / w.cards
     prefix_kv = np.asarray(w.kv_bytes_per_card(pc, batch=1)) + 0.0 * n
     r = np.asarray(new.bytes_read) + prefix_kv
     t = bounds(f, r, w.hw, t_comm=new.t_comm, math=w.math)

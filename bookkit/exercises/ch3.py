@@ -265,8 +265,8 @@ EX_N8 = Exercise(
     "ch3-n8", "ms", lambda: n8().t_per_token_floor,
     hints=("A verify pass cannot emit more than k + 1 tokens per request, whatever the "
            "acceptance; divide the pass by that.",
-           "ic.speculative_step(model, card, batch, context, draft_tokens=k) counts the pass."),
-))
+           "ic.speculative_step(model, card, batch=B, context=S, draft_tokens=k) counts the pass."),
+)
 
 
 def _values_n8(v):
