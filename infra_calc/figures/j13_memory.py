@@ -53,8 +53,9 @@ def legend_handles(*, per_request: bool = True):
 @figure("j13-capacity-4090",
         "Qwen3-8B in BF16 on an RTX 4090 with a 2 GiB workspace: four or five 8K-token requests "
         "against the capacity read as 24e9 bytes (the source) and as the physical 24 GiB.")
-def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *, batches=(4, 5),
-                  context: int = S.J13_CONTEXTS[0], bytes_per_param: float = 2.0,
+def capacity_4090(model: str = S.J13_MODEL, hw: str = S.J13_HW, *,
+                  batches=(S.J13_BATCH, S.J13_BATCH + 1), context: int = S.J13_CONTEXTS[0],
+                  bytes_per_param: float = float(S.J13_BYTES_PER_PARAM),
                   workspace: float = S.J13_WORKSPACE) -> Figure:
     """Stacked bars (weights, workspace, one KV block per request) for each batch.
 
@@ -71,16 +72,14 @@ def capacity_4090(model: str = S.J13_MODEL, hw: str = "RTX 4090", *, batches=(4,
     width = 0.5
     for xi, st in zip(x, states, strict=True):
         mem = st.memory
-        ax.bar(xi, in_unit(mem.weights, "GB"), width, color=SEGMENT_COLOURS["weights"],
-               hatch=SEGMENT_HATCHES["weights"], edgecolor="white")
-        bottom = mem.weights
-        ax.bar(xi, in_unit(mem.workspace, "GB"), width, bottom=in_unit(bottom, "GB"),
-               color=SEGMENT_COLOURS["workspace"], hatch=SEGMENT_HATCHES["workspace"], edgecolor="white")
-        bottom += mem.workspace
-        for _ in range(st.batch):
-            ax.bar(xi, in_unit(st.kv_per_request, "GB"), width, bottom=in_unit(bottom, "GB"),
-                   color=SEGMENT_COLOURS["kv"], hatch=SEGMENT_HATCHES["kv"], edgecolor="white", linewidth=1.2)
-            bottom += st.kv_per_request
+        for key, bottom, size in memory_segments(mem):
+            # the cache drawn as one block per request, each of them S m_KV
+            blocks = [st.kv_per_request] * st.batch if key == "kv" else [size]
+            for block in blocks:
+                ax.bar(xi, in_unit(block, "GB"), width, bottom=in_unit(bottom, "GB"),
+                       color=SEGMENT_COLOURS[key], hatch=SEGMENT_HATCHES[key], edgecolor="white",
+                       **({"linewidth": 1.2} if key == "kv" else {}))
+                bottom += block
         ax.annotate(str(shown(mem.total, "GB", 2)), (xi + width / 2, in_unit(mem.total, "GB")), xytext=(4, 0),
                     textcoords="offset points", ha="left", va="center", fontsize=9)
     source_cap = capacity_reading(hw, reading="decimal GB")
@@ -204,10 +203,13 @@ def amdahl_curves(*, fractions=(S.AMDAHL_F, 0.8, 0.9), s_max: float = 1000.0,
     return fig
 
 
+#: (card, model, context, batch, bytes/weight, reading): the source's case at its batch and
+#: one more under both readings, then two settings of our own
+_J13 = (S.J13_HW, S.J13_MODEL, S.J13_CONTEXTS[0])
 _SNAPSHOT_SETTINGS = (
-    ("RTX 4090", S.J13_MODEL, 8192, 4, 2.0, "decimal GB"),
-    ("RTX 4090", S.J13_MODEL, 8192, 5, 2.0, "decimal GB"),
-    ("RTX 4090", S.J13_MODEL, 8192, 5, 2.0, "physical GiB"),
+    (*_J13, S.J13_BATCH, float(S.J13_BYTES_PER_PARAM), S.J13_READING),
+    (*_J13, S.J13_BATCH + 1, float(S.J13_BYTES_PER_PARAM), S.J13_READING),
+    (*_J13, S.J13_BATCH + 1, float(S.J13_BYTES_PER_PARAM), "physical GiB"),
     ("L40S", S.J13_MODEL, 32768, 6, 2.0, "physical GiB"),
     ("H100 SXM", S.J07_MODEL, 8192, 2, 1.0, "decimal GB"),
 )
