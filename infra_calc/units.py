@@ -69,6 +69,7 @@ UNITS: dict[str, Unit] = {unit: Unit(kind, float(scale)) for kind, scales in {
     "intensity": {"FLOP/byte": 1.0, "FLOP/B": 1.0},
     "ratio": {"×": 1.0, "x": 1.0},
     "percentage": {"%": 0.01},                                   # a fraction shown in %
+    "power": {"W": 1.0},                                         # a card's printed power limit
     "tokens": {"tokens": 1.0, "token": 1.0},
     "requests": {"requests": 1.0, "request": 1.0},
     "rows": {"rows": 1.0}, "cards": {"cards": 1.0}, "experts": {"experts": 1.0},
