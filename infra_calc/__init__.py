@@ -2,7 +2,7 @@
 
 Small pure functions, SI units throughout (seconds, bytes, FLOPs, FLOP/s,
 bytes/s).  Numpy arrays broadcast in the step and bound functions
-(``read_time``, ``compute_time``, ``step_time``, ``bounds``, ``decode_step``,
+(``read_time``, ``compute_time``, ``step_time``, ``decode_step``,
 ``batch_turning_point``), the roofline, GEMM and capacity functions, the
 ``kv`` functions (``critical_context``, ``turning_batch``, ``kv_weight_batch``,
 ``decode_region``) and the one-pass chapter-3 functions (``model_decode_step``,

@@ -15,7 +15,6 @@ from .amdahl import amdahl_limit as amdahl_limit
 from .amdahl import amdahl_speedup as amdahl_speedup
 from .amdahl import amdahl_time as amdahl_time
 from .bound import Bounds as Bounds
-from .bound import bounds as bounds
 from .capacity import CapacityCheck as CapacityCheck
 from .capacity import capacity_check as capacity_check
 from .capacity import kv_cache_bytes as kv_cache_bytes

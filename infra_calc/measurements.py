@@ -51,6 +51,7 @@ from ._measurement_rows import (
     unit_of,
 )
 from .hardware import MATH_PRECISIONS
+from .units import BF16_BYTES
 
 __all__ = ["Measurement", "MeasurementError", "load", "parse", "independent", "METRICS",
            "PRINTED_UNITS", "COLUMNS", "PRECISION_BYTES", "KINDS", "LOADS"]
@@ -154,7 +155,7 @@ class Measurement:
     @property
     def bytes_per_param(self) -> float:
         """Bytes per weight (2 when the weight precision is not stated)."""
-        return PRECISION_BYTES.get(self.weight_precision, 2.0)
+        return PRECISION_BYTES.get(self.weight_precision, float(BF16_BYTES))
 
     @property
     def excluded(self) -> bool:

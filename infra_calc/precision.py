@@ -6,8 +6,9 @@ weights are stored in ``b_W`` bytes.  Every function that bounds with a peak tak
 precision itself (``math=``, or a :class:`~infra_calc.workload.Workload`'s ``math``): the
 ridge :meth:`~infra_calc.hardware.Accelerator.ridge`, the roofline
 (:func:`~infra_calc.roofline.attainable_flops`, :func:`~infra_calc.roofline.gemm_roofline`,
-:func:`~infra_calc.roofline.critical_rows`), :func:`~infra_calc.step.batch_turning_point` and
-the turning points of :mod:`infra_calc.kv`.
+:func:`~infra_calc.roofline.critical_rows`), chapter 1's :func:`~infra_calc.step.compute_time`,
+:func:`~infra_calc.step.step_time`, :func:`~infra_calc.step.decode_step` and
+:func:`~infra_calc.step.batch_turning_point`, and the turning points of :mod:`infra_calc.kv`.
 
 >>> import infra_calc as ic
 >>> h = ic.accelerator("H100 SXM")

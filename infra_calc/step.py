@@ -34,7 +34,7 @@ def read_time(nbytes, hw):
     return bounds(0.0, nbytes, accelerator(hw)).t_read
 
 
-def compute_time(flops, hw):
+def compute_time(flops, hw, *, math="bf16"):
     """Compute lower bound :math:`T_{compute} = F / \\Pi`, seconds.
 
     Parameters
@@ -43,20 +43,23 @@ def compute_time(flops, hw):
         FLOPs performed, ``F`` (>= 0).
     hw : Accelerator or str
         Supplies the dense peak ``Π`` in FLOP/s.
+    math : str, keyword-only
+        Math precision whose dense peak ``Π`` bounds the math (default ``"bf16"``).
     """
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
-    return bounds(flops, 0.0, accelerator(hw)).t_compute
+    return bounds(flops, 0.0, accelerator(hw), math=math).t_compute
 
 
-def step_time(flops, nbytes, hw, *, overlap=True):
+def step_time(flops, nbytes, hw, *, math="bf16", overlap=True):
     """Lower bound on one step, seconds.
 
     :math:`\\max(F/\\Pi, R/\\beta)` when reads and math overlap (``overlap=True``),
-    :math:`F/\\Pi + R/\\beta` when they are serial.
+    :math:`F/\\Pi + R/\\beta` when they are serial; ``Π`` the dense peak at ``math``
+    (default ``"bf16"``).
     """
     flops = check_number(flops, "flops", "FLOPs", allow_zero=True)
     nbytes = check_number(nbytes, "nbytes", "bytes", allow_zero=True)
-    return bounds(flops, nbytes, accelerator(hw), overlap=overlap).t_floor
+    return bounds(flops, nbytes, accelerator(hw), overlap=overlap, math=math).t_floor
 
 
 def mbu(nbytes, hw, *, seconds):
@@ -128,7 +131,8 @@ def read_time_per_output(t_read, batch):
     return unwrap(np.asarray(t_read, dtype=float) / np.asarray(batch, dtype=float))
 
 
-def decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0, overlap=True) -> DecodeStep:
+def decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0, math="bf16",
+                overlap=True) -> DecodeStep:
     """Estimate one decode step of a dense model (one new token per request).
 
     The batch of ``B`` requests shares one read of the weights:
@@ -153,6 +157,8 @@ def decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0, overlap=Tru
         KV-cache bytes the whole batch reads this step, ``R_KV`` (default 0): an
         amount of cache, as :attr:`DecodeStep.bytes_read` counts it, not the
         per-element width ``kv_bytes_per_element`` of the chapter-3 functions.
+    math : str, keyword-only
+        Math precision whose dense peak ``Π`` bounds the math (default ``"bf16"``).
     overlap : bool, keyword-only
         Whether reads and math overlap.
     """
@@ -163,7 +169,7 @@ def decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0, overlap=Tru
     kv = check_number(kv_bytes, "kv_bytes", "bytes", allow_zero=True)
     r = bw * n + kv
     f = 2.0 * b * n
-    t = bounds(f, r, acc, overlap=overlap)
+    t = bounds(f, r, acc, overlap=overlap, math=math)
     return DecodeStep(
         **vars(t), hw=acc, params=n, bytes_per_param=bw, batch=b, bytes_read=unwrap(r),
         flops=unwrap(f), tokens_per_s=tokens_per_s(b, t.t_step),

@@ -25,7 +25,7 @@ from typing import NamedTuple
 __all__ = [
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
     "MEGA", "GIGA", "TERA",
-    "MS", "US", "K_TOKENS", "BYTE_UNITS", "Unit", "UNITS", "UNIT_SCALES",
+    "MS", "US", "K_TOKENS", "BF16_BYTES", "BYTE_UNITS", "Unit", "UNITS", "UNIT_SCALES",
 ]
 
 # decimal (SI) prefixes

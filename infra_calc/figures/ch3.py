@@ -20,6 +20,7 @@ from ..levers import speculative_step
 from ..prefill import prefill_step
 from ..reality import reality_check
 from ..step import batch_turning_point
+from ..units import BF16_BYTES
 from ..workload import Workload
 from ._registry import HATCHES, MARKERS, PALETTE, figure
 
@@ -32,7 +33,7 @@ REGION_COLOURS = {"weight-read": PALETTE["sky"], "kv-read": PALETTE["orange"],
                   "compute": PALETTE["vermillion"]}
 #: the explorer's default state, also drawn as its static snapshot
 KV_EXPLORER_SETTINGS = dict(model=BIG, hw="H100 SXM", batch=32, context=4096,
-                            kv_bytes_per_element=2, bytes_per_param=2)
+                            kv_bytes_per_element=BF16_BYTES, bytes_per_param=BF16_BYTES)
 
 
 @figure("ch3-kv-regions",
@@ -40,7 +41,7 @@ KV_EXPLORER_SETTINGS = dict(model=BIG, hw="H100 SXM", batch=32, context=4096,
         "H100 SXM: weight-read bound, KV-read bound and compute bound. B*(S) rises with context "
         "and never returns past S_max; the dashed lines are the borders without grouped KV heads; "
         "hatched, the points whose caches do not fit on the card.")
-def kv_regions_figure(model=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_per_element=2):
+def kv_regions_figure(model=BIG, hw="H100 SXM", *, bytes_per_param=1, kv_bytes_per_element=BF16_BYTES):
     """Region map over batch (log) and context, with ``B*(S)``, ``B_kv(S)`` and ``S_max`` drawn.
 
     Every border comes from the model itself (:mod:`infra_calc.kv`), the same

@@ -117,18 +117,21 @@ def warning_html(text: str) -> str:
     return f"<div class='ic-warning' style='{WARNING_STYLE}'>⚠ {text}</div>"
 
 
-def fit_warning(hw, need: float, *, weights_only: bool = False, bars: str = "") -> str:
-    """The readouts' "Does not fit" warning: ``need`` bytes against ``hw``'s capacity (GB).
+def fit_warning(hw, need: float, *, capacity: float | None = None, weights_only: bool = False,
+                bars: str = "", then: str = "") -> str:
+    """Every readout's "Does not fit" warning: ``need`` bytes against ``hw``'s capacity (GB).
 
-    ``need`` is what one card must hold (``weights_only``: the weights alone); ``bars``,
+    ``need`` is what one card must hold (``weights_only``: the weights alone); ``capacity``
+    replaces the card's own (another reading of it, the capacity planner's); ``bars``,
     if given, says what the bars assume ("it fitted": "The bars are the bounds as if it
-    fitted.").
+    fitted."); ``then`` is a last sentence (HTML, escaped).
     """
+    cap = hw.mem_capacity if capacity is None else capacity
     what = (f"the weights alone are {sig(need, 'GB')}" if weights_only
             else f"this setting needs {sig(need, 'GB')} per card")
-    tail = f" The bars are the bounds as if {bars}." if bars else ""
+    tail = (f" The bars are the bounds as if {bars}." if bars else "") + (f" {then}" if then else "")
     return warning_html(f"<b>Does not fit</b>: {what}; the {html.escape(hw.name)} has "
-                        f"{sig(hw.mem_capacity, 'GB')}.{tail}")
+                        f"{sig(cap, 'GB')}.{tail}")
 
 
 def ms(t) -> str:

@@ -27,7 +27,7 @@ from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handle
 from ..hardware import READINGS
 from ..planner import planner_state
 from ..units import GiB
-from ._base import BYTE_WIDTHS, Explorer, model_and_card_menus, warning_html
+from ._base import BYTE_WIDTHS, Explorer, fit_warning, model_and_card_menus
 from .moe import nice_ceiling
 
 __all__ = ["CapacityPlanner", "capacity_planner"]
@@ -117,10 +117,9 @@ class CapacityPlanner(Explorer):
                             f"{tokens_k(st.context)} tokens")
         verdict = ("<b style='color:#009E73'>fits</b>" if st.fits
                    else "<b style='color:#D55E00'>does not fit</b>")
-        warn = "" if st.fits else warning_html(
-            f"<b>Does not fit</b>: {shown(mem.total, 'GB')} needed, {shown(mem.capacity, 'GB')} on "
-            "the card; "
-            f"at most {st.max_batch} requests of {tokens_k(st.context)} tokens fit.")
+        warn = "" if st.fits else fit_warning(
+            st.hw, mem.total, capacity=mem.capacity,
+            then=f"At most {st.max_batch} requests of {tokens_k(st.context)} tokens fit.")
         self.readout.value = warn + (
             f"total {shown(mem.total, 'GB')} = weights {shown(mem.weights, 'GB', bare=True)} + "
             f"workspace {shown(mem.workspace, 'GB', bare=True)} ({round_sig(mem.workspace, 'GiB')}) + "

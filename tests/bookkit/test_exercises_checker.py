@@ -7,7 +7,6 @@ tests/e2e/test_lab_checkers.py.
 """
 from __future__ import annotations
 
-import pathlib
 import re
 
 import pytest
@@ -137,7 +136,6 @@ def test_every_exercise_checker_builds_and_accepts_its_answer(eid):
 # ------------------------------------------------------------------ the front end's contract
 def test_front_end_sends_text_and_attempt_with_the_click_and_needs_no_network():
     js = AnswerBox._esm if isinstance(AnswerBox._esm, str) else str(AnswerBox._esm)
-    assert js == (pathlib.Path(__file__).parents[2] / "bookkit/exercises/checker.js").read_text()
     assert 'model.send({ event: "check", text, attempt })' in js
     assert "change:verdict" in js
     assert not re.search(r"\bimport\b|https?://", js.split("\n", 3)[-1]), "no imports, no URLs"

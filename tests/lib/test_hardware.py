@@ -3,6 +3,7 @@ import pytest
 
 import infra_calc as ic
 from infra_calc import source as S
+from infra_calc.bound import bounds
 from infra_calc.units import GiB
 
 
@@ -53,7 +54,7 @@ def test_a_card_without_the_precision_is_refused_naming_math_and_its_precisions(
 def test_the_math_precision_sets_the_compute_floor():
     acc = ic.accelerator("B200")
     for math in acc.math_precisions:
-        assert ic.bounds(1e15, 0.0, acc, math=math).t_compute == pytest.approx(1e15 / acc.peak(math))
+        assert bounds(1e15, 0.0, acc, math=math).t_compute == pytest.approx(1e15 / acc.peak(math))
     bf, f4 = (ic.prefill_step("llama-2-70b", acc, prompt_tokens=2048, bytes_per_param=0.5, math=m)
               for m in ("bf16", "fp4"))
     assert bf.t_compute == pytest.approx(4 * f4.t_compute)     # FP4 dense = 4x BF16 dense

@@ -110,3 +110,16 @@ def test_mbu_is_the_read_floor_over_the_measured_time():
     assert np.allclose(got, [1.0, 2.0], rtol=1e-12)
     with pytest.raises(ValueError, match="seconds"):
         ic.mbu(r, hw, seconds=0.0)
+
+
+def test_chapter_one_steps_take_the_math_precision():
+    """compute_time, step_time and decode_step bound the math at the precision named, as
+    batch_turning_point does: at B* of FP8 the FP8 step is exactly on its ridge."""
+    import infra_calc as ic
+    acc = ic.accelerator("H100 SXM")
+    assert ic.compute_time(1e15, acc, math="fp8") == pytest.approx(1e15 / acc.peak("fp8"))
+    assert ic.step_time(1e15, 0.0, acc, math="fp8") == ic.compute_time(1e15, acc, math="fp8")
+    b = ic.batch_turning_point(acc, bytes_per_param=1, math="fp8")
+    st = ic.decode_step(70e9, acc, bytes_per_param=1, batch=round(b), math="fp8")
+    assert st.t_compute == pytest.approx(2 * round(b) * 70e9 / acc.peak("fp8"))
+    assert st.t_compute == pytest.approx(st.t_read, rel=1e-2)
