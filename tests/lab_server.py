@@ -168,9 +168,11 @@ RUN_DONE_JS = """() => {
   const w = window.jupyterapp.shell.currentWidget;
   const k = w.sessionContext.session.kernel;
   if (!k || k.status !== 'idle') return false;
+  const code = w.content.widgets.filter(c => c.model.type === 'code');
+  // a cell that raised stops the run: the cells after it stay unrun, so the run is over
+  if (code.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'))) return true;
   // every code cell has an execution count (nothing queued, nothing running)
-  return w.content.widgets.every(c => c.model.type !== 'code' ||
-      (c.model.executionCount !== null && c.model.executionState !== 'running'));
+  return code.every(c => c.model.executionCount !== null && c.model.executionState !== 'running');
 }"""
 
 
