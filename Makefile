@@ -74,8 +74,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 # `make check`: the loop to run while working (about a minute on 2 cores): lint, the
-# library's and the book machinery's tests and doctests (tests/lib, infra_calc, tests/bookkit,
-# bookkit), the checks of the stored pages
+# library's, the book machinery's and the tools' tests and doctests (tests/lib, infra_calc,
+# tests/bookkit, bookkit, tests/tools), the checks of the stored pages
 # (tests/book; the translation checks need the message templates of a `make book` or
 # `make translations` and are left out without them), and nbval on the notebooks this
 # change touches (changed against HEAD, or new).  Nothing is built; the built book,
@@ -86,7 +86,7 @@ CHANGED_NOTEBOOKS = $(shell { git diff --name-only HEAD -- 'book/*.ipynb'; \
 CHECK_SKIP = $(if $(wildcard _build/i18n/_build/gettext),,--ignore=tests/book/test_translations.py)
 check: $(STAMP)
 	$(BIN)/ruff check .
-	$(PYTEST) tests/lib tests/bookkit tests/book infra_calc bookkit $(CHANGED_NOTEBOOKS) $(CHECK_SKIP) \
+	$(PYTEST) tests/lib tests/bookkit tests/tools tests/book infra_calc bookkit $(CHANGED_NOTEBOOKS) $(CHECK_SKIP) \
 		-m "not benchmark" --deselect tests/book/test_visible_code.py::test_visible_code_alone_reproduces_the_page $(PYTEST_ARGS)
 
 # `make lab`: JupyterLab with jupyterlab-myst (renders the pages' MyST directives and

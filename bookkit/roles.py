@@ -12,7 +12,7 @@ read them back with :func:`plain_result`, and the page check compares the stored
 The block structure (fences, directives and their options, code spans) is read with the
 few regexes below, not with markdown-it-py or myst-parser: what must hold is parity with
 jupyterlab-myst, whose parser is mystmd's, not myst-parser's, and that parity is what the
-tests check (the cases in ``tests/book/test_tools_execute.py``, the pages as a real
+tests check (the cases in ``tests/tools/test_execute.py``, the pages as a real
 JupyterLab writes them back in ``tests/lab_pages.py``).
 The same reading gives a cell's code blocks (:func:`code_blocks`) and its prose without
 code (:func:`strip_code`), which the tests read instead of parsing fences of their own.

@@ -12,13 +12,14 @@ about the code.  So:
 
 And every public module ``infra_calc/X.py`` has its own ``tests/lib/test_X.py``, and every
 public module of a subpackage, ``infra_calc/P/X.py``, its ``tests/lib/test_P_X.py`` (README's
-layout and CONTRIBUTING's table say so), unless :data:`TESTED_ELSEWHERE` names the file
-that tests it and why.
+layout and CONTRIBUTING's table say so), unless :data:`MIRRORS` names the file
+that tests it and why; so do ``bookkit/`` (``tests/bookkit``) and ``tools/`` (``tests/tools``).
 """
 from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import ROOT
 from hypothesis import HealthCheck, settings
 
@@ -73,15 +74,32 @@ def test_readme_layout_names_every_book_folder_and_top_level_package():
     assert all(f"| `{p}/` |" in layout for p in packages), packages
 
 
-#: modules of infra_calc tested in a file not named after them: path -> (that file, why)
-TESTED_ELSEWHERE = {
-    **{f"measure/{m}.py": ("tests/lib/test_measure.py",
-                           "the lab is tested through its package's names, at tiny sizes")
-       for m in ("arithmetic", "backends", "bench", "cli", "machine", "progress", "results")},
-    "figures/ch3.py": ("tests/lib/test_figures.py",
-                       "every published figure is compared with its committed PNG (the kv "
-                       "explorer's snapshot also in tests/lib/test_widgets_kv.py)"),
-    "figures/lab.py": ("tests/lib/test_measure.py", "the lab's figure, with the lab's run"),
+#: package -> (its mirror folder of tests, {module tested in a file not named after it:
+#: (that file, why)})
+MIRRORS = {
+    "infra_calc": ("tests/lib", {
+        **{f"measure/{m}.py": ("tests/lib/test_measure.py",
+                               "the lab is tested through its package's names, at tiny sizes")
+           for m in ("arithmetic", "backends", "bench", "cli", "machine", "progress", "results")},
+        "figures/ch3.py": ("tests/lib/test_figures.py",
+                           "every published figure is compared with its committed PNG (the kv "
+                           "explorer's snapshot also in tests/lib/test_widgets_kv.py)"),
+        "figures/lab.py": ("tests/lib/test_measure.py", "the lab's figure, with the lab's run"),
+    }),
+    "bookkit": ("tests/bookkit", {}),
+    "tools": ("tests/tools", {
+        **{f"{m}.py": ("tests/book/test_translations.py",
+                       "run on the book's own catalogs and built templates, which are their input")
+           for m in ("bilingual", "translations", "zh_checks", "zh_message")},
+        **{f"{m}.py": ("tests/e2e_helpers.py",
+                       "the end-to-end tests build, serve and print the book with it")
+           for m in ("build_book", "build_pdf", "localserve")},
+        "playwright_once.py": ("tests/lab_server.py", "every browser test starts Chromium with it"),
+        "stored_eval.py": ("tests/bookkit/test_zh.py",
+                           "the stored values it reads are the Chinese value forms' input"),
+        "lab/jupyter_server_config.py": ("tests/tools/test_execute.py",
+                                         "a JupyterLab config file, loaded as `make lab` loads it"),
+    }),
 }
 
 
@@ -100,33 +118,39 @@ def modules_without_tests(package, tests, elsewhere=()) -> list[str]:
     return out
 
 
-def test_every_library_module_has_its_test_file():
-    missing = modules_without_tests(ROOT / "infra_calc", ROOT / "tests" / "lib", TESTED_ELSEWHERE)
-    assert not missing, ("library modules without tests/lib/test_<module>.py (or "
-                         "test_<package>_<module>.py): "
-                         + ", ".join(f"infra_calc/{m}.py" for m in missing))
+@pytest.mark.parametrize("package", MIRRORS)
+def test_every_module_has_its_test_file(package):
+    tests, elsewhere = MIRRORS[package]
+    missing = modules_without_tests(ROOT / package, ROOT / tests, elsewhere)
+    assert not missing, (f"modules without {tests}/test_<module>.py (or "
+                         "test_<package>_<module>.py), nor an entry in MIRRORS: "
+                         + ", ".join(f"{package}/{m}.py" for m in missing))
 
 
-def test_modules_tested_elsewhere_name_real_files_and_need_the_entry():
+@pytest.mark.parametrize("package", MIRRORS)
+def test_modules_tested_elsewhere_name_real_files_and_need_the_entry(package):
     """Each entry names a module that exists, has no mirror file of its own (else the entry
-    is stale), a reason, and a test file that exists and uses the module (imports its
-    package or names one of its public names)."""
+    is stale), a reason, and a test file that exists and uses the module (names its import
+    path, its file, or one of its public names)."""
     import ast
 
-    for module, (test, why) in TESTED_ELSEWHERE.items():
-        path = ROOT / "infra_calc" / module
-        assert path.is_file(), f"{module}: no such module"
-        mirror = ROOT / "tests" / "lib" / f"test_{module[:-3].replace('/', '_')}.py"
-        assert not mirror.is_file(), f"{module} has {mirror.name}: drop its TESTED_ELSEWHERE entry"
+    tests, elsewhere = MIRRORS[package]
+    for module, (test, why) in elsewhere.items():
+        path = ROOT / package / module
+        assert path.is_file(), f"{package}/{module}: no such module"
+        mirror = ROOT / tests / f"test_{module[:-3].replace('/', '_')}.py"
+        assert not mirror.is_file(), f"{module} has {mirror.name}: drop its MIRRORS entry"
         names = set()
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__"
                                                     for t in node.targets):
                 names = set(ast.literal_eval(node.value))
         text = (ROOT / test).read_text(encoding="utf-8")
-        package = f"infra_calc.{module.split('/')[0]}"
-        assert why and (package in text or any(re.search(rf"\b{n}\b", text) for n in names)), \
-            f"{test} neither imports {package} nor names anything of {module}"
+        first = module.split("/")[0].removesuffix(".py")
+        uses = (re.search(rf"\b{package}[./]{first}\b", text)
+                or re.search(rf"from {package} import [^\n]*\b{first}\b", text)
+                or any(re.search(rf"\b{n}\b", text) for n in names))
+        assert why and uses, f"{test} neither imports {package}.{first} nor names anything of {module}"
 
 
 def test_the_module_rule_fails_when_a_test_file_is_missing(tmp_path):
