@@ -87,12 +87,13 @@ def j07_kv_bytes_per_token() -> float:
     return model(S.J07_MODEL).kv_bytes_per_token(S.KV_BYTES_PER_ELEMENT)
 
 
-def j07_capacity(*, context: int = S.J07_CONTEXT, capacity: float | None = None,
+def j07_capacity(*, batch: int = 1, context: int = S.J07_CONTEXT, capacity: float | None = None,
                  kv: bool = True, workspace: bool = True) -> CapacityCheck:
-    """J07's capacity check :math:`W + S\\,m_{KV} + M_{work} \\le C`: the 8-bit weights, one
-    request of ``context`` tokens (the source's ``J07_CONTEXT``) and the workspace on
-    ``capacity`` bytes (its H100's 80e9); ``kv=False`` / ``workspace=False`` leave those out."""
-    kv_bytes = kv_cache_bytes(context, j07_kv_bytes_per_token()) if kv else 0.0
+    """J07's capacity check :math:`W + B\\,S\\,m_{KV} + M_{work} \\le C`: the 8-bit weights,
+    ``batch`` requests (the source's one) of ``context`` tokens (the source's ``J07_CONTEXT``)
+    and the workspace on ``capacity`` bytes (its H100's 80e9); ``kv=False`` /
+    ``workspace=False`` leave those out."""
+    kv_bytes = kv_cache_bytes(context, j07_kv_bytes_per_token(), batch=batch) if kv else 0.0
     cap = S.j07_h100().mem_capacity if capacity is None else capacity
     return capacity_check(cap, weights=S.J07_WEIGHTS_8BIT, kv=kv_bytes,
                           workspace=S.J07_WORKSPACE if workspace else 0)

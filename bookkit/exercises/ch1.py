@@ -24,7 +24,7 @@ import math
 
 from infra_calc import source as S
 from infra_calc.accelerators import accelerator, accelerator_names
-from infra_calc.capacity import capacity_check, kv_cache_bytes
+from infra_calc.capacity import kv_cache_bytes, max_context
 from infra_calc.display import Shown, shown
 from infra_calc.models import model
 from infra_calc.scenarios import (
@@ -124,9 +124,14 @@ def q4_bytes_per_weight() -> float:
     return (Q4_BITS + Q4_SCALE_BITS / Q4_GROUP) / 8
 
 
+def _h100_step(bytes_per_param):
+    """The chapter's step, batch 1, on the H100 at ``bytes_per_param`` bytes per weight."""
+    return decode_step(S.J07_PARAMS, _h100(), bytes_per_param=bytes_per_param)
+
+
 def q4_read():
     """The H100's read bound with the j07-2 weights and their scales, s."""
-    return read_time(S.J07_PARAMS * q4_bytes_per_weight(), _h100())
+    return _h100_step(q4_bytes_per_weight()).t_read
 
 
 EX_2 = Exercise(
@@ -143,9 +148,9 @@ def _values_2(v):
     v.q4_bits, v.q4_group, v.q4_scale = (shown(x, digits=0) for x in (Q4_BITS, Q4_GROUP,
                                                                        Q4_SCALE_BITS))
     v.q4_bw = shown(q4_bytes_per_weight(), digits=4)
-    v.q4_r = shown(S.J07_PARAMS * q4_bytes_per_weight(), "GB", 2)
+    v.q4_r = shown(_h100_step(q4_bytes_per_weight()).bytes_read, "GB", 2)
     v.s2 = shown(q4_read(), "ms", 2)
-    v.q4_plain = shown(read_time(S.J07_PARAMS * HALF_BYTE, _h100()), "ms", 2)
+    v.q4_plain = shown(_h100_step(HALF_BYTE).t_read, "ms", 2)
     v.q4_extra_pct = shown(q4_bytes_per_weight() / HALF_BYTE - 1, "%", 1)
 
 
@@ -173,15 +178,22 @@ def _values_3(v):
 
 
 # --- j07-4: how short would B* requests have to be? (source question 4) ---------------
+def _bstar() -> float:
+    """B* of the source's case, ``b_W·Π / 2β``, requests (not rounded)."""
+    return batch_turning_point(_h100(), bytes_per_param=S.J07_BYTES_PER_PARAM)
+
+
 def bstar_requests() -> int:
     """B* of the source's case as a whole number of requests: ``ceil(b_W·Π / 2β)``."""
-    return math.ceil(batch_turning_point(_h100(), bytes_per_param=S.J07_BYTES_PER_PARAM))
+    return math.ceil(_bstar())
 
 
 def bstar_context() -> int:
-    """Tokens of context each of B* requests could keep beside the weights
-    (:func:`~infra_calc.scenarios.j07_left_after_weights`)."""
-    return math.floor(j07_left_after_weights() / (bstar_requests() * j07_kv_bytes_per_token()))
+    """Tokens of context each of B* requests could keep beside the weights, no workspace
+    (:func:`~infra_calc.capacity.max_context` on J07's capacity check)."""
+    alone = j07_capacity(kv=False, workspace=False)
+    return max_context(alone.capacity, weights=alone.weights, batch=bstar_requests(),
+                       kv_bytes_per_token=j07_kv_bytes_per_token(), workspace=0)
 
 
 EX_4 = Exercise(
@@ -193,7 +205,7 @@ EX_4 = Exercise(
 
 def _values_4(v):
     left = j07_left_after_weights()
-    v.bstar = shown(batch_turning_point(_h100(), bytes_per_param=S.J07_BYTES_PER_PARAM), digits=1)
+    v.bstar = shown(_bstar(), digits=1)
     v.bstar_int = shown(bstar_requests(), digits=0)
     v.left = shown(left, "GB", 2)
     v.left_per = shown(left / bstar_requests(), "MB", 2)
@@ -202,14 +214,16 @@ def _values_4(v):
 
 
 # --- j07-n1: max against sum ----------------------------------------------------------
-def n1_kv():
-    """KV-cache bytes of the j07-n1 batch: N1_BATCH requests of N1_CONTEXT tokens."""
-    return kv_cache_bytes(N1_CONTEXT, j07_kv_bytes_per_token(), batch=N1_BATCH)
+def n1_capacity():
+    """J07's capacity check (:func:`~infra_calc.scenarios.j07_capacity`) of the j07-n1 batch,
+    N1_BATCH requests of N1_CONTEXT tokens, on the H200: its ``kv`` the batch's KV cache."""
+    return j07_capacity(batch=N1_BATCH, context=N1_CONTEXT,
+                        capacity=accelerator("H200 SXM").mem_capacity)
 
 
 def n1_step(overlap=True):
     """The j07-n1 step on the H200, KV read counted; reads and math serial when not ``overlap``."""
-    return j07_decode_step(hw="H200 SXM", batch=N1_BATCH, kv_bytes=n1_kv(), overlap=overlap)
+    return j07_decode_step(hw="H200 SXM", batch=N1_BATCH, kv_bytes=n1_capacity().kv, overlap=overlap)
 
 
 def n1_saving():
@@ -245,9 +259,9 @@ def _values_n1(v):
     v.h200_ridge = shown(h200.ridge_point, "FLOP/byte", 1)
     v.n1_b = shown(N1_BATCH, digits=0)
     v.n1_ctx = shown(N1_CONTEXT, digits=0)
-    v.n1_kv = shown(n1_kv(), "GB", 2)
-    v.n1_total = shown(capacity_check(h200.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=n1_kv(),
-                                      workspace=S.J07_WORKSPACE).total, "GB", 2)
+    mem1 = n1_capacity()
+    v.n1_kv = shown(mem1.kv, "GB", 2)
+    v.n1_total = shown(mem1.total, "GB", 2)
     v.n1_r = shown(st1.bytes_read, "GB", 2)
     v.n1_tr = shown(st1.t_read, "ms", 2)
     v.n1_f = shown(st1.flops, "TFLOP", 0)
@@ -350,7 +364,7 @@ def _values_n3(v):
 # --- j07-n4: the bandwidth a target needs ----------------------------------------------
 def n4_bandwidth():
     """The bandwidth at which the 4-bit weights' read bound meets the target, bytes/s."""
-    return S.J07_PARAMS * HALF_BYTE / S.J07_TARGET_STEP
+    return _h100_step(HALF_BYTE).bytes_read / S.J07_TARGET_STEP
 
 
 EX_N4 = Exercise(
@@ -364,10 +378,10 @@ EX_N4 = Exercise(
 
 def _values_n4(v):
     need = n4_bandwidth()
-    cards = [c for c in accelerator_names()
-             if accelerator(c).mem_capacity >= S.J07_WEIGHTS_8BIT
-             and accelerator(c).mem_bandwidth >= need]
-    v.n4_r = shown(S.J07_PARAMS * HALF_BYTE, "GB", 0)
+    cards = [a.name for a in map(accelerator, accelerator_names())
+             if j07_capacity(capacity=a.mem_capacity, kv=False, workspace=False).fits
+             and a.mem_bandwidth >= need]
+    v.n4_r = shown(_h100_step(HALF_BYTE).bytes_read, "GB", 0)
     v.n4 = shown(need, "TB/s", 2)
     v.n4_short_pct = shown(1 - _h100().mem_bandwidth / need, "%", 1)
     v.n4_cards = Shown(len(cards), ", ".join(cards))

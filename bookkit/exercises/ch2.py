@@ -25,11 +25,10 @@ them).  The page poses the questions and works the solutions with the numbers
 """
 from __future__ import annotations
 
-import math
-
 from infra_calc import source as S
 from infra_calc.accelerators import accelerator
-from infra_calc.capacity import capacity_check, kv_cache_bytes, max_context
+from infra_calc.capacity import kv_cache_bytes, max_context
+from infra_calc.decode import model_decode_step
 from infra_calc.display import shown, tokens_k
 from infra_calc.models import model
 from infra_calc.roofline import (
@@ -41,14 +40,15 @@ from infra_calc.roofline import (
     intensity_limit,
 )
 from infra_calc.scenarios import (
+    j13_capacity,
     j13_capacity_args,
     j13_kv_bytes_per_token,
     j13_left_after_weights,
     j13_max_batch,
     j13_padding,
 )
-from infra_calc.shape import padded_gemm
-from infra_calc.step import mbu, read_time
+from infra_calc.shape import pad_to_tile, padded_gemm
+from infra_calc.step import mbu
 
 from ..pagevalues import PageValues
 from .spec import Choice, Exercise
@@ -159,7 +159,7 @@ EX_4 = Exercise(
 
 def _values_4(v):
     left, m_kv, s8 = j13_left_after_weights(), j13_kv_bytes_per_token(), S.J13_CONTEXTS[0]
-    v.w = shown(_qwen().weight_bytes(S.J13_BYTES_PER_PARAM), "GB", 2)
+    v.w = shown(j13_capacity().weights, "GB", 2)
     v.left = shown(left, "GB", 2)
     v.one8 = shown(kv_cache_bytes(s8, m_kv), "GB", 2)
     v.room = shown(left / kv_cache_bytes(s8, m_kv), digits=2)
@@ -218,7 +218,7 @@ def _capacity_phys():
 
 def _left_phys():
     """The RTX 4090's physical bytes beside the BF16 weights and the workspace."""
-    return capacity_check(**j13_capacity_args(capacity=_capacity_phys()), kv=0.0).headroom
+    return j13_capacity(capacity=_capacity_phys()).headroom
 
 
 def _s_max():
@@ -270,7 +270,7 @@ def _values_n4(v):
     g, g16 = _n4_gemm(), _n4_gemm(S.MOE_TILE_ROWS)
     v.n4_rows = shown(N4_ROWS, digits=0)
     v.n4_tile = shown(N4_TILE_ROWS, digits=0)
-    v.n4_padded = shown(math.ceil(N4_ROWS / N4_TILE_ROWS) * N4_TILE_ROWS, digits=0)
+    v.n4_padded = shown(pad_to_tile(N4_ROWS, N4_TILE_ROWS), digits=0)
     v.n4_tc = shown(g.t_compute_useful, "µs", 2)
     v.n4_tcp = shown(g.t_compute, "µs", 2)
     v.n4_tr = shown(g.t_read, "µs", 2)
@@ -298,18 +298,17 @@ def _values_n5(v):
     v.n5_f = shown(_f_needed(), "%", 1)
 
 
-def _n6_bytes():
-    return (_qwen().decode_weight_bytes(S.J13_BYTES_PER_PARAM, 1)
-            + kv_cache_bytes(N6_CONTEXT, j13_kv_bytes_per_token()))
-
-
-def _n6_floor():
-    return read_time(_n6_bytes(), S.j13_h100())
+def _n6_step():
+    """The 2.10 step: one request of N6_CONTEXT tokens of J13's model (BF16 weights and
+    cache) on J13's H100, the weights it multiplies and its KV cache read."""
+    return model_decode_step(S.J13_MODEL, S.j13_h100(), batch=1, context=N6_CONTEXT,
+                             bytes_per_param=S.J13_BYTES_PER_PARAM,
+                             kv_bytes_per_element=S.KV_BYTES_PER_ELEMENT)
 
 
 def _mbu():
     """MBU of the 2.10 step: its read floor over its measured time, a fraction."""
-    return mbu(_n6_bytes(), S.j13_h100(), seconds=N6_MEASURED)
+    return mbu(_n6_step().bytes_read, S.j13_h100(), seconds=N6_MEASURED)
 
 
 EX_N6 = Exercise(
@@ -323,10 +322,11 @@ EX_N6 = Exercise(
 def _values_n6(v):
     v.t_meas = shown(N6_MEASURED, "ms", 0)
     v.n6_ctx = shown(N6_CONTEXT, digits=0)
-    v.n6_w = shown(_qwen().decode_weight_bytes(S.J13_BYTES_PER_PARAM, 1), "GB", 2)
-    v.n6_kv = shown(kv_cache_bytes(N6_CONTEXT, j13_kv_bytes_per_token()), "GB", 2)
-    v.n6_bytes = shown(_n6_bytes(), "GB", 2)
-    v.n6_floor = shown(_n6_floor(), "ms", 2)
+    st = _n6_step()
+    v.n6_w = shown(st.weight_bytes, "GB", 2)
+    v.n6_kv = shown(st.kv_bytes, "GB", 2)
+    v.n6_bytes = shown(st.bytes_read, "GB", 2)
+    v.n6_floor = shown(st.t_read, "ms", 2)
     v.n6_mbu = shown(_mbu(), "%", 0)
 
 

@@ -29,7 +29,8 @@ the questions and works the solutions with the numbers :func:`selftest_values` c
 from __future__ import annotations
 
 from infra_calc.accelerators import accelerator
-from infra_calc.capacity import kv_cache_bytes, max_batch
+from infra_calc.capacity import kv_cache_bytes
+from infra_calc.comm import layer_comm
 from infra_calc.decode import model_decode_step
 from infra_calc.display import shown
 from infra_calc.generation import generation_time
@@ -139,11 +140,7 @@ def _values_n3(v):
     v.n3_ws = shown(w3.workspace, "GB", 2)
     v.n3 = shown(n3().total, "GB", 2)
     v.n3_left = shown(n3().headroom, "GB", 2)
-    v.n3_more = shown(max_batch(_acc().mem_capacity, weights=w3.resident_weight_bytes(),
-                                context=N3_CONTEXT,
-                                kv_bytes_per_token=w3.kv_bytes_per_card(1) / N3_BATCH,
-                                workspace=w3.workspace) - N3_BATCH,
-                      "requests", 0)
+    v.n3_more = shown(w3.max_batch() - N3_BATCH, "requests", 0)
 
 
 # --- ch3-n4 -----------------------------------------------------------------------
@@ -201,7 +198,9 @@ def _values_n5(v):
     v.n5_read = shown(tn.t_read, "ms", 3)
     v.n5_comm = shown(tn.t_comm, "ms", 3)
     v.n5_ar = shown(2 * m5.layers, digits=0)
-    v.n5_lat = shown(2 * m5.layers * 2 * (N5_CARDS - 1) * acc.link_latency / tn.t_comm, "%", 1)
+    # the latency share of the all-reduces: their time with empty messages
+    latency = layer_comm(m5, acc, tokens=0, cards=N5_CARDS)[1]
+    v.n5_lat = shown(latency / tn.t_comm, "%", 1)
     v.n5_tn = shown(tn.t_step, "ms", 3)
     v.n5 = shown(n5(), "×", 2)
 

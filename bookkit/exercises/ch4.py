@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from infra_calc.decode import model_decode_step
 from infra_calc.display import shown
-from infra_calc.forecasting import KnobValues, forecast, pass_time
+from infra_calc.forecasting import KnobValues, forecast, pass_time, rate_per_card
 from infra_calc.generation import generation_time
 from infra_calc.models import model
 
@@ -85,9 +85,15 @@ def _n2():
     return model_decode_step(N2_MODEL, CARD, cards=N2_CARDS, batch=N2_BATCH, context=N2_CONTEXT)
 
 
+def _n2_time(cards):
+    """The step, s, in which N2_RATE tokens/s per card on ``cards`` cards make one token for
+    each of N2_BATCH requests (:func:`~infra_calc.forecasting.rate_per_card`, its own inverse)."""
+    return float(rate_per_card(N2_RATE, batch=N2_BATCH, output_tokens=1, cards=cards))
+
+
 def n2():
     """Step time if N2_RATE were output tokens/s per GPU, s."""
-    return N2_BATCH / (N2_RATE * N2_CARDS)
+    return _n2_time(N2_CARDS)
 
 
 EX_N2 = Exercise(
@@ -106,7 +112,7 @@ def _values_n2(v):
     v.n2_ctx = shown(N2_CONTEXT, "tokens", 0)
     v.n2 = shown(n2(), "ms", 3)
     v.n2_floor = shown(_n2().t_floor, "ms", 3)
-    v.n2_group = shown(N2_BATCH / N2_RATE, "ms", 3)
+    v.n2_group = shown(_n2_time(1), "ms", 3)
 
 
 # --- ch4-n3 -----------------------------------------------------------------------
@@ -153,12 +159,15 @@ EX_N4 = Exercise(
 
 
 def _values_n4(v):
-    layers, st = model(N3_MODEL).layers, _n3_step(N4_CARDS)
+    st = _n3_step(N4_CARDS)
+    # the fixed costs: the model's pass with no read, math or all-reduce time
+    fixed = float(pass_time(KNOBS, read=0.0, compute=0.0, comm=0.0,
+                            layers=model(N3_MODEL).layers, cards=N4_CARDS))
     v.n4_cards = shown(N4_CARDS, "cards", 0)
     v.n4_floor = shown(st.t_floor, "ms", 3)
     v.n4_read = shown(st.t_read, "ms", 3)
-    assert (C_LAYER + 2 * C_AR) * layers > st.t_floor, "ch4-n4: fixed costs vs floor"
-    v.n4_fixed = shown((C_LAYER + 2 * C_AR) * layers, "ms", 3)
+    assert fixed > st.t_floor, "ch4-n4: fixed costs vs floor"
+    v.n4_fixed = shown(fixed, "ms", 3)
     v.n4_comm = shown(st.t_comm, "ms", 3)
     v.n4 = shown(n4(), "%", 1)
 

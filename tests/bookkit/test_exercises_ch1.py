@@ -67,9 +67,11 @@ def test_exercise_logic():
     assert X.bstar_requests() == 148
     # 1.5: the requests fit the H200, the step is read-bound, and overlap saves the compute bound
     st = X.n1_step()
-    assert st.bytes_read == S.J07_PARAMS * S.J07_BYTES_PER_PARAM + X.n1_kv()
-    assert ic.capacity_check(h200.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=X.n1_kv(),
-                             workspace=S.J07_WORKSPACE).fits
+    cap = X.n1_capacity()
+    assert st.bytes_read == S.J07_PARAMS * S.J07_BYTES_PER_PARAM + cap.kv
+    assert cap.kv == ic.kv_cache_bytes(X.N1_CONTEXT, 327680, batch=N1)
+    assert cap == ic.capacity_check(h200.mem_capacity, weights=S.J07_WEIGHTS_8BIT, kv=cap.kv,
+                                    workspace=S.J07_WORKSPACE) and cap.fits
     assert st.bound == "memory" and E.get("j07-n1").answer() == pytest.approx(st.t_compute)
     # ... the math is 2BN only, as the question says; the attention left out is what the
     # physics review found (134 GFLOP), and would move the answer by more than 0.5%

@@ -82,6 +82,10 @@ def test_j07_capacity_on_another_card_and_context():
     assert C.j07_max_batch(context=4096) == 4                      # 6.27 GB / 1.34 GB
     assert rounded(C.j07_capacity(context=4096).kv, GB, 2) == 1.34
     assert not C.j07_capacity(capacity=75 * GB).fits
+    # two 8k requests: twice one request's 2.68 GB of cache, 81.25 GB > 80 GB
+    two = C.j07_capacity(batch=2)
+    assert rounded(two.kv, GB, 2) == 5.37 and rounded(two.total, GB, 2) == 81.25
+    assert not two.fits
 
 
 def test_j13_capacity_is_the_sources():
