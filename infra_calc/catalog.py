@@ -9,7 +9,8 @@ reader types it: case, spaces, dashes, underscores and dots do not matter
 ``"Name"``.  An unknown name raises the catalog's subclass of :class:`UnknownNameError`,
 whose message lists the known names.
 
-A data file is a JSON object whose ``entries`` list holds one object per entry: its
+A data file is a JSON object (or what the catalog's ``read`` makes of the file) whose
+``entries`` list holds one object per entry: its
 ``name``, optional ``aliases`` and ``note``, and the fields of its kind, each of one JSON
 type.  The file is read on first use, when every entry's fields are checked; an entry is
 built (``build(record)``) the first time it is read.  A malformed entry is refused with
@@ -81,12 +82,17 @@ class Catalog(Mapping):
         The :class:`UnknownNameError` subclass raised for an unknown name.
     hint : str
         Text after the known names in that error's message.
+    read : callable, optional
+        ``read(path) -> object``: the file's data, an object with an ``entries`` list
+        (default: the file parsed as JSON).
     """
 
     def __init__(self, kind: str, path, build: Callable[[dict], object], *,
                  fields: Mapping[str, type], required: tuple[str, ...] = (),
-                 error: type[UnknownNameError] = UnknownNameError, hint: str = ""):
+                 error: type[UnknownNameError] = UnknownNameError, hint: str = "",
+                 read: Callable[[object], object] | None = None):
         self.kind, self.path, self._build = kind, path, build
+        self._read = read or (lambda p: json.loads(p.read_text(encoding="utf-8")))
         self._fields, self._required = {**_COMMON, **fields}, ("name", *required)
         self._error, self._hint = error, hint
         self._built: dict[str, object] = {}
@@ -98,7 +104,7 @@ class Catalog(Mapping):
 
     @cached_property
     def _records(self) -> tuple[dict, ...]:
-        data = json.loads(self.path.read_text(encoding="utf-8"))
+        data = self._read(self.path)
         if not (isinstance(data, dict) and isinstance(data.get("entries"), list)):
             raise ValueError(f"{self.path.name}: must hold a JSON object with an 'entries' list")
         for i, record in enumerate(data["entries"]):

@@ -16,10 +16,11 @@ prefills of arriving prompts that share the steps
 fields: a serving load (:attr:`Measurement.continuous
 <infra_calc.measurements.Measurement.continuous>`: requests arriving while others decode), a
 batch above 1, and the prompt and output lengths stated
-(``Row.share`` holds ``(B - 1)/O``; 0 for every other row, a static batch or one request).  The
-steps are sampled at up to :data:`SAMPLES` evenly spaced contexts (each step's terms are
-linear in its context, so the mean of the samples is the mean of the steps up to the one
-kink of the max).
+(``Row.share`` holds ``(B - 1)/O``; 0 for every other row, a static batch or one request).  A
+row's figure is the :func:`~infra_calc.forecasting.design` of its request, the one
+:func:`forecast <infra_calc.forecasting.forecast>` evaluates, with the steps sampled at up to
+:data:`SAMPLES` evenly spaced contexts; :func:`~infra_calc.forecasting.request_time` computes
+it for both.
 
 The knobs ``k = (η_mem, η_flop, c_layer, c_ar, o)`` (``o`` the overlap of
 :func:`~infra_calc.forecasting.pass_time`) are fitted on ``u = (logit η_mem, logit η_flop,
@@ -58,7 +59,7 @@ from scipy.special import expit
 
 from .accelerators import CATALOG
 from .display import shown
-from .forecasting import POOLED, KnobValues, forecast_terms, pass_time, rate_per_card
+from .forecasting import POOLED, Design, KnobValues, design, forecast_terms, rate_per_card, request_time
 from .measurements import independent
 from .reality import workload_for
 
@@ -101,23 +102,23 @@ class Row:
     y: float
     #: The floor of that time (floor terms only, ``k`` experts), seconds.
     floor: float
-    #: Layers and cards per copy.
-    layers: int
-    cards: int
-    #: Prefill terms (read, compute, comm) and its weight ``a``.
-    pre: tuple
-    a: float
-    #: Sampled decode steps: read, compute, comm arrays and their weights.
-    steps: tuple
+    #: The figure as the model's passes (:func:`~infra_calc.forecasting.design`, one request).
+    design: Design
     #: ``B O`` of a rate row (to turn a time back into a rate), else 0.
     tokens: float
     #: Whether the source states the prompt and output lengths the row needs.
     lengths_stated: bool
-    #: Prefills of one prompt added to a TPOT under continuous batching, ``(B - 1)/O``
-    #: (0: a static batch, one request, or not a TPOT).
-    share: float = 0.0
-    #: Terms (read, compute, comm) of one prompt's prefill (batch 1), for ``share``.
-    pre1: tuple = (0.0, 0.0, 0.0)
+
+    @property
+    def cards(self) -> int:
+        """Cards per copy."""
+        return int(self.design.cards[0])
+
+    @property
+    def share(self) -> float:
+        """Prefills of one prompt added to a TPOT under continuous batching, ``(B - 1)/O``
+        (0: a static batch, one request, or not a TPOT)."""
+        return float(self.design.share[0])
 
     @property
     def group(self) -> str:
@@ -171,26 +172,18 @@ def prepare(m) -> Row:
         t = forecast_terms(w, p, o, continuous=continuous)
     except (ValueError, TypeError) as exc:
         raise Skip(str(exc)) from None
-    floor, n = t.floor, o - 1
-    idx = np.unique(np.linspace(0, n - 1, min(SAMPLES, n)).round().astype(int)) if n else \
-        np.zeros(0, dtype=int)
-    steps = tuple(x[idx] for x in t.steps)
-    per = (n / idx.size if kind != "tpot" else 1.0 / idx.size) if idx.size else 0.0
+    floor = t.floor
     if kind == "ttft":
-        y, fl, a, weights = m.value_si, floor.prefill.t_floor, 1.0, np.zeros(0)
-        steps = (np.zeros(0),) * 3
+        y, fl = m.value_si, floor.prefill.t_floor
     elif kind == "tpot":
-        y, fl, a, weights = m.value_si, floor.floor_tpot_mean, 0.0, \
-            np.full(idx.size, per)
+        y, fl = m.value_si, floor.floor_tpot_mean
     else:
-        a, weights = 1.0, np.full(idx.size, per)
         fl = floor.floor_total
         y = m.value_si if kind == "total" else rate_per_card(
             m.output_rate_per_card, batch=w.batch, output_tokens=o, cards=w.cards)
     row = Row(m=m, family=m.engine, kind=kind, y=float(y), floor=float(fl),
-              layers=w.model.layers, cards=int(w.cards), pre=t.prefill, a=a,
-              steps=steps + (weights,), tokens=float(w.batch * o) if kind == "rate" else 0.0,
-              lengths_stated=stated, share=t.share, pre1=t.prefill_one)
+              design=design(t, kind, samples=SAMPLES),
+              tokens=float(w.batch * o) if kind == "rate" else 0.0, lengths_stated=stated)
     if kind == "rate" and m.offered_load:
         raise Skip("throughput under a set load (the offered rate, not a capacity; the run's "
                    "TPOT row holds its decode)", row)
@@ -237,49 +230,21 @@ def load_data(rows=None) -> Data:
     return Data(tuple(fit), tuple(hold), tuple(faults), tuple(skipped))
 
 
-class _Design:
-    """Rows flattened for a vectorised forecast."""
-
-    def __init__(self, rows):
-        self.n = len(rows)
-        self.pre = np.array([r.pre for r in rows], dtype=float).reshape(-1, 3)
-        self.a = np.array([r.a for r in rows])
-        self.share = np.array([r.share for r in rows], dtype=float)
-        self.pre1 = np.array([r.pre1 for r in rows], dtype=float).reshape(-1, 3)
-        self.layers = np.array([r.layers for r in rows], dtype=float)
-        self.cards = np.array([r.cards for r in rows])
-        self.logy = np.log([r.y for r in rows]) if rows else np.zeros(0)
-        sizes = [r.steps[0].size for r in rows]
-        self.idx = np.repeat(np.arange(self.n), sizes)
-        cat = [np.concatenate([r.steps[i] for r in rows]) if rows else np.zeros(0)
-               for i in range(4)]
-        self.sr, self.sc, self.sm, self.sw = cat
-
-    def times(self, k: KnobValues) -> np.ndarray:
-        def timed(terms, layers, cards):
-            return pass_time(k, read=terms[:, 0], compute=terms[:, 1], comm=terms[:, 2],
-                             layers=layers, cards=cards)
-        pre = timed(self.pre, self.layers, self.cards)
-        st = pass_time(k, read=self.sr, compute=self.sc, comm=self.sm,
-                       layers=self.layers[self.idx], cards=self.cards[self.idx])
-        out = self.a * pre + np.bincount(self.idx, weights=self.sw * st, minlength=self.n)
-        if self.share.any():
-            out = out + self.share * timed(self.pre1, self.layers, self.cards)
-        return out
-
-
 def predict(rows, k: KnobValues) -> np.ndarray:
     """The model's time for each row with knobs ``k = (η_mem, η_flop, c_layer, c_ar, o)``
-    (:class:`~infra_calc.forecasting.KnobValues`), seconds."""
-    return _Design(list(rows)).times(k)
+    (:class:`~infra_calc.forecasting.KnobValues`), seconds: the
+    :func:`~infra_calc.forecasting.request_time` of their designs."""
+    return request_time(k, Design.stack(r.design for r in rows))
 
 
 def _fit(rows, centre, lam) -> np.ndarray:
-    d = _Design(list(rows))
+    rows = list(rows)
+    d = Design.stack(r.design for r in rows)
+    logy = np.log([r.y for r in rows])
     root = np.sqrt(lam)
 
     def fun(u):
-        return np.concatenate([np.log(d.times(unpack(u))) - d.logy, root * (u - centre)])
+        return np.concatenate([np.log(request_time(unpack(u), d)) - logy, root * (u - centre)])
 
     return least_squares(fun, np.clip(centre, *_BOUNDS), bounds=_BOUNDS, method="trf",
                          xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=2000).x

@@ -23,53 +23,33 @@ fitted per engine family in relative (log) error by :mod:`infra_calc.fit` and st
 percentile of that family's grouped cross-validated ratios measured/forecast.  This is a
 **model**, not a bound.
 
-**Prefill sharing the steps (continuous batching), a model.**  A server that keeps ``B``
-requests decoding while new ones arrive, each with ``P`` prompt and ``O`` output tokens,
-finishes in steady state ``B/O`` requests per decode step and so starts ``B/O`` new ones; each
-new prompt's prefill runs between two decode steps and lengthens the gap of the ``B - 1``
-requests already decoding (for the newcomer it is its TTFT).  Over all ``B`` requests' gaps the
-mean time between two output tokens is then
-
-.. math:: TPOT_{cb} = \\overline{T(\\text{step}_j)} + \\frac{B - 1}{O}\\,T(\\text{prefill}_1)
-
-with ``T(prefill_1)`` the model's prefill of *one* prompt (``forecast(..., continuous=True)``,
-:func:`prefill_share`).  The term vanishes at ``B = 1`` (no other request's prompt to wait
-for); in a static batch (all prompts prefilled together, then decoded together:
-``continuous=False``, the default) it does not exist.  It only adds time, so the TPOT stays
-above its floor.  The total and the output rate are unchanged: they already count every
-prompt's prefill once per ``B O`` output tokens (a batch-``B`` prefill and ``O - 1`` steps).
-The fit uses it on a TPOT or ITL row measured under a serving load
-(:attr:`Measurement.continuous <infra_calc.measurements.Measurement.continuous>`) at a batch
-above 1 whose prompt and output lengths are stated.
+**Prefill sharing the steps (continuous batching), a model**: with ``continuous=True`` the
+TPOT adds the prefills of arriving prompts, ``(B - 1)/O`` of one prompt's per step
+(:func:`prefill_share`, which states the model).
 """
 from __future__ import annotations
 
 import csv
-import functools
 import math as _math
-from dataclasses import KW_ONLY, dataclass
-from importlib import resources
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
 
-from .catalog import name_key
+from ._forecast_result import Band, Forecast, band_of
+from .catalog import DATA, Catalog, UnknownNameError
 from .generation import GenerationTime, generation_time
 from .workload import Workload
 
 __all__ = ["Band", "Knobs", "KnobValues", "Forecast", "forecast", "forecast_engines",
            "pass_time", "knobs", "POOLED", "KNOB_COLUMNS", "prefill_share", "Terms",
-           "forecast_terms", "rate_per_card"]
+           "forecast_terms", "rate_per_card", "Design", "design", "request_time",
+           "UnknownEngineError"]
 
 #: The family name of the pooled fit over every engine.
 POOLED = "any"
-#: Columns of ``forecast_knobs.csv``, in order.
-KNOB_COLUMNS = ("engine", "eta_mem", "eta_flop", "c_layer", "c_allreduce", "overlap", "rows",
-                "groups",
-                "shrinkage", "band_lo", "band_hi", "cv_rows", "holdout_rows", "holdout_inside")
-#: Other spellings of engine families a reader may type.
-_ALIASES = {"trtllm": "TensorRT-LLM", "trt": "TensorRT-LLM", "nim": "NVIDIA NIM",
-            "pooled": POOLED, "all": POOLED}
+#: Other spellings of engine families a reader may type (the knob catalog's aliases).
+_ALIASES = {"TensorRT-LLM": ["trtllm", "trt"], "NVIDIA NIM": ["nim"], POOLED: ["pooled", "all"]}
 
 
 class KnobValues(NamedTuple):
@@ -132,28 +112,25 @@ def rate_per_card(t, *, batch, output_tokens, cards):
 
 def prefill_share(batch, output_tokens) -> float:
     """Prefills of one prompt added to the mean gap between output tokens under continuous
-    batching, ``(B - 1) / O`` (a model of the steady state: ``B`` requests decoding, each
-    leaving after ``O`` tokens and replaced by a new one, ``B/O`` prefills per step, each
-    lengthening the gaps of the ``B - 1`` requests already decoding); 0 at ``B = 1``."""
-    return max(float(batch) - 1.0, 0.0) / float(output_tokens)
+    batching, ``(B - 1) / O``; 0 at ``B = 1`` (no other request's prompt to wait for).
 
+    A server that keeps ``B`` requests decoding while new ones arrive, each of ``P`` prompt and
+    ``O`` output tokens, finishes ``B/O`` requests per decode step in steady state and starts
+    as many; each new prompt's prefill runs between two steps and lengthens the gap of the
+    ``B - 1`` requests already decoding (for the newcomer it is its TTFT).  Over all ``B``
+    requests' gaps the mean time between two output tokens is then
 
-@dataclass(frozen=True)
-class Band:
-    """A forecast figure with its interval (SI units: seconds, or tokens/s).
+    .. math:: TPOT_{cb} = \\overline{T(\\text{step}_j)} + \\frac{B - 1}{O}\\,T(\\text{prefill}_1)
 
-    ``low <= value <= high``.  For a time, ``low``/``high`` are ``value`` times
-    ``exp(band_lo)`` and ``exp(band_hi)``, the 10th and 90th percentiles of the family's
-    cross-validated ratios measured/forecast (inverted for a rate), so about 80 % of unseen
-    measurements should fall inside; no end is faster than the floor.
+    with ``T(prefill_1)`` the model's prefill of *one* prompt (a model).  A static batch (all
+    prompts prefilled together, then decoded together) has no such term.  It only adds time,
+    so the TPOT stays above its floor; the total and the output rate already count every
+    prompt's prefill once per ``B O`` output tokens.  The fit uses it on a TPOT or ITL row
+    measured under a serving load (:attr:`Measurement.continuous
+    <infra_calc.measurements.Measurement.continuous>`) at a batch above 1 whose prompt and
+    output lengths are stated.
     """
-
-    #: The forecast.
-    value: float
-    #: Lower end of the interval.
-    low: float
-    #: Upper end of the interval.
-    high: float
+    return max(float(batch) - 1.0, 0.0) / float(output_tokens)
 
 
 @dataclass(frozen=True)
@@ -162,16 +139,11 @@ class Knobs:
 
     #: Engine family ("TensorRT-LLM", "vLLM", ..., or "any" for the pooled fit).
     engine: str
-    #: Fraction of the memory bandwidth reached, ``0 < η_mem <= 1``.
+    #: The five knobs, as :class:`KnobValues` has them (:attr:`fitted`).
     eta_mem: float
-    #: Fraction of the math precision's dense peak reached, ``0 < η_flop <= 1``.
     eta_flop: float
-    #: Fixed cost per layer per pass, seconds (>= 0).
     c_layer: float
-    #: Fixed cost per all-reduce (two per layer and pass) on ``n > 1`` cards, seconds (>= 0).
     c_allreduce: float
-    #: Share of the shorter of a pass's read and math terms hidden under the longer,
-    #: ``0 <= o <= 1`` (1: the floor's perfect overlap).
     overlap: float
     #: Rows of the fit (faster-than-floor, excluded and held-out rows left out).
     rows: int
@@ -181,8 +153,9 @@ class Knobs:
     #: ``λ Σ (u - u_pooled)^2`` on the knobs' logits and logs; 0 for the pooled fit's own).
     shrinkage: float
     #: 10th and 90th percentile of the cross-validated ``ln(measured / forecast)`` of the
-    #: family's rows (times; for a rate, of ``ln(forecast / measured)``).
-    band: tuple[float, float]
+    #: family's rows (times; for a rate, of ``ln(forecast / measured)``): :attr:`band`.
+    band_lo: float
+    band_hi: float
     #: Cross-validated rows the band was taken from.
     cv_rows: int
     #: Held-out rows of this family (all of them for the pooled fit).
@@ -191,78 +164,54 @@ class Knobs:
     holdout_inside: int
 
     @property
+    def band(self) -> tuple[float, float]:
+        """``(band_lo, band_hi)``."""
+        return self.band_lo, self.band_hi
+
+    @property
     def holdout_coverage(self) -> float:
         """Share of the held-out rows inside their band (nan when there are none)."""
         return self.holdout_inside / self.holdout_rows if self.holdout_rows else _math.nan
 
     @property
     def fitted(self) -> KnobValues:
-        """The five knobs, as :func:`pass_time` and :func:`infra_calc.fit.predict` take them."""
+        """The five knobs, as :func:`pass_time` and :func:`request_time` take them."""
         return KnobValues(self.eta_mem, self.eta_flop, self.c_layer, self.c_allreduce,
                           self.overlap)
 
 
-@dataclass(frozen=True)
-class Forecast:
-    """Result of :func:`forecast` (SI units).  A model, resting on the floor ``floor``."""
-
-    #: Time to first token (the prefill pass), seconds.
-    ttft: Band
-    #: Mean time per output token over the decode steps, seconds (0 when ``O = 1``); with
-    #: ``continuous=True`` plus the prefills of arriving requests, ``(B - 1)/O`` per token.
-    tpot: Band
-    #: Whole request: the prefill plus every decode step, seconds.
-    total: Band
-    #: Output tokens per second of the whole batch, ``B O / total`` (one model copy).
-    output_tokens_per_s: Band
-    #: The floor it rests on (:func:`~infra_calc.generation.generation_time`, same inputs).
-    floor: GenerationTime
-    #: The engine family whose knobs were used ("any" for the pooled fit).
-    engine: str
-    #: The knobs, with the rows and groups they came from and the band's held-out coverage.
-    knobs: Knobs
-    #: The math precision whose peak the compute term uses.
-    math: str
-    _: KW_ONLY
-    #: Whether the TPOT counts prefills sharing the steps (continuous batching, a model).
-    continuous: bool = False
-
-    @property
-    def rows(self) -> int:
-        """Rows the knobs were fitted on."""
-        return self.knobs.rows
-
-    @property
-    def groups(self) -> int:
-        """Provenance groups the knobs were fitted on."""
-        return self.knobs.groups
-
-    @property
-    def holdout_coverage(self) -> float:
-        """Share of the family's held-out rows inside their band."""
-        return self.knobs.holdout_coverage
+#: Columns of ``forecast_knobs.csv``, in order: the fields of :class:`Knobs`.
+KNOB_COLUMNS = tuple(f.name for f in fields(Knobs))
+_KNOB_TYPES = {f.name: {"str": str, "int": int, "float": float}[f.type] for f in fields(Knobs)}
 
 
-def parse_knobs(text: str) -> dict[str, Knobs]:
-    """The knobs of a ``forecast_knobs.csv`` text, by engine family."""
-    out = {}
-    for r in csv.DictReader(text.splitlines()):
-        out[r["engine"]] = Knobs(
-            engine=r["engine"], eta_mem=float(r["eta_mem"]), eta_flop=float(r["eta_flop"]),
-            c_layer=float(r["c_layer"]), c_allreduce=float(r["c_allreduce"]),
-            overlap=float(r["overlap"]),
-            rows=int(r["rows"]), groups=int(r["groups"]), shrinkage=float(r["shrinkage"]),
-            band=(float(r["band_lo"]), float(r["band_hi"])), cv_rows=int(r["cv_rows"]),
-            holdout_rows=int(r["holdout_rows"]), holdout_inside=int(r["holdout_inside"]))
-    return out
+class UnknownEngineError(UnknownNameError):
+    """An engine family without stored knobs (a ``ValueError`` and ``KeyError``)."""
 
 
-@functools.lru_cache(maxsize=1)
-def stored_knobs() -> dict[str, Knobs]:
-    """The packaged knobs (``infra_calc/data/forecast_knobs.csv``), by engine family."""
-    pkg = __name__.rpartition(".")[0] or "infra_calc"
-    return parse_knobs(resources.files(pkg).joinpath("data", "forecast_knobs.csv")
-                       .read_text("utf-8"))
+def _read_knobs(path) -> dict:
+    """The entries of ``forecast_knobs.csv``: one per family, its cells typed as the fields of
+    :class:`Knobs`, the ``engine`` as the entry's name, with its :data:`_ALIASES`."""
+    entries = []
+    for r in csv.DictReader(path.read_text("utf-8").splitlines()):
+        cells = {c: _KNOB_TYPES.get(c, str)(v) for c, v in r.items()}
+        name = cells.pop("engine")
+        entries.append({"name": name, "aliases": _ALIASES.get(name, []), **cells})
+    return {"entries": entries}
+
+
+#: The packaged knobs (``infra_calc/data/forecast_knobs.csv``), a
+#: :class:`~infra_calc.catalog.Catalog` of engine family to :class:`Knobs`.
+KNOBS = Catalog("engine", DATA.joinpath("forecast_knobs.csv"),
+                lambda r: Knobs(engine=r["name"], **{c: r[c] for c in KNOB_COLUMNS[1:]}),
+                fields={c: t for c, t in _KNOB_TYPES.items() if c != "engine"},
+                required=KNOB_COLUMNS[1:], error=UnknownEngineError,
+                hint=" (or None for the pooled fit)", read=_read_knobs)
+
+
+def stored_knobs() -> Catalog:
+    """The packaged knobs by engine family: :data:`KNOBS`."""
+    return KNOBS
 
 
 def forecast_engines() -> list[str]:
@@ -272,32 +221,27 @@ def forecast_engines() -> list[str]:
 
 
 def knobs(engine=None) -> Knobs:
-    """The stored knobs of ``engine`` (None: the pooled fit), matched as a catalog name is
-    (:func:`~infra_calc.catalog.name_key`: case, spaces, dashes, underscores and dots do not matter).
+    """The stored knobs of ``engine`` (None: the pooled fit), found as a catalog name is
+    (:class:`~infra_calc.catalog.Catalog`: case, spaces, dashes, underscores and dots do not
+    matter, and ``"trt"``, ``"nim"``, ``"all"`` are aliases).
 
     Raises
     ------
-    ValueError
-        For an engine without stored knobs; the message lists the known names.
+    UnknownEngineError
+        (a :class:`ValueError`) for an engine without stored knobs; the message lists the
+        known names.
     """
-    table = stored_knobs()
-    if engine is None:
-        return table[POOLED]
-    if not isinstance(engine, str):
+    if engine is not None and not isinstance(engine, str):
         raise TypeError(f"engine must be an engine family name (str) or None, got "
                         f"{type(engine).__name__}")
-    wanted = name_key(_ALIASES.get(name_key(engine), engine))
-    for name, kn in table.items():
-        if name_key(name) == wanted:
-            return kn
-    raise ValueError(f"engine={engine!r} has no fitted knobs; known engines: "
-                     f"{', '.join(forecast_engines())} (or None for the pooled fit)")
+    return stored_knobs()[POOLED if engine is None else engine]
 
 
 @dataclass(frozen=True)
 class Terms:
     """A request's floor and the model's passes as ``(t_read, t_compute, t_comm)``, seconds:
-    what :func:`forecast` and the fit (:func:`infra_calc.fit.prepare`) run through :func:`pass_time`."""
+    what :func:`design` makes a figure of, for :func:`forecast` and the fit
+    (:func:`infra_calc.fit.prepare`)."""
 
     #: The floor (:func:`~infra_calc.generation.generation_time`, ``k`` experts per MoE layer).
     floor: GenerationTime
@@ -309,6 +253,9 @@ class Terms:
     #: (batch 1) under the model (zeros when the share is 0).
     share: float
     prefill_one: tuple
+    #: Layers ``L`` and cards per copy ``n`` (what :func:`pass_time` takes beside the terms).
+    layers: int
+    cards: int
 
 
 def forecast_terms(w, prompt_tokens, output_tokens, *, continuous=False) -> Terms:
@@ -332,16 +279,84 @@ def forecast_terms(w, prompt_tokens, output_tokens, *, continuous=False) -> Term
         return tuple(kind(getattr(x, t)) for t in ("t_read", "t_compute", "t_comm"))
     one = parts(generation_time(model_w.with_(batch=1), prompt_tokens=prompt_tokens,
                                 output_tokens=1).prefill) if share else (0.0, 0.0, 0.0)
-    return Terms(floor, parts(mdl.prefill), parts(mdl.steps, np.asarray), share, one)
+    return Terms(floor, parts(mdl.prefill), parts(mdl.steps, np.asarray), share, one,
+                 w.model.layers, w.cards)
 
 
-def _band(value, floor_value, band, rate=False) -> Band:
-    lo, hi = band
-    if rate:      # a rate is B O / time: the time band inverted, never above the floor's rate
-        return Band(float(value), float(min(value * _math.exp(-hi), floor_value)),
-                    float(min(value * _math.exp(-lo), floor_value)))
-    return Band(float(value), float(max(value * _math.exp(lo), floor_value)),
-                float(max(value * _math.exp(hi), floor_value)))
+class Design(NamedTuple):
+    """Figures of ``N`` requests as weighted passes of the model (SI units), what
+    :func:`request_time` evaluates: request ``i`` takes
+
+    .. math:: a_i\\,T(\\text{prefill}_i) + \\sum_{s \\in i} w_s\\,T(\\text{step}_s)
+              + share_i\\,T(\\text{prefill}_{1,i})
+
+    with :func:`pass_time` as ``T``.  ``prefill`` and ``prefill_one`` (one prompt at batch 1)
+    hold ``(N, 3)`` rows of read, compute and comm times, ``steps`` the ``(M, 3)`` of the decode
+    steps kept, with their ``weights`` and request index ``of`` (``(M,)``); ``a``, ``share``,
+    ``layers`` and ``cards`` are ``(N,)``.  :func:`design` makes one; :meth:`stack` joins them.
+    """
+
+    prefill: np.ndarray
+    a: np.ndarray
+    steps: np.ndarray
+    weights: np.ndarray
+    of: np.ndarray
+    share: np.ndarray
+    prefill_one: np.ndarray
+    layers: np.ndarray
+    cards: np.ndarray
+
+    @classmethod
+    def stack(cls, designs) -> Design:
+        """One design of every request of ``designs`` (at least one), in order."""
+        ds = list(designs)
+        start = np.cumsum([0] + [d.a.size for d in ds[:-1]])
+        return cls(*(np.concatenate([d.of + s if f == "of" else getattr(d, f)
+                                     for d, s in zip(ds, start, strict=True)])
+                     for f in cls._fields))
+
+
+def design(t: Terms, figure: str, *, samples=None) -> Design:
+    """The :class:`Design` of one figure of a request of terms ``t``.
+
+    ``"ttft"``: the prefill (``a = 1``, no step); ``"tpot"``: the mean step (``a = 0``,
+    weights summing to 1), plus :attr:`Terms.share` prefills of one prompt; ``"total"`` or
+    ``"rate"`` (``B O`` over the total): the prefill and every step (``a = 1``, weights summing
+    to ``O - 1``).  ``samples`` keeps at most that many steps, at evenly spaced contexts (each
+    step's terms are linear in its context, so their mean is the steps' mean up to the one kink
+    of the max); None keeps every step.
+    """
+    if figure not in ("ttft", "tpot", "total", "rate"):
+        raise ValueError(f"figure must be 'ttft', 'tpot', 'total' or 'rate', got {figure!r}")
+    n = t.steps[0].size if figure != "ttft" else 0
+    idx = np.unique(np.linspace(0, n - 1, n if samples is None else min(samples, n))
+                    .round().astype(int)) if n else np.zeros(0, dtype=int)
+    tpot = figure == "tpot"
+    weights = np.full(idx.size, (1.0 if tpot else n) / idx.size) if idx.size else np.zeros(0)
+    share = t.share if tpot else 0.0
+
+    def one(x):
+        return np.array([x], dtype=float)
+    return Design(np.array([t.prefill], dtype=float), one(0.0 if tpot else 1.0),
+                  np.stack([x[idx] for x in t.steps], axis=-1).reshape(-1, 3), weights,
+                  np.zeros(idx.size, dtype=int), one(share),
+                  np.array([t.prefill_one if share else (0.0, 0.0, 0.0)], dtype=float),
+                  one(t.layers), np.array([t.cards]))
+
+
+def request_time(k, d: Design) -> np.ndarray:
+    """The model's time of each request of ``d`` with knobs ``k`` (:class:`KnobValues`),
+    seconds: the formula of :class:`Design`; what :func:`forecast` and the fit
+    (:func:`infra_calc.fit.predict`) both compute."""
+    def timed(terms, layers, cards):
+        return pass_time(k, read=terms[:, 0], compute=terms[:, 1], comm=terms[:, 2],
+                         layers=layers, cards=cards)
+    steps = timed(d.steps, d.layers[d.of], d.cards[d.of])
+    out = d.a * timed(d.prefill, d.layers, d.cards) + np.bincount(
+        d.of, weights=d.weights * steps, minlength=d.a.size)
+    if d.share.any():
+        out = out + d.share * timed(d.prefill_one, d.layers, d.cards)
+    return out
 
 
 def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=None,
@@ -351,9 +366,9 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
 
     The floor is :func:`~infra_calc.generation.generation_time` of the same inputs (``k``
     experts per MoE layer, no all-reduce model); the forecast runs each of its passes
-    (:func:`forecast_terms`) through :func:`pass_time` with the family's fitted knobs, on the
-    same terms except that a mixture of experts reads the experts uniform routing is expected
-    to hit:
+    (:func:`forecast_terms`, :func:`design`) through :func:`request_time` with the family's
+    fitted knobs, on the same terms except that a mixture of experts reads the experts uniform
+    routing is expected to hit:
 
     .. math:: TTFT = T(\\text{prefill}),\\quad total = TTFT + \\sum_{j=1}^{O-1} T(\\text{step}_j),
               \\quad TPOT = \\frac{1}{O-1}\\sum_j T(\\text{step}_j),\\quad
@@ -407,23 +422,14 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)
     w = Workload.of(model, hw, **sizes)
     t = forecast_terms(w, prompt_tokens, output_tokens, continuous=continuous)
-    floor, layers, n = t.floor, w.model.layers, w.cards
-
-    def timed(terms):
-        read, compute, comm = terms
-        return pass_time(kn.fitted, read=read, compute=compute, comm=comm, layers=layers,
-                         cards=n)
-    ttft = float(timed(t.prefill))
-    steps = timed(t.steps)
-    total = ttft + float(np.sum(steps))
-    tpot = float(np.mean(steps)) if np.size(steps) else 0.0
-    if t.share:
-        tpot += t.share * float(timed(t.prefill_one))
+    floor = t.floor
+    ttft, tpot, total = map(float, request_time(kn.fitted, Design.stack(
+        design(t, figure) for figure in ("ttft", "tpot", "total"))))
     floor_tpot = floor.floor_tpot_mean
     tokens = w.batch * floor.output_tokens
     return Forecast(
-        ttft=_band(ttft, floor.prefill.t_floor, kn.band),
-        tpot=_band(tpot, floor_tpot, kn.band),
-        total=_band(total, floor.floor_total, kn.band),
-        output_tokens_per_s=_band(tokens / total, tokens / floor.floor_total, kn.band, rate=True),
+        ttft=band_of(ttft, floor.prefill.t_floor, kn.band),
+        tpot=band_of(tpot, floor_tpot, kn.band),
+        total=band_of(total, floor.floor_total, kn.band),
+        output_tokens_per_s=band_of(tokens / total, tokens / floor.floor_total, kn.band, rate=True),
         floor=floor, engine=kn.engine, knobs=kn, math=w.math, continuous=continuous)

@@ -265,7 +265,7 @@ def test_cli_forecast_text_json_and_errors(capsys):
     assert d["engine"] == "vLLM" and d["tpot"]["low"] <= d["tpot"]["value"] <= d["tpot"]["high"]
     assert d["floor"]["tpot"] < d["tpot"]["value"]
     assert main(args + ["--engine", "nope"]) == 2
-    assert "known engines" in capsys.readouterr().err
+    assert "unknown engine 'nope'; known names" in capsys.readouterr().err
     assert main(args + ["--math", "fp8"]) == 2
     assert "math='fp8'" in capsys.readouterr().err
     # continuous batching under load: the TPOT grows, the total and the rate stay

@@ -26,7 +26,7 @@ def test_the_panel_is_the_library_forecast_and_never_faster_than_the_floor():
 
 
 def test_the_panel_refuses_an_unknown_engine_naming_the_known_ones():
-    with pytest.raises(ValueError, match="known engines: any"):
+    with pytest.raises(ValueError, match="unknown engine 'SGLang'; known names: any"):
         ch4.forecast_panel_state("Llama-3.1-8B", "H100 SXM", engine="SGLang", batch=1, prompt_tokens=1000,
                                  output_tokens=200, cards=1)
 

@@ -3,6 +3,7 @@ faults are counted, the continuous-batching share read from the row's fields."""
 import dataclasses
 from importlib import resources
 
+import numpy as np
 import pytest
 
 from infra_calc import crossval, fit, forecasting
@@ -21,7 +22,7 @@ def test_continuous_batching_rule_reads_the_rows_fields():
     for r in shared:
         assert r.share == pytest.approx((r.m.batch - 1) / r.m.output_tokens)
         k = forecasting.knobs(None).fitted
-        alone = dataclasses.replace(r, share=0.0)
+        alone = dataclasses.replace(r, design=r.design._replace(share=np.zeros(1)))
         assert fit.predict([r], k)[0] > fit.predict([alone], k)[0]
     # a static batch, or one request, never gets it
     assert all(not r.share for r in rows if r.m.batch == 1 or not r.m.continuous)

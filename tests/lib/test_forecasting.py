@@ -33,7 +33,7 @@ CASES = [("llama-2-7b", "A100 80GB", "bf16", (1, 2, 4)), ("llama-2-70b", "H100 S
 def test_a_forecast_is_never_faster_than_its_floor(case, k, p, o, batch, pick):
     model, card, math, cards = case
     kn = dataclasses.replace(forecasting.knobs(None), eta_mem=k[0], eta_flop=k[1], c_layer=k[2],
-                             c_allreduce=k[3], overlap=k[4], band=(-0.5, 0.5))
+                             c_allreduce=k[3], overlap=k[4], band_lo=-0.5, band_hi=0.5)
     with mock.patch.object(forecasting, "stored_knobs", lambda: {forecasting.POOLED: kn}):
         f = ic.forecast(model, card, prompt_tokens=p, output_tokens=o, batch=batch,
                         cards=cards[pick % len(cards)], bytes_per_param=1, math=math)
@@ -78,7 +78,7 @@ def test_prefill_sharing_only_adds_time_to_the_tpot_and_vanishes_at_batch_one(ca
                                                                               batch, pick):
     model, card, math, cards = case
     kn = dataclasses.replace(forecasting.knobs(None), eta_mem=k[0], eta_flop=k[1], c_layer=k[2],
-                             c_allreduce=k[3], band=(-0.5, 0.5))
+                             c_allreduce=k[3], band_lo=-0.5, band_hi=0.5)
     kw = dict(prompt_tokens=p, output_tokens=o, batch=batch, cards=cards[pick % len(cards)],
               bytes_per_param=1, math=math)
     with mock.patch.object(forecasting, "stored_knobs", lambda: {forecasting.POOLED: kn}):
@@ -125,7 +125,7 @@ def test_forecast_result_and_its_knobs():
 
 
 def test_unknown_engine_is_refused_with_the_known_names():
-    with pytest.raises(ValueError, match=r"engine='sglang'.*known engines: any, .*TensorRT-LLM.*vLLM"):
+    with pytest.raises(ValueError, match=r"unknown engine 'sglang'; known names: any, .*TensorRT-LLM.*vLLM"):
         ic.forecast("llama-2-7b", "A100", prompt_tokens=8, output_tokens=8, engine="sglang")
 
 
@@ -197,6 +197,24 @@ def test_forecast_equals_the_fits_prediction_for_a_measurements_inputs(every_ste
     # every kind of row, one under continuous batching and a mixture of experts among them
     assert {k[0] for k in kinds} == {"ttft", "tpot", "total", "rate"}
     assert any(k[1] for k in kinds) and any(k[2] for k in kinds)
+
+
+def test_the_fit_s_rows_stacked_take_each_row_s_own_time(every_step):
+    """The fit evaluates every row at once (:meth:`Design.stack`): each row's time is the one
+    it has alone, which the test above holds equal to the forecast."""
+    k = forecasting.knobs().fitted
+    alone = [fit.predict([r], k)[0] for r in every_step]
+    assert np.allclose(fit.predict(every_step, k), alone, rtol=1e-13, atol=0)
+
+
+def test_a_sampled_design_keeps_the_weight_of_every_step():
+    t = forecasting.forecast_terms(ic.Workload("llama-2-7b", "A100 80GB", batch=4), 128, 200)
+    k = forecasting.knobs().fitted
+    for figure, weight in (("ttft", 0.0), ("tpot", 1.0), ("total", 199.0), ("rate", 199.0)):
+        d = forecasting.design(t, figure, samples=32)
+        assert d.steps.shape[0] <= 32 and d.weights.sum() == pytest.approx(weight)
+        full = forecasting.request_time(k, forecasting.design(t, figure))[0]
+        assert forecasting.request_time(k, d)[0] == pytest.approx(full, rel=1e-3)
 
 
 def test_the_terms_are_the_floor_s_and_the_uniform_routing_model_s():
