@@ -48,26 +48,28 @@ WEIGHT_READS = ("touched", "active", "total")
 REGIONS = ("weight-read", "kv-read", "compute")
 
 
-def weight_read_params(spec, batch, weights, *, routing="floor"):
-    """Parameters a step of ``batch`` tokens reads under ``weights``, as a count (``R_W / b_W``).
+def weight_read_params(spec, batch, weight_read, *, routing="floor"):
+    """Parameters a step of ``batch`` tokens reads under ``weight_read``, as a count (``R_W / b_W``).
+
+    ``weight_read`` is one of :data:`WEIGHT_READS`, else a ``ValueError`` naming it and them.
 
     ``routing`` (:data:`~infra_calc.ledger.ROUTINGS`) counts the experts of
     ``"touched"``; ``"active"`` is ``k`` experts whatever it says.
     """
-    if weights == "touched":
+    if weight_read == "touched":
         return np.asarray(spec.decode_weight_bytes(1, batch, routing=routing), dtype=float)
-    if weights == "active":
+    if weight_read == "active":
         return np.asarray(float(spec.active_params))
-    if weights == "total":
+    if weight_read == "total":
         return np.asarray(float(spec.params))
-    raise ValueError(f"weights must be one of {WEIGHT_READS}, got {weights!r}")
+    raise ValueError(f"weight_read must be one of {WEIGHT_READS}, got {weight_read!r}")
 
 
-def card_weight_bytes(w: Workload, tokens, *, weights="touched"):
+def card_weight_bytes(w: Workload, tokens, *, weight_read="touched"):
     """Weight bytes each card reads in a pass of ``tokens`` tokens (``B`` at decode, ``B P`` at
     prefill): :meth:`CardShare.of <infra_calc.sharding.CardShare.of>` of
     :func:`weight_read_params`, times ``b_W``."""
-    read = weight_read_params(w.model, tokens, weights, routing=w.routing)
+    read = weight_read_params(w.model, tokens, weight_read, routing=w.routing)
     return np.asarray(w.share.of(w.model, read)) * w.bytes_per_param
 
 
@@ -136,7 +138,7 @@ class StepCoefficients:
                                                self.attention_flops_per_token * s))
 
 
-def decode_coefficients(w: Workload, *, weights="touched") -> StepCoefficients:
+def decode_coefficients(w: Workload, *, weight_read="touched") -> StepCoefficients:
     """Per-card terms of a decode step of ``w``, linear in the context ``S``.
 
     A :class:`StepCoefficients` (arrays over ``w.batch``): the weights touched
@@ -148,7 +150,7 @@ def decode_coefficients(w: Workload, *, weights="touched") -> StepCoefficients:
     """
     spec = w.model
     return StepCoefficients(
-        weight_bytes=card_weight_bytes(w, w.batch, weights=weights),
+        weight_bytes=card_weight_bytes(w, w.batch, weight_read=weight_read),
         kv_bytes_per_token=np.asarray(kv_cache_bytes(1, w.kv_bytes_per_token_per_card,
                                                      batch=w.batch)),
         flops_linear=card_matmul_flops(w, w.batch, spec.matmul_params),
@@ -180,15 +182,15 @@ class StepParts(Bounds):
         return _region(self.floor_bound, self.counts)
 
 
-def _account(w: Workload, *, weights, comm, context, overlap, overlap_comm):
+def _account(w: Workload, *, weight_read, comm, context, overlap, overlap_comm):
     """``(counts, message, Bounds)`` of the decode steps of ``w`` (:func:`step_parts`)."""
-    c = decode_counts(w, weights=weights, context=context)
+    c = decode_counts(w, weight_read=weight_read, context=context)
     msg, tcomm = layer_comm(w.model, w.hw, tokens=w.batch, cards=w.cards, comm=comm)
     return c, msg, bounds(c.flops, c.bytes_read, w.hw, t_comm=tcomm, overlap=overlap,
                           overlap_comm=overlap_comm, math=w.math)
 
 
-def step_parts(w: Workload, *, weights="touched", comm="ring", context=None, overlap=True,
+def step_parts(w: Workload, *, weight_read="touched", comm="ring", context=None, overlap=True,
                overlap_comm=False) -> StepParts:
     """The :class:`StepParts` of the decode steps of ``w`` at ``context``: Bounds and counts.
 
@@ -201,19 +203,19 @@ def step_parts(w: Workload, *, weights="touched", comm="ring", context=None, ove
     (:func:`~infra_calc.comm.layer_comm`, 0 on one card), added (or the
     larger, ``overlap_comm=True``) as ``t_step``.
     """
-    c, msg, t = _account(w, weights=weights, comm=comm, context=context, overlap=overlap,
+    c, msg, t = _account(w, weight_read=weight_read, comm=comm, context=context, overlap=overlap,
                          overlap_comm=overlap_comm)
     return StepParts(**vars(t), counts=c, comm_bytes=msg)
 
 
-def decode_counts(w: Workload, *, weights="touched", context=None) -> StepCounts:
+def decode_counts(w: Workload, *, weight_read="touched", context=None) -> StepCounts:
     """Per-card bytes and FLOPs of one decode step of workload ``w`` (arrays broadcast).
 
     The :class:`StepCounts` of :func:`decode_coefficients` at ``context``
     (default: the workload's): ``weight_bytes``, ``kv_bytes``, ``flops_linear``,
     ``flops_attention`` and their sums ``bytes_read`` and ``flops``.
     """
-    return decode_coefficients(w, weights=weights).at(w.context if context is None else context)
+    return decode_coefficients(w, weight_read=weight_read).at(w.context if context is None else context)
 
 
 @dataclass(frozen=True)
@@ -235,7 +237,7 @@ class ModelDecodeStep(Bounds, HoldsMemory, ModelOnCard):
     #: KV heads each card holds: ``n_kv / n``, or 1 (replicated) when ``n > n_kv``.
     kv_heads_per_card: float | np.ndarray
     #: What the weight read counts: ``"touched"``, ``"active"`` or ``"total"``.
-    weights: str
+    weight_read: str
     #: Experts read per MoE layer: ``"floor"`` (``k``, a lower bound) or ``"uniform"`` (a model).
     routing: str
     #: Weight bytes read, ``R_W`` (the card's share).
@@ -271,14 +273,14 @@ class ModelDecodeStep(Bounds, HoldsMemory, ModelOnCard):
 
 def model_decode_step(model, hw=None, *, batch=None, context=None, cards=None,
                       bytes_per_param=None, kv_bytes_per_element=None, math=None, routing=None,
-                      workspace=None, weights="touched", comm="ring",
+                      workspace=None, weight_read="touched", comm="ring",
                       overlap_comm=False) -> ModelDecodeStep:
     """One decode step of a model with its KV cache, on one card or split over ``cards``.
 
     Per card, with ``n`` cards (:mod:`infra_calc.sharding` for the split; ``n = 1``: the
     whole model):
 
-    - weight bytes :math:`R_W` (``weights="touched"``, the default:
+    - weight bytes :math:`R_W` (``weight_read="touched"``, the default:
       :meth:`ModelSpec.decode_weight_bytes`, what the step must touch, with
       ``k`` experts per MoE layer, or the uniform-routing model's count with
       ``routing="uniform"``;
@@ -321,7 +323,8 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, cards=None,
         bound; ``"uniform"``: the uniform-routing model).
     workspace : float, keyword-only
         Bytes of workspace per card.
-    weights : {"touched", "active", "total"}, keyword-only
+    weight_read : {"touched", "active", "total"}, keyword-only
+        What the weight read counts (:data:`WEIGHT_READS`; an unknown one: ``ValueError``).
     comm : {"ring", "in-switch"}, keyword-only
         The all-reduce model.
     overlap_comm : bool, keyword-only
@@ -337,7 +340,7 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, cards=None,
     w = Workload.of(model, hw, batch=batch, context=context, cards=cards,
                     bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
                     math=math, routing=routing, workspace=workspace)
-    c, msg, t = _account(w, weights=weights, comm=comm, context=None, overlap=True,
+    c, msg, t = _account(w, weight_read=weight_read, comm=comm, context=None, overlap=True,
                          overlap_comm=overlap_comm)           # checks comm and the flag
     zero = 0.0 * np.asarray(t.t_step)
 
@@ -346,7 +349,7 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, cards=None,
 
     return ModelDecodeStep(
         **vars(t), model=w.model, hw=w.hw, cards=w.cards, batch=w.batch, context=w.context,
-        kv_heads_per_card=w.share.kv_heads, weights=weights, routing=w.routing,
+        kv_heads_per_card=w.share.kv_heads, weight_read=weight_read, routing=w.routing,
         weight_bytes=each(c.weight_bytes), kv_bytes=each(c.kv_bytes),
         bytes_read=each(c.bytes_read), flops_linear=each(c.flops_linear),
         flops_attention=each(c.flops_attention), flops=each(c.flops),

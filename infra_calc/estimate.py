@@ -162,7 +162,7 @@ _NULL_WHY = {
 def _request_dict(g: GenerationTime) -> dict:
     keys = ("prompt_tokens", "output_tokens", "ttft", "tpot_mean", "tpot_last", "total",
             "decode_time", "tokens_per_s_request", "tokens_per_s_total", "max_context",
-            "memory_per_card", "fits", "weights")
+            "memory_per_card", "fits", "weight_read")
     out = {k: getattr(g, k) for k in keys}
     out["prefill_bound"] = g.prefill.bound
     return out

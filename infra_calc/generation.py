@@ -49,7 +49,7 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: Tensor-parallel cards ``n``.
     cards: int
     #: What the weight reads count, in prefill and decode alike (``"touched"`` by default).
-    weights: str
+    weight_read: str
     #: The prefill pass that yields the first output token.
     prefill: PrefillStep
     #: Time to first token, the prefill's ``t_step``, seconds.
@@ -137,7 +137,7 @@ def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
 
 def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
                     cards=None, bytes_per_param=None, kv_bytes_per_element=None, math=None,
-                    routing=None, workspace=None, weights="touched", comm="ring",
+                    routing=None, workspace=None, weight_read="touched", comm="ring",
                     overlap_comm=False) -> GenerationTime:
     """Lower bound on one whole request: prefill plus the decode steps.
 
@@ -156,7 +156,7 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
     the floors without the all-reduce model: ``floor_total`` of this static
     batch, ``floor_any_schedule`` of any schedule (:class:`GenerationTime`).
     Prefill and decode read the weights under the same convention
-    (``weights``).  Vectorised over the steps.
+    (``weight_read``).  Vectorised over the steps.
 
     Parameters
     ----------
@@ -178,7 +178,7 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
         stays a lower bound; ``"uniform"``: the uniform-routing model).
     workspace : float, keyword-only
         Bytes of workspace per card.
-    weights : {"touched", "active", "total"}, keyword-only
+    weight_read : {"touched", "active", "total"}, keyword-only
         What every step reads (:func:`infra_calc.decode.model_decode_step`).
     comm : {"ring", "in-switch"}, keyword-only
     overlap_comm : bool, keyword-only
@@ -192,17 +192,17 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
                     workspace=workspace)
     check_single_sizes(w, "batch", "cards")
     p, o = check_request(w.model, prompt_tokens, output_tokens)
-    return generation_time_of(w, p, o, weights=weights, comm=comm, overlap_comm=overlap_comm)
+    return generation_time_of(w, p, o, weight_read=weight_read, comm=comm, overlap_comm=overlap_comm)
 
 
-def generation_time_of(w: Workload, prompt_tokens, output_tokens, *, weights="touched",
+def generation_time_of(w: Workload, prompt_tokens, output_tokens, *, weight_read="touched",
                        comm="ring", overlap_comm=False) -> GenerationTime:
     """:func:`generation_time` of a checked workload ``w`` (one batch, one card count) and a
     request checked by :func:`check_request`: what :func:`infra_calc.estimate` reads."""
     p, o = prompt_tokens, output_tokens
-    pre = prefill_step_of(w, p, weights=weights, comm=comm)   # checks comm
+    pre = prefill_step_of(w, p, weight_read=weight_read, comm=comm)   # checks comm
     # contexts P+1 ... P+O-1 (none when O = 1), valid: check_request checked the last
-    steps = step_parts(w, weights=weights, comm=comm, context=np.arange(p + 1, p + o, dtype=float),
+    steps = step_parts(w, weight_read=weight_read, comm=comm, context=np.arange(p + 1, p + o, dtype=float),
                        overlap_comm=overlap_comm)
     floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)
     decode = float(times.sum())
@@ -210,7 +210,7 @@ def generation_time_of(w: Workload, prompt_tokens, output_tokens, *, weights="to
     longest = longest_context(p, o)
     return GenerationTime(
         model=w.model, hw=w.hw, prompt_tokens=p, output_tokens=o, batch=w.batch,
-        cards=w.cards, weights=weights, prefill=pre, ttft=pre.t_step,
+        cards=w.cards, weight_read=weight_read, prefill=pre, ttft=pre.t_step,
         decode_time=decode, total=total, tpot_mean=float(times.mean()) if times.size else 0.0,
         tpot_last=float(times[-1]) if times.size else 0.0,
         tokens_per_s_request=o / total, tokens_per_s_total=w.batch * o / total,

@@ -274,7 +274,7 @@ def kv_weight_batch(model, hw=None, *, context=None, cards=None, bytes_per_param
 
 
 def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=None,
-                  kv_bytes_per_element=None, math=None, routing=None, weights="touched"):
+                  kv_bytes_per_element=None, math=None, routing=None, weight_read="touched"):
     """Which of the three regions a (batch, context) point lies in (one card).
 
     The ``region`` of :func:`~infra_calc.decode.model_decode_step`, read from
@@ -292,4 +292,4 @@ def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=N
     w = Workload.of(model, hw, batch=batch, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing)
     check_one_card(w, "decode_region", "use model_decode_step for more cards")
-    return step_parts(w, weights=weights).region
+    return step_parts(w, weight_read=weight_read).region

@@ -61,7 +61,7 @@ class PrefillCounts:
         return self.weight_bytes + self.kv_bytes_written
 
 
-def prefill_counts(w: Workload, prompt_tokens, *, weights="touched") -> PrefillCounts:
+def prefill_counts(w: Workload, prompt_tokens, *, weight_read="touched") -> PrefillCounts:
     """The per-card :class:`PrefillCounts` of the prefill of ``prompt_tokens`` per request,
     split as a decode step is (:func:`~infra_calc.decode.card_weight_bytes`,
     :func:`~infra_calc.decode.card_matmul_flops`; the LM head and attention split evenly)."""
@@ -73,7 +73,7 @@ def prefill_counts(w: Workload, prompt_tokens, *, weights="touched") -> PrefillC
         flops_linear=card_matmul_flops(w, b * p, spec.body_matmul_params) + head,
         flops_lm_head=head,
         flops_attention=b * spec.causal_attention_flops(p, diagonal=True) / n,
-        weight_bytes=card_weight_bytes(w, w.batch * np.asarray(prompt_tokens), weights=weights)
+        weight_bytes=card_weight_bytes(w, w.batch * np.asarray(prompt_tokens), weight_read=weight_read)
         + 0.0 * p,
         kv_bytes_written=np.asarray(kv_cache_bytes(prompt_tokens, w.kv_bytes_per_token_per_card,
                                                    batch=w.batch)) + 0.0 * p)
@@ -122,7 +122,7 @@ class PrefillStep(Bounds, HoldsMemory, ModelOnCard):
 
 def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
                  bytes_per_param=None, kv_bytes_per_element=None, math=None, routing=None,
-                 workspace=None, weights="touched", comm="ring") -> PrefillStep:
+                 workspace=None, weight_read="touched", comm="ring") -> PrefillStep:
     """Lower bound of the prefill pass: the time to first token on idle cards.
 
     - FLOPs: matrix products :math:`2BP\\,N_{body}` (no gathered input table,
@@ -159,7 +159,7 @@ def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
         uniform-routing model's count for the ``BP`` tokens).
     workspace : float, keyword-only
         Bytes of workspace per card.
-    weights : {"touched", "active", "total"}, keyword-only
+    weight_read : {"touched", "active", "total"}, keyword-only
         What the weight read counts (default: the bytes the pass touches).
     comm : {"ring", "in-switch"}, keyword-only
         The all-reduce model (:mod:`infra_calc.comm`).
@@ -176,15 +176,15 @@ def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
                     workspace=workspace)
     check_single_sizes(w, "batch", "cards")
     w.model.check_context(p, name="prompt_tokens")
-    return prefill_step_of(w, p, weights=weights, comm=comm)
+    return prefill_step_of(w, p, weight_read=weight_read, comm=comm)
 
 
-def prefill_step_of(w: Workload, prompt_tokens, *, weights="touched", comm="ring") -> PrefillStep:
+def prefill_step_of(w: Workload, prompt_tokens, *, weight_read="touched", comm="ring") -> PrefillStep:
     """:func:`prefill_step` of a checked workload ``w`` (one batch, one card count) and
     checked ``prompt_tokens``: what :func:`~infra_calc.generation.generation_time` reads."""
     p = prompt_tokens
     acc = w.hw
-    c = prefill_counts(w, p, weights=weights)
+    c = prefill_counts(w, p, weight_read=weight_read)
     _, tcomm = layer_comm(w.model, acc, tokens=w.batch * np.asarray(p, dtype=float), cards=w.cards, comm=comm)
     t = bounds(c.flops, c.bytes_read, acc, t_comm=tcomm, math=w.math)
     return PrefillStep(

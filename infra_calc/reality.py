@@ -142,7 +142,7 @@ def mean_step(m: Measurement, w: Workload):
     ``bound_kind``), and alone bounds a TPOT or ITL whose lengths are not both stated.
     """
     p, o = m.lengths(policy="zero")
-    return model_decode_step(w, context=p + o // 2, weights="touched")
+    return model_decode_step(w, context=p + o // 2, weight_read="touched")
 
 
 def _bound(m: Measurement, routing: str):
@@ -161,7 +161,7 @@ def _bound(m: Measurement, routing: str):
     st = mean_step(m, w)
     if m.kind == "tpot" and not (p and o > 1):
         return st.t_floor, st.t_step, st, share
-    g = generation_time(w, prompt_tokens=p, output_tokens=o, weights="touched")
+    g = generation_time(w, prompt_tokens=p, output_tokens=o, weight_read="touched")
     if m.kind == "tpot":
         return g.floor_tpot_mean, g.tpot_mean, st, share
     share = g.prefill.t_floor / g.floor_total

@@ -213,7 +213,7 @@ def moe_bytes_figure(model=MOE, hw="H100 SXM", *, bytes_per_param=1):
     step_f = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param)
     step_u = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param,
                                routing="uniform")
-    step_a = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param, weights="active")
+    step_a = model_decode_step(m, acc, batch=b, bytes_per_param=bytes_per_param, weight_read="active")
     ax2.plot(b, in_unit(step_f.t_read, "ms"), color=PALETTE["blue"], lw=2, label="read floor, k experts")
     ax2.plot(b, in_unit(step_u.t_read, "ms"), color=PALETTE["orange"], lw=2, ls="-.",
              label="read, uniform routing (model)")

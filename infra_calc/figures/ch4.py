@@ -47,7 +47,7 @@ def decode_fractions():
             out.append((m, lower_bound(m).fraction))
         elif (m.metric == "output_throughput" and m.batch == 1 and m.cards
               and m.prompt_tokens is None):
-            st = model_decode_step(workload_for(m), batch=1, context=0, weights="touched")
+            st = model_decode_step(workload_for(m), batch=1, context=0, weight_read="touched")
             out.append((m, float(st.t_floor * m.output_rate_per_card * m.cards)))
     return out
 

@@ -214,7 +214,7 @@ def test_the_keyword_call_works():
 #: themselves, then its optional ones, in this order: ``generation_time(m, hw, *,
 #: prompt_tokens, output_tokens, batch=None, ...)``; or keep them all in this order
 #: (``decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0)``).  A function's
-#: own options (``weights``, ``comm``, a lever's ``drafts`` ...) may sit anywhere.
+#: own options (``weight_read``, ``comm``, a lever's ``drafts`` ...) may sit anywhere.
 NOT_IN_A_WORKLOAD = {"context": ("prompt_tokens", "output_tokens"),
                      "kv_bytes_per_element": ("kv_bytes",)}
 SIZE_ORDER = tuple(name for f in dataclasses.fields(ic.Workload) if f.kw_only

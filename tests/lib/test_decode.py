@@ -50,7 +50,7 @@ def test_mixtral_reads_the_experts_the_batch_hits():
     assert one.weight_bytes == pytest.approx(
         2 * (reference_count(cfg, experts_used=2) - (cfg["vocab_size"] - 1) * cfg["hidden_size"]))
     big = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64, routing="uniform")
-    active = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64, weights="active")
+    active = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=64, weight_read="active")
     assert big.routing == "uniform"
     assert big.weight_bytes > 2.4 * active.weight_bytes     # nearly every expert is read
     assert big.flops == active.flops == pytest.approx(2 * 64 * reference_matmul(cfg, 2))
@@ -64,9 +64,9 @@ def test_mixtral_reads_the_experts_the_batch_hits():
 def test_default_is_what_a_step_touches():
     m = ic.model("Llama-3.1-8B")
     touched = ic.model_decode_step(m, "H100 SXM")
-    active = ic.model_decode_step(m, "H100 SXM", weights="active")
-    total = ic.model_decode_step(m, "H100 SXM", weights="total")
-    assert touched.weights == "touched"
+    active = ic.model_decode_step(m, "H100 SXM", weight_read="active")
+    total = ic.model_decode_step(m, "H100 SXM", weight_read="total")
+    assert touched.weight_read == "touched"
     assert touched.weight_bytes == m.decode_weight_bytes(2, 1)
     assert active.weight_bytes == total.weight_bytes == m.params * 2      # dense: the same
     assert touched.weight_bytes < active.weight_bytes
@@ -109,8 +109,9 @@ def test_changed_objects_keep_their_figures():
 def test_bad_input_names_the_parameter():
     with pytest.raises(ValueError, match="context"):
         ic.model_decode_step("Llama-2-7B", "H100", context=4097)
-    with pytest.raises(ValueError, match="weights"):
-        ic.model_decode_step("Llama-2-7B", "H100", weights="all")
+    with pytest.raises(ValueError,
+                       match=r"weight_read must be one of \('touched', 'active', 'total'\), got 'all'"):
+        ic.model_decode_step("Llama-2-7B", "H100", weight_read="all")
     with pytest.raises(ValueError, match=r"batch \(requests\) must be at most"):
         ic.model_decode_step("Llama-3.1-8B", "H100", batch=10**30)
     with pytest.raises(ValueError, match=r"kv_bytes_per_element \(bytes/element\) must not be NaN"):

@@ -33,13 +33,13 @@ def test_total_is_prefill_plus_steps(name, hw, p, o, b, cards):
 
 
 def test_one_convention_in_one_request():
-    for weights in ("touched", "active"):
+    for read in ("touched", "active"):
         g = ic.generation_time("Mixtral-8x7B", "H100 SXM", prompt_tokens=512, output_tokens=8, batch=4,
-                               weights=weights)
-        pre = ic.prefill_step("Mixtral-8x7B", "H100 SXM", prompt_tokens=512, batch=4, weights=weights)
+                               weight_read=read)
+        pre = ic.prefill_step("Mixtral-8x7B", "H100 SXM", prompt_tokens=512, batch=4, weight_read=read)
         step = ic.model_decode_step("Mixtral-8x7B", "H100 SXM", batch=4, context=513,
-                                    weights=weights)
-        assert g.weights == weights and g.ttft == pre.t_step
+                                    weight_read=read)
+        assert g.weight_read == read and g.ttft == pre.t_step
         assert g.step_times[0] == pytest.approx(step.t_step, rel=1e-12)
 
 
@@ -47,11 +47,11 @@ def test_default_reads_what_a_step_touches():
     """TPOT at B = 1 of the 8B models no longer reads the whole input table."""
     for name, over in (("Llama-3.1-8B", 0.069), ("Qwen3-8B", 0.081)):
         g = ic.generation_time(name, "H100 SXM", prompt_tokens=2048, output_tokens=256)
-        old = ic.generation_time(name, "H100 SXM", prompt_tokens=2048, output_tokens=256, weights="active")
+        old = ic.generation_time(name, "H100 SXM", prompt_tokens=2048, output_tokens=256,
+                                 weight_read="active")
         assert old.tpot_mean / g.tpot_mean - 1 == pytest.approx(over, abs=0.002)
     active = ic.generation_time("Mixtral-8x7B", "H100 SXM", prompt_tokens=2048, output_tokens=256, batch=64,
-                                cards=2,
-                               weights="active")
+                                cards=2, weight_read="active")
     uniform = ic.generation_time("Mixtral-8x7B", "H100 SXM", prompt_tokens=2048, output_tokens=256, batch=64,
                                  cards=2,
                                  routing="uniform")
@@ -106,6 +106,8 @@ def test_changed_objects_keep_their_figures():
     (lambda: ic.generation_time("llama-70b", "H100", prompt_tokens=100, output_tokens=[1, 2]),
      "output_tokens .* single"),
     (lambda: ic.generation_time("llama-70b", "H100", prompt_tokens=100), "output_tokens"),
+    (lambda: ic.generation_time("llama-70b", "H100", prompt_tokens=100, output_tokens=10, weight_read="all"),
+     r"weight_read must be one of \('touched', 'active', 'total'\), got 'all'"),
 ])
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises((ValueError, TypeError), match=match):

@@ -90,6 +90,8 @@ def test_cards_split_the_work_and_add_communication():
     (lambda: ic.prefill_step("llama-70b", "H100", prompt_tokens=100, batch=[1, 2]), "batch .* single"),
     (lambda: ic.prefill_step("llama-70b", "H100", prompt_tokens=100, cards=[1, 2]), "cards .* single"),
     (lambda: ic.prefill_step("llama-70b", "H100", prompt_tokens=100, cards=3), "cards must divide"),
+    (lambda: ic.prefill_step("llama-70b", "H100", prompt_tokens=100, weight_read="touch"),
+     r"weight_read must be one of \('touched', 'active', 'total'\), got 'touch'"),
 ])
 def test_bad_input_names_the_parameter(call, match):
     with pytest.raises((ValueError, TypeError), match=match):

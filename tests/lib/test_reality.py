@@ -105,8 +105,7 @@ def test_moe_rows_bound_by_the_floor_and_name_the_uniform_model():
 def test_bound_of_a_latency_row_is_the_whole_request():
     m = next(r for r in reality.measurements() if r.id == "vllm-8b-latency-h100")
     g = ic.generation_time(m.model, m.accelerator, prompt_tokens=32, output_tokens=128, bytes_per_param=2,
-                           batch=8, cards=1,
-                           weights="touched")
+                           batch=8, cards=1, weight_read="touched")
     assert reality.lower_bound(m).bound == pytest.approx(g.total)     # one card: no model
     assert g.total == g.floor_total
 
