@@ -58,6 +58,7 @@ def test_json_is_strict_with_a_top_level_fits_for_the_cards_given():
     assert data["batch_turning_point_kv"] is None and data["null_reasons"]["batch_turning_point_kv"]
     g = ic.generation_time("llama-70b", "H100 SXM", prompt_tokens=2000, output_tokens=256, cards=4)
     assert data["request"]["total"] == pytest.approx(g.total)
+    assert data["request"]["weight_read"] == g.weight_read == "touched"   # the mode, not bytes
 
 
 def test_cards_apply_to_the_capacity_block():
