@@ -83,7 +83,6 @@ from .step import decode_step as decode_step
 from .step import mbu as mbu
 from .step import read_time as read_time
 from .step import step_time as step_time
-from .workload import DEFAULT_WORKSPACE as DEFAULT_WORKSPACE
 from .workload import Workload as Workload
 
 __version__: str
