@@ -21,8 +21,8 @@ from .catalog import DATA, Catalog, UnknownNameError
 from .hardware import READINGS, Accelerator
 from .units import GB, GiB
 
-__all__ = ["CATALOG", "UnknownAcceleratorError", "accelerator", "accelerator_names",
-           "capacity_reading", "decimal_reading"]
+__all__ = ["CATALOG", "UnknownAcceleratorError", "accelerator", "capacity_reading",
+           "decimal_reading"]
 
 
 class UnknownAcceleratorError(UnknownNameError):
@@ -68,12 +68,8 @@ def _card(record: dict) -> Accelerator:
 _FIELDS, _REQUIRED = _file_fields()
 CATALOG = Catalog("accelerator", DATA.joinpath("accelerators.json"), _card,
                   fields=_FIELDS, required=_REQUIRED, error=UnknownAcceleratorError)
-"""Read-only mapping of canonical name to :class:`Accelerator`, read on first use."""
-
-
-def accelerator_names() -> list[str]:
-    """Canonical names of every catalog accelerator, in catalog order."""
-    return list(CATALOG)
+"""Read-only mapping of canonical name to :class:`Accelerator`, read on first use (it iterates
+over the canonical names, in the file's order)."""
 
 
 def accelerator(hw: str | Accelerator) -> Accelerator:

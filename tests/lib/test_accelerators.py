@@ -67,7 +67,7 @@ def test_every_figure_of_the_file_has_its_source_beside_it():
     """A link figure comes with ``link_source``, a domain figure with ``domain_source``,
     each lower-precision peak with its own source, and no card repeats another's name."""
     entries = json.loads(DATA.joinpath("accelerators.json").read_text(encoding="utf-8"))["entries"]
-    assert [e["name"] for e in entries] == list(CATALOG) == ic.accelerator_names()
+    assert [e["name"] for e in entries] == list(CATALOG)
     for e in entries:
         assert e["source"] and e["note"], e["name"]
         if "link_bandwidth" in e or "link_latency" in e:

@@ -19,7 +19,7 @@ from model_reference import (
 )
 
 from infra_calc.ledger import ROUTINGS, check_routing, layer_kv_projection_params
-from infra_calc.models import model, model_names
+from infra_calc.models import MODELS, model
 from infra_calc.modelspec import ModelSpec
 
 # --------------------------------------------------------------------------
@@ -194,7 +194,7 @@ def test_check_routing_returns_the_name_and_refuses_any_other():
             check_routing(bad)
 
 
-@pytest.mark.parametrize("name", model_names())
+@pytest.mark.parametrize("name", list(MODELS))
 def test_a_step_reads_at_most_what_is_stored_and_more_as_the_batch_grows(name):
     """Every shipped model: the counts nest (multiplied <= active <= stored), a decode step
     reads no more than the stored weights under either routing, the floor no more than the
