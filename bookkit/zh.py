@@ -19,13 +19,13 @@ from __future__ import annotations
 import math
 import re
 
-from infra_calc.units import UNIT_SCALES
+from infra_calc.units import UNITS
 
 __all__ = ["HAN", "ZH_UNITS", "ZH_WORDS", "ZH_LIST_SEP", "ZH_TIMES",
            "zh_text", "zh_glue_after", "zh_glue_before"]
 
 #: The Chinese edition's words for the English unit words a stored value may end in (those of
-#: :data:`infra_calc.units.UNIT_SCALES`, and "CPUs" of a machine's description):
+#: :data:`infra_calc.units.UNITS`, and "CPUs" of a machine's description):
 #: unit -> (Chinese, power of ten).  :func:`zh_text` writes a number followed by
 #: one of them as the number times ``10**power`` (its decimal point moved: no digit is
 #: added or lost) followed by the Chinese, e.g. "8.03 billion" -> "80.3 亿".
@@ -33,8 +33,8 @@ __all__ = ["HAN", "ZH_UNITS", "ZH_WORDS", "ZH_LIST_SEP", "ZH_TIMES",
 #: stay as they are; a ratio ("147.7×") reads "147.7 倍" (:data:`ZH_TIMES`).
 #: ``tools/stored_eval.py`` applies this to every stored ``{eval}``
 #: value when the book is built with ``language: zh_CN``; ``tests/bookkit/test_zh.py``
-#: fails when a unit word of UNIT_SCALES has no entry here.  A scale word's power is
-#: derived: its magnitude in UNIT_SCALES over the Chinese word's (万 = 10⁴, 亿 = 10⁸).
+#: fails when a unit word of UNITS has no entry here.  A scale word's power is
+#: derived: its scale in UNITS over the Chinese word's (万 = 10⁴, 亿 = 10⁸).
 _ZH_MAGNITUDES = {"": 0, "万": 4, "亿": 8}
 _ZH_SCALE_WORDS = {"thousand": ("", ""), "million": ("万", "万"), "billion": ("亿", "亿"),
                    "B params": ("亿参数", "亿")}   # unit -> (Chinese, its magnitude word)
@@ -45,7 +45,7 @@ ZH_UNITS: dict[str, tuple[str, int]] = {
     "rows": ("行", 0), "cards": ("张卡", 0), "experts": ("个专家", 0), "layers": ("层", 0),
     "elements": ("个元素", 0),
     "bytes": ("字节", 0), "CPUs": ("个 CPU", 0), "years": ("年", 0),
-    **{unit: (zh, round(math.log10(UNIT_SCALES[unit])) - _ZH_MAGNITUDES[magnitude])
+    **{unit: (zh, round(math.log10(UNITS[unit].scale)) - _ZH_MAGNITUDES[magnitude])
        for unit, (zh, magnitude) in _ZH_SCALE_WORDS.items()},
 }
 #: Whole words a stored value may hold besides numbers (a yes/no column, "1,024 and 2,048").

@@ -8,7 +8,6 @@ from . import source as source
 from . import units as units
 from .accelerators import CATALOG as CATALOG
 from .accelerators import accelerator as accelerator
-from .accelerators import accelerator_names as accelerator_names
 from .accelerators import capacity_reading as capacity_reading
 from .accelerators import decimal_reading as decimal_reading
 from .amdahl import amdahl_limit as amdahl_limit
@@ -47,7 +46,6 @@ from .levers import speculative_step as speculative_step
 from .levers import speculative_turning_batch as speculative_turning_batch
 from .models import MODELS as MODELS
 from .models import model as model
-from .models import model_names as model_names
 from .modelspec import ModelSpec as ModelSpec
 from .planner import PlannerState as PlannerState
 from .precision import PrecisionPoint as PrecisionPoint
@@ -83,7 +81,6 @@ from .step import decode_step as decode_step
 from .step import mbu as mbu
 from .step import read_time as read_time
 from .step import step_time as step_time
-from .workload import DEFAULT_WORKSPACE as DEFAULT_WORKSPACE
 from .workload import Workload as Workload
 
 __version__: str

@@ -14,12 +14,15 @@ read a card's "N GB" label in binary or decimal bytes.
 """
 from __future__ import annotations
 
+import dataclasses
+import typing
+
 from .catalog import DATA, Catalog, UnknownNameError
 from .hardware import READINGS, Accelerator
 from .units import GB, GiB
 
-__all__ = ["CATALOG", "UnknownAcceleratorError", "accelerator", "accelerator_names",
-           "capacity_reading", "decimal_reading"]
+__all__ = ["CATALOG", "UnknownAcceleratorError", "accelerator", "capacity_reading",
+           "decimal_reading"]
 
 
 class UnknownAcceleratorError(UnknownNameError):
@@ -27,6 +30,27 @@ class UnknownAcceleratorError(UnknownNameError):
 
 
 _PEAK = ("precision", "flops", "source")
+#: Fields of :class:`Accelerator` the file writes another way: name -> (the file's name, JSON type)
+_WRITTEN_AS = {"mem_capacity": ("mem_capacity_gib", float), "peaks": ("peaks", list)}
+#: Fields of :class:`Accelerator` the file has no field of its own for: ``name`` and ``note``
+#: (every catalog's), ``capacity_reading`` (the file is the physical reading)
+_NOT_IN_FILE = ("name", "note", "capacity_reading")
+
+
+def _file_fields() -> tuple[dict[str, type], tuple[str, ...]]:
+    """The data file's fields with their JSON types, and the required ones: the fields of
+    :class:`Accelerator` (their annotated types, or :data:`_WRITTEN_AS`) less
+    :data:`_NOT_IN_FILE`; required are those without a default, and ``source``."""
+    types = typing.get_type_hints(Accelerator)
+    fields, required = {}, []
+    for field in dataclasses.fields(Accelerator):
+        if field.name in _NOT_IN_FILE:
+            continue
+        name, kind = _WRITTEN_AS.get(field.name, (field.name, types[field.name]))
+        fields[name] = kind
+        if field.default is dataclasses.MISSING:
+            required.append(name)
+    return fields, (*required, "source")
 
 
 def _card(record: dict) -> Accelerator:
@@ -41,20 +65,11 @@ def _card(record: dict) -> Accelerator:
                        peaks=tuple(tuple(peak[k] for k in _PEAK) for peak in peaks))
 
 
-CATALOG = Catalog(
-    "accelerator", DATA.joinpath("accelerators.json"), _card,
-    fields={"vendor": str, "memory": str, "peak_flops": float, "mem_bandwidth": float,
-            "mem_capacity_gib": float, "source": str, "peaks": list, "link_bandwidth": float,
-            "link_latency": float, "link_source": str, "link_domain": int,
-            "internode_bandwidth": float, "in_switch_reduction": bool, "domain_source": str},
-    required=("peak_flops", "mem_bandwidth", "mem_capacity_gib", "source"),
-    error=UnknownAcceleratorError)
-"""Read-only mapping of canonical name to :class:`Accelerator`, read on first use."""
-
-
-def accelerator_names() -> list[str]:
-    """Canonical names of every catalog accelerator, in catalog order."""
-    return list(CATALOG)
+_FIELDS, _REQUIRED = _file_fields()
+CATALOG = Catalog("accelerator", DATA.joinpath("accelerators.json"), _card,
+                  fields=_FIELDS, required=_REQUIRED, error=UnknownAcceleratorError)
+"""Read-only mapping of canonical name to :class:`Accelerator`, read on first use (it iterates
+over the canonical names, in the file's order)."""
 
 
 def accelerator(hw: str | Accelerator) -> Accelerator:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ledger import gated_mlp_params
+from .ledger import gated_mlp_params, layer_kv_projection_params
 
 __all__ = ["SUPPORTED_MODEL_TYPES", "spec_fields", "count_parameters"]
 
@@ -335,7 +335,7 @@ def count_parameters(cfg: dict, *, label: str = "config.json") -> dict:
 
     q_out, kv_out = heads * head_dim, kv_heads * head_dim
     vec = _attention_vectors(c, rules, hidden, q_out, kv_out, head_dim)
-    attn = hidden * q_out + 2 * hidden * kv_out + q_out * hidden + vec
+    attn = 2 * hidden * q_out + layer_kv_projection_params(hidden, kv_heads, head_dim) + vec  # q, o; k, v
     norms = 2 * hidden                                       # input + post-attention RMSNorm
     ffn = rules.ffn(c, rules, layers, hidden)
 

@@ -28,7 +28,8 @@ import numpy as np
 
 from ._validate import check_int, check_number, unwrap
 
-__all__ = ["ParameterLedger", "ROUTINGS", "check_routing", "gated_mlp_params"]
+__all__ = ["ParameterLedger", "ROUTINGS", "check_routing", "gated_mlp_params",
+           "layer_kv_projection_params"]
 
 #: How many experts per MoE layer a step is taken to read: ``"floor"``, the
 #: ``k`` any routing reads (a lower bound), or ``"uniform"``, the expectation
@@ -48,6 +49,12 @@ def gated_mlp_params(hidden, intermediate) -> int:
     """Weights of one gated MLP (gate, up and down projections), ``3 d f``: a dense
     layer's feed-forward block, or one routed expert of width ``f``."""
     return 3 * hidden * intermediate
+
+
+def layer_kv_projection_params(hidden, kv_heads, head_dim) -> int:
+    """Weights of one layer's K and V projections, ``2 d n_kv d_h``: each maps the hidden
+    state of width ``d`` to ``n_kv`` heads of ``d_h``."""
+    return 2 * hidden * kv_heads * head_dim
 
 
 class ParameterLedger:
@@ -106,7 +113,7 @@ class ParameterLedger:
     @property
     def kv_projection_params(self) -> int:
         """Weights of the K and V projections, ``2 L d n_kv d_h`` (replicated in tensor parallelism)."""
-        return 2 * self.layers * self.hidden * self.kv_heads * self.head_dim
+        return self.layers * layer_kv_projection_params(self.hidden, self.kv_heads, self.head_dim)
 
     @property
     def routed_expert_params(self) -> int:

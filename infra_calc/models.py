@@ -26,7 +26,6 @@ __all__ = [
     "MODELS",
     "UnknownModelError",
     "model",
-    "model_names",
 ]
 
 
@@ -43,17 +42,8 @@ def _spec(record: dict) -> ModelSpec:
 MODELS = Catalog("model", DATA.joinpath("models.json"), _spec,
                  fields={"config": str, "source": str}, required=("config", "source"),
                  error=UnknownModelError, hint=" (or pass a path to a Hugging Face config.json)")
-"""Read-only mapping of canonical name to :class:`ModelSpec`, loaded on first use."""
-
-
-def model_names() -> list[str]:
-    """Canonical names of the shipped models, in catalog order.
-
-    Returns
-    -------
-    list of str
-    """
-    return list(MODELS)
+"""Read-only mapping of canonical name to :class:`ModelSpec`, loaded on first use (it iterates
+over the canonical names, in the file's order)."""
 
 
 def model(name) -> ModelSpec:
@@ -66,7 +56,7 @@ def model(name) -> ModelSpec:
     ----------
     name : ModelSpec, str, os.PathLike or Mapping
         A :class:`ModelSpec` (returned unchanged); a canonical name (see
-        :func:`model_names`), an alias such as ``"qwen3-8b"``, ``"llama-70b"``
+        :data:`MODELS`), an alias such as ``"qwen3-8b"``, ``"llama-70b"``
         or ``"r1-70b"``, or a Hugging Face repo id such as ``"Qwen/Qwen3-8B"``;
         a path to a Hugging Face ``config.json`` (any string naming an existing
         file, ending in ``.json``, or naming a directory that holds

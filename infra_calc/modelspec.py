@@ -20,7 +20,7 @@ Examples
 8190735360
 >>> m.kv_bytes_per_token()          # BF16 K and V, all 36 layers
 147456
->>> model("r1-70b").kv_bytes_per_token(bytes_per_element=1)   # FP8 cache
+>>> model("r1-70b").kv_bytes_per_token(kv_bytes_per_element=1)   # FP8 cache
 163840
 """
 from __future__ import annotations
@@ -218,7 +218,7 @@ class ModelSpec(ParameterLedger):
         """True for a mixture-of-experts model (``num_experts > 0``)."""
         return self.num_experts > 0
 
-    def kv_bytes_per_token(self, bytes_per_element=BF16_BYTES):
+    def kv_bytes_per_token(self, kv_bytes_per_element=BF16_BYTES):
         """KV-cache bytes one token occupies, summed over all layers.
 
         .. math:: m_{KV} = 2 \\cdot L \\cdot n_{kv} \\cdot d_h \\cdot b
@@ -226,11 +226,11 @@ class ModelSpec(ParameterLedger):
         The factor 2 is one key and one value vector; ``L`` is ``layers``,
         ``n_kv`` is ``kv_heads`` (so grouped-query attention shrinks the
         cache by ``heads / kv_heads``), ``d_h`` is ``head_dim`` and ``b`` is
-        ``bytes_per_element``.
+        ``kv_bytes_per_element``.
 
         Parameters
         ----------
-        bytes_per_element : float or array_like, optional
+        kv_bytes_per_element : float or array_like, optional
             Bytes per cached element, in bytes: 2 for BF16/FP16 (default),
             1 for FP8, 0.5 for 4-bit.
 
@@ -238,13 +238,13 @@ class ModelSpec(ParameterLedger):
         -------
         int, float or numpy.ndarray
             Bytes per token (bytes/token).  An ``int`` when
-            ``bytes_per_element`` is an integer, a ``float`` for other
+            ``kv_bytes_per_element`` is an integer, a ``float`` for other
             scalars, a float array for array input.
 
         Raises
         ------
         TypeError, ValueError
-            ``bytes_per_element`` is not a positive finite number.
+            ``kv_bytes_per_element`` is not a positive finite number.
 
         Examples
         --------
@@ -253,7 +253,7 @@ class ModelSpec(ParameterLedger):
         147456
         """
         per_element = 2 * self.layers * self.kv_heads * self.head_dim
-        return _scale(per_element, bytes_per_element, "bytes_per_element")
+        return _scale(per_element, kv_bytes_per_element, "kv_bytes_per_element")
 
     def weight_bytes(self, bytes_per_param=BF16_BYTES):
         """Bytes needed to hold every parameter: ``params * bytes_per_param``.

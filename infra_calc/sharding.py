@@ -99,9 +99,9 @@ class CardShare:
                + kvp * np.asarray(self.kv_heads) / spec.kv_heads)
         return unwrap(per)
 
-    def kv_bytes_per_token(self, spec: ModelSpec, bytes_per_element):
+    def kv_bytes_per_token(self, spec: ModelSpec, kv_bytes_per_element):
         """KV-cache bytes per token on one card: ``m_kv h_kv / n_kv``."""
-        return unwrap(np.asarray(spec.kv_bytes_per_token(bytes_per_element), dtype=float)
+        return unwrap(np.asarray(spec.kv_bytes_per_token(kv_bytes_per_element), dtype=float)
                       * np.asarray(self.kv_heads) / spec.kv_heads)
 
 

@@ -24,12 +24,10 @@ from typing import NamedTuple
 
 __all__ = [
     "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
-    "MEGA", "GIGA", "TERA",
-    "MS", "US", "K_TOKENS", "BF16_BYTES", "BYTE_UNITS", "Unit", "UNITS", "UNIT_SCALES",
+    "MS", "US", "K_TOKENS", "BF16_BYTES", "Unit", "UNITS",
 ]
 
 # decimal (SI) prefixes
-MEGA, GIGA, TERA = 1e6, 1e9, 1e12
 KB, MB, GB, TB = 1e3, 1e6, 1e9, 1e12
 # binary (IEC) prefixes
 KiB, MiB, GiB, TiB = 2**10, 2**20, 2**30, 2**40
@@ -40,9 +38,6 @@ MS, US = 1e-3, 1e-6
 BF16_BYTES = 2
 #: the K of a context length ("8K tokens" = 8,192): 2**10 tokens, as the source writes them
 K_TOKENS = 2**10
-
-BYTE_UNITS = {"B": 1, "KB": KB, "MB": MB, "GB": GB, "TB": TB,
-              "KiB": KiB, "MiB": MiB, "GiB": GiB, "TiB": TiB}
 
 
 class Unit(NamedTuple):
@@ -60,7 +55,8 @@ class Unit(NamedTuple):
 UNITS: dict[str, Unit] = {unit: Unit(kind, float(scale)) for kind, scales in {
     "time": {"years": 365.25 * 86400.0, "h": 3600.0, "s": 1.0, "ms": MS,
              "µs": US, "μs": US, "us": US, "ns": 1e-9},          # µ micro sign, μ Greek mu
-    "bytes": {**BYTE_UNITS, "bytes": 1.0},
+    "bytes": {"B": 1.0, "KB": KB, "MB": MB, "GB": GB, "TB": TB,
+              "KiB": KiB, "MiB": MiB, "GiB": GiB, "TiB": TiB, "bytes": 1.0},
     "work": {"FLOP": 1.0, "FLOPs": 1.0, "kFLOP": 1e3, "MFLOP": 1e6, "MFLOPs": 1e6,
              "GFLOP": 1e9, "GFLOPs": 1e9, "TFLOP": 1e12, "TFLOPs": 1e12, "PFLOP": 1e15},
     "compute rate": {"FLOP/s": 1.0, "GFLOP/s": 1e9, "TFLOP/s": 1e12, "PFLOP/s": 1e15},
@@ -77,6 +73,3 @@ UNITS: dict[str, Unit] = {unit: Unit(kind, float(scale)) for kind, scales in {
     "parameters": {"B params": 1e9},
     "number": {"thousand": 1e3, "million": 1e6, "billion": 1e9},  # scale words of a count
 }.items() for unit, scale in scales.items()}
-
-#: unit -> its scale alone (``UNITS[unit].scale``), for code that only scales
-UNIT_SCALES: dict[str, float] = {unit: u.scale for unit, u in UNITS.items()}

@@ -55,11 +55,7 @@ from .sharding import CardShare, card_share
 from .source import J13_WORKSPACE
 from .units import BF16_BYTES
 
-__all__ = ["Workload", "ModelOnCard", "DEFAULT_WORKSPACE"]
-
-#: Workspace per card (activations, buffers, allocator slack): the capacity
-#: chapter's (J13's) 2 GiB.
-DEFAULT_WORKSPACE = J13_WORKSPACE
+__all__ = ["Workload", "ModelOnCard"]
 
 
 def _scalar(value, name, unit, **kw):
@@ -102,7 +98,8 @@ class Workload(HoldsMemory):
         (:meth:`~infra_calc.modelspec.ModelSpec.experts_hit`).  No effect on a
         dense model.
     workspace : float
-        Bytes per card for activations and buffers (:data:`DEFAULT_WORKSPACE`).
+        Bytes per card for activations, buffers and allocator slack (default: the
+        capacity chapter's 2 GiB, :data:`~infra_calc.source.J13_WORKSPACE`).
 
     Raises
     ------
@@ -130,7 +127,7 @@ class Workload(HoldsMemory):
     kv_bytes_per_element: float = float(BF16_BYTES)
     math: str = "bf16"
     routing: str = "floor"
-    workspace: float = DEFAULT_WORKSPACE
+    workspace: float = J13_WORKSPACE
 
     def __post_init__(self):
         set_ = object.__setattr__

@@ -5,7 +5,7 @@ import ast
 import math
 import re
 
-UNIT_CONSTANTS = {"KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "MEGA", "GIGA", "TERA",
+UNIT_CONSTANTS = {"KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
                   "MS", "US", "K_TOKENS", "BILLION"}
 
 def _number(node):
@@ -26,7 +26,7 @@ def _is_unit_constant(node) -> bool:
 
 def _is_scale(node) -> bool:
     """A power-of-ten literal (100, 1e3, 1e-6, 10**9), any literal of 1,000 or more (2e9,
-    1024), a power of two from 2**10, or a unit constant (GB, units.TERA)."""
+    1024), a power of two from 2**10, or a unit constant (GB, units.TB)."""
     x = _number(node)
     if x is not None:
         x = abs(x)

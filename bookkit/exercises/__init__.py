@@ -11,7 +11,7 @@ is right within the stated tolerance.
 True
 
 A reader's text may carry a unit; it is converted to the exercise's unit
-(:data:`infra_calc.units.UNIT_SCALES`), and a wrong answer gets a hint, not
+(:data:`infra_calc.units.UNITS`), and a wrong answer gets a hint, not
 the answer:
 
 >>> exercises.check_text("j07-1", "0.0343 s").correct

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from infra_calc import source as S
-from infra_calc.accelerators import accelerator, accelerator_names
+from infra_calc.accelerators import CATALOG, accelerator
 from infra_calc.capacity import kv_cache_bytes, max_context
 from infra_calc.display import Shown, shown
 from infra_calc.models import model
@@ -378,7 +378,7 @@ EX_N4 = Exercise(
 
 def _values_n4(v):
     need = n4_bandwidth()
-    cards = [a.name for a in map(accelerator, accelerator_names())
+    cards = [a.name for a in CATALOG.values()
              if j07_capacity(capacity=a.mem_capacity, kv=False, workspace=False).fits
              and a.mem_bandwidth >= need]
     v.n4_r = shown(_h100_step(HALF_BYTE).bytes_read, "GB", 0)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from infra_calc.display import round_sig, with_unit
-from infra_calc.units import UNIT_SCALES
+from infra_calc.units import UNITS
 
 from .answers import answer_text
 
@@ -62,7 +62,7 @@ class Exercise:
         ``"j07-n1"``) or ``"ch3-n1"`` (the book chapter's, for chapters 3 and 4).
     unit : str
         The unit a reader answers in and the checker shows (``"ms"``, ``"%"``,
-        ``"requests"`` ...), a key of :data:`infra_calc.units.UNIT_SCALES`.
+        ``"requests"`` ...), a key of :data:`infra_calc.units.UNITS`.
     answer : callable
         ``answer() -> float``: the expected value, computed, in SI units (seconds,
         bytes, FLOP/s, a fraction for ``"%"``).
@@ -102,14 +102,14 @@ class Exercise:
     title: str = ""
 
     def __post_init__(self):
-        if self.unit not in UNIT_SCALES:
-            raise ValueError(f"unit must be one of infra_calc.units.UNIT_SCALES, got {self.unit!r}")
+        if self.unit not in UNITS:
+            raise ValueError(f"unit must be one of infra_calc.units.UNITS, got {self.unit!r}")
         if self.side not in SIDES:
             raise ValueError(f"side must be one of {', '.join(SIDES)}, got {self.side!r}")
 
     def expected(self) -> float:
-        """The computed answer as a reader types it, in ``unit``: ``answer() / UNIT_SCALES[unit]``."""
-        return float(self.answer()) / UNIT_SCALES[self.unit]
+        """The computed answer as a reader types it, in ``unit``: ``answer() / UNITS[unit].scale``."""
+        return float(self.answer()) / UNITS[self.unit].scale
 
     @property
     def band_text(self) -> str:

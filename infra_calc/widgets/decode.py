@@ -21,7 +21,7 @@ from ..display import in_unit, round_sig, shown
 from ..figures.j07 import draw_decode_panel, update_decode_panel
 from ..models import MODELS
 from ..step import batch_turning_point, decode_step
-from ..units import UNIT_SCALES
+from ..units import UNITS
 from ._base import BYTE_WIDTHS, Explorer, card_menu, fit_warning, ms
 
 __all__ = ["DecodeStepExplorer", "decode_step_explorer", "BATCH_OPTIONS", "model_options",
@@ -32,7 +32,7 @@ BATCH_OPTIONS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 148, 192, 25
 #: range of the parameter count, in billions (10**0 … 10**3): the text box's range
 PARAMS_LOG10_RANGE = (0, 3)
 #: the text box's unit: the one conversion between the count the explorer holds and the box
-BILLION = UNIT_SCALES["billion"]
+BILLION = UNITS["billion"].scale
 
 
 def _from_box(billions: float) -> float:

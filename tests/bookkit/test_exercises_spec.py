@@ -33,7 +33,7 @@ def test_answer_is_si_and_expected_is_in_the_display_unit(unit, si, typed):
 
 
 def test_unit_must_be_one_the_checker_can_scale():
-    with pytest.raises(ValueError, match="UNIT_SCALES"):
+    with pytest.raises(ValueError, match="infra_calc.units.UNITS"):
         make(unit="furlongs")
 
 

@@ -11,17 +11,17 @@ from hypothesis import strategies as st
 
 from bookkit import ZH_UNITS, ZH_WORDS, zh_glue_after, zh_glue_before, zh_text
 from infra_calc.display import shown
-from infra_calc.units import UNIT_SCALES
+from infra_calc.units import UNITS
 
-# units of UNIT_SCALES written as words (the rest are symbols: ms, GB, TFLOP/s, ×, %)
-WORD_UNITS = sorted(u for u in UNIT_SCALES if re.match(r"[a-z]{3}", u) or " " in u)
+# units of UNITS written as words (the rest are symbols: ms, GB, TFLOP/s, ×, %)
+WORD_UNITS = sorted(u for u in UNITS if re.match(r"[a-z]{3}", u) or " " in u)
 
 
 def test_every_unit_word_has_a_chinese_form():
-    """A unit word added to UNIT_SCALES fails here until ZH_UNITS says how Chinese writes it."""
+    """A unit word added to UNITS fails here until ZH_UNITS says how Chinese writes it."""
     assert "requests" in WORD_UNITS and "billion" in WORD_UNITS
     missing = [u for u in WORD_UNITS if u not in ZH_UNITS]
-    assert not missing, f"unit words of UNIT_SCALES with no entry in ZH_UNITS: {missing}"
+    assert not missing, f"unit words of UNITS with no entry in ZH_UNITS: {missing}"
 
 
 @pytest.mark.parametrize("text, zh", [

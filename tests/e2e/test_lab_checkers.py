@@ -51,7 +51,7 @@ def _typed_texts(eid: str, n: int) -> list[str]:
     """``n`` answers to type: right ones in several spellings, wrong ones all different."""
     from bookkit.exercises import expected, get
     from bookkit.exercises.answers import unit_kind
-    from infra_calc.units import UNIT_SCALES
+    from infra_calc.units import UNITS
 
     ex, exp = get(eid), expected(eid)
     rights = [f"{exp:.8g}", f"{exp:.8g} {ex.unit}"]
@@ -59,7 +59,7 @@ def _typed_texts(eid: str, n: int) -> list[str]:
     other = next((u for u in ("s", "MB", "GFLOP", "GFLOP/s", "GB/s")
                   if u != ex.unit and unit_kind(u) == kind), None) if kind else None
     if other:
-        rights.append(f"{exp * UNIT_SCALES[ex.unit] / UNIT_SCALES[other]:.8g} {other}")
+        rights.append(f"{exp * UNITS[ex.unit].scale / UNITS[other].scale:.8g} {other}")
     elif ex.unit == "×":
         rights.append(f"{exp:.8g}x")
     whole = ex.rel_tol == 0 and ex.abs_tol == 0

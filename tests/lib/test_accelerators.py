@@ -67,7 +67,7 @@ def test_every_figure_of_the_file_has_its_source_beside_it():
     """A link figure comes with ``link_source``, a domain figure with ``domain_source``,
     each lower-precision peak with its own source, and no card repeats another's name."""
     entries = json.loads(DATA.joinpath("accelerators.json").read_text(encoding="utf-8"))["entries"]
-    assert [e["name"] for e in entries] == list(CATALOG) == ic.accelerator_names()
+    assert [e["name"] for e in entries] == list(CATALOG)
     for e in entries:
         assert e["source"] and e["note"], e["name"]
         if "link_bandwidth" in e or "link_latency" in e:
@@ -120,3 +120,18 @@ def test_the_file_reads_capacity_in_gib_and_peaks_as_triples(tmp_path):
     acc = _catalog_of(tmp_path, GOOD)["x-1"]
     assert acc.mem_capacity == 96 * GiB and acc.peaks == (("fp8", 2e15, "s"),)
     assert (acc.link_bandwidth, acc.link_domain, acc.in_switch_reduction) == (0.0, 0, False)
+
+
+def test_the_file_fields_are_the_fields_of_accelerator():
+    """One schema: the file's fields are those of Accelerator, of their annotated types (the
+    capacity as ``mem_capacity_gib``, the peaks as a list, ``capacity_reading`` not written)."""
+    from dataclasses import fields
+
+    from infra_calc.hardware import Accelerator
+    names = {f.name for f in fields(Accelerator)} - {"mem_capacity", "capacity_reading"}
+    assert set(CATALOG._fields) == names | {"mem_capacity_gib", "aliases"}
+    assert {k: CATALOG._fields[k] for k in ("peak_flops", "link_domain", "in_switch_reduction",
+                                            "vendor", "peaks")} == \
+        {"peak_flops": float, "link_domain": int, "in_switch_reduction": bool, "vendor": str,
+         "peaks": list}
+    assert CATALOG._required == ("name", "peak_flops", "mem_bandwidth", "mem_capacity_gib", "source")

@@ -148,7 +148,7 @@ def test_long_times_move_up_a_unit_and_the_unit_is_written_once():
 # (or a format() call's spec, or a str.format template):
 #   * a product or quotient with a scale: a power of ten (100, 1e-3, 10**9), any other
 #     number of 1,000 or more (2e9, 1024), a power of two from 1,024 (2**10), or a unit
-#     constant (GB, units.TERA, K_TOKENS);
+#     constant (GB, units.TB, K_TOKENS);
 #   * a floor division by a number or a unit constant (``n // 1024``);
 #   * a format spec that scales to a percentage (``:.1%``): shown(x, "%", 1) does that.
 PACKAGE = pathlib.Path(ic.__file__).parent
@@ -162,7 +162,7 @@ HAND_SCALED: dict[str, str] = {}
 def test_the_scan_sees_a_hand_scaling_and_nothing_else():
     flagged = hand_scalings(
         'a = f"{t * 1e3:.2f} ms"\nb = f"{x / GB:.1f}"\nc = f"{s * 100:.0f}%"\n'
-        'd = f"{round(n / 10**9)}"\ne = f"{y / units.TERA}"\n'
+        'd = f"{round(n / 10**9)}"\ne = f"{y / units.TB}"\n'
         'f = f"{t:.2f} {shown(t, \'ms\')}"\ng = 2 * GiB\nh = f"{a * b} {n / 2} {u // v}"\n'
         'i = f"{params / 2e9:.0f}B"\nj = f"{tokens / 1024:g}K"\nk = f"{context // 1024}K"\n'
         'l = f"{eff:.1%}"\nm = f"{x:{w}.1%}"\nn = f"{n // 8} bytes"\no = f"{b / 2**30:.1f}"\n'
@@ -218,7 +218,7 @@ def plotted_scalings(source: str) -> list[tuple[int, str]]:
 
 def test_the_plot_scan_sees_a_hand_scaling_and_nothing_else():
     flagged = plotted_scalings(
-        "a = x / GB\nb = share * 100\nc = 1e3 * t\nd = n / units.TERA\ne = c / BILLION\n"
+        "a = x / GB\nb = share * 100\nc = 1e3 * t\nd = n / units.TB\ne = c / BILLION\n"
         "f = w / 2**30\ng = gib * GiB\nh = x * 1.05\ni = left + w / 2\nj = ax.set_xlim(1, 1e4)\n"
         "k = in_unit(x, 'GB')\nl = n // 1024\nm = 0.55 * len(keys)\nn = t / MS\no = 10 * k\n"
         "p = -1e-3 * x\n")

@@ -9,8 +9,8 @@ import infra_calc as ic
 from infra_calc.units import KiB
 
 
-@pytest.mark.parametrize("hw", ic.accelerator_names())
-@pytest.mark.parametrize("model", ic.model_names())
+@pytest.mark.parametrize("hw", list(ic.CATALOG))
+@pytest.mark.parametrize("model", list(ic.MODELS))
 def test_every_pair_with_defaults_is_estimated(model, hw):
     """A default is never refused: the context defaults to min(8192, the model's limit)."""
     est = ic.estimate(model, hw, bytes_per_param=2, batch=8)

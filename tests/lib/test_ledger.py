@@ -12,13 +12,14 @@ from model_reference import (
     MIXTRAL_8X7B,
     QWEN3_30B_A3B,
     TINY,
+    hf_tensor_shapes,
     reference_count,
     reference_matmul,
     reference_vector,
 )
 
-from infra_calc.ledger import ROUTINGS, check_routing
-from infra_calc.models import model, model_names
+from infra_calc.ledger import ROUTINGS, check_routing, layer_kv_projection_params
+from infra_calc.models import MODELS, model
 from infra_calc.modelspec import ModelSpec
 
 # --------------------------------------------------------------------------
@@ -37,6 +38,16 @@ def test_ledger_matches_the_tensor_listing(cfg):
     assert spec.body_matmul_params == reference_matmul(cfg, experts_used=k, head=False)
     assert spec.vector_params == reference_vector(cfg)
     assert spec.lm_head_params == spec.embedding_params == cfg["vocab_size"] * cfg["hidden_size"]
+
+
+@pytest.mark.parametrize("cfg", LEDGER_CONFIGS.values(), ids=list(LEDGER_CONFIGS))
+def test_kv_projections_match_the_tensor_listing(cfg):
+    """The one K/V projection shape (the ledger's, which the config count adds too)."""
+    spec = ModelSpec.from_hf_config(cfg)
+    kv = sum(np.prod(shape) for name, shape in hf_tensor_shapes(cfg).items()
+             if name.endswith(("k_proj.weight", "v_proj.weight")))
+    assert spec.kv_projection_params == kv
+    assert spec.layers * layer_kv_projection_params(spec.hidden, spec.kv_heads, spec.head_dim) == kv
 
 
 @settings(max_examples=150)
@@ -183,7 +194,7 @@ def test_check_routing_returns_the_name_and_refuses_any_other():
             check_routing(bad)
 
 
-@pytest.mark.parametrize("name", model_names())
+@pytest.mark.parametrize("name", list(MODELS))
 def test_a_step_reads_at_most_what_is_stored_and_more_as_the_batch_grows(name):
     """Every shipped model: the counts nest (multiplied <= active <= stored), a decode step
     reads no more than the stored weights under either routing, the floor no more than the

@@ -11,7 +11,7 @@ from model_reference import TINY, reference_count
 
 from infra_calc import models
 from infra_calc.catalog import Catalog
-from infra_calc.models import MODELS, UnknownModelError, model, model_names
+from infra_calc.models import MODELS, UnknownModelError, model
 
 KiB = 1024
 
@@ -84,9 +84,9 @@ def test_r1_aliases(alias):
 
 
 def test_model_names_and_mapping():
-    assert model_names() == ["Qwen3-8B", "DeepSeek-R1-Distill-Llama-70B", "Llama-3.1-8B",
+    assert list(MODELS) == ["Qwen3-8B", "DeepSeek-R1-Distill-Llama-70B", "Llama-3.1-8B",
                              "Llama-2-7B", "Llama-2-70B", "Mixtral-8x7B"]   # + chapter 3's
-    assert list(MODELS) == model_names() and len(MODELS) == 6
+    assert len(MODELS) == 6
     assert "qwen3 8b" in MODELS and "gpt-5" not in MODELS and 3 not in MODELS
     assert MODELS["r1-70b"] is model("DeepSeek-R1-Distill-Llama-70B")
     assert MODELS.get("gpt-5") is None
@@ -175,7 +175,7 @@ def test_listing_names_every_model_once_in_catalog_order_without_parsing_one():
                              fields=MODELS._fields, required=MODELS._required[1:])
     lines = catalog.listing()
     assert lines == MODELS.listing()
-    assert [line.split(" (")[0] for line in lines] == model_names()
+    assert [line.split(" (")[0] for line in lines] == list(MODELS)
     assert any("(also: " in line for line in lines)
 
 

@@ -51,7 +51,7 @@ def test_kv_bytes_per_token_scales_with_element_size():
     (float("inf"), ValueError), ("2", TypeError), (True, TypeError), (None, TypeError),
 ])
 def test_kv_bytes_per_token_rejects_bad_element_size(bad, exc):
-    with pytest.raises(exc, match=r"bytes_per_element \(bytes\)"):
+    with pytest.raises(exc, match=r"^kv_bytes_per_element \(bytes\)"):
         model("qwen3-8b").kv_bytes_per_token(bad)
 
 

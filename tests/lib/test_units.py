@@ -4,27 +4,33 @@ from itertools import pairwise
 
 import pytest
 
-from infra_calc.units import BYTE_UNITS, GB, UNIT_SCALES, UNITS, GiB, Unit
+from infra_calc import units
+from infra_calc.units import GB, UNITS, GiB, Unit
+
+
+def scale(unit):
+    return UNITS[unit].scale
 
 
 def test_the_one_table_of_scales_keeps_decimal_and_binary_apart():
     assert 24 * GiB / GB == pytest.approx(25.769803776)         # a 24 GiB card, in GB
-    assert set(BYTE_UNITS) <= set(UNIT_SCALES)
+    # the byte constants are the table's scales
+    for name in ("KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"):
+        assert getattr(units, name) == scale(name) and UNITS[name].kind == "bytes", name
     # each decimal byte prefix is 1000 of the one below, each binary one 1024
     for row, step in ((("B", "KB", "MB", "GB", "TB"), 1000), (("B", "KiB", "MiB", "GiB", "TiB"), 1024)):
-        assert [UNIT_SCALES[b] / UNIT_SCALES[a] for a, b in pairwise(row)] == [step] * 4, row
+        assert [scale(b) / scale(a) for a, b in pairwise(row)] == [step] * 4, row
     # 1 s = 1,000 ms = 10^6 µs; 1 h = 3,600 s; 100 % = 1; a TFLOP/s is 1,000 GFLOP/s
-    assert 1000 * UNIT_SCALES["ms"] == 1e6 * UNIT_SCALES["µs"] == 100 * UNIT_SCALES["%"] == 1
-    assert UNIT_SCALES["h"] == 3600 * UNIT_SCALES["s"]
-    assert UNIT_SCALES["TFLOP/s"] == 1000 * UNIT_SCALES["GFLOP/s"]
-    assert UNIT_SCALES["GiB/s"] == UNIT_SCALES["GiB"] / UNIT_SCALES["s"]
-    assert all(isinstance(s, float) and s > 0 for s in UNIT_SCALES.values())
+    assert 1000 * scale("ms") == 1e6 * scale("µs") == 100 * scale("%") == 1
+    assert scale("h") == 3600 * scale("s")
+    assert scale("TFLOP/s") == 1000 * scale("GFLOP/s")
+    assert scale("GiB/s") == scale("GiB") / scale("s")
+    assert all(isinstance(u.scale, float) and u.scale > 0 for u in UNITS.values())
 
 
 def test_every_unit_has_its_kind_beside_its_scale():
-    """One table: UNIT_SCALES is UNITS' scales, and each unit's kind is written there, not
-    read off its name (KB, h, years and the Greek μs are units of time and bytes too)."""
-    assert UNIT_SCALES == {u: unit.scale for u, unit in UNITS.items()}
+    """One table: each unit's kind is written there, not read off its name (KB, h, years
+    and the Greek μs are units of time and bytes too)."""
     assert all(isinstance(unit, Unit) and unit.kind for unit in UNITS.values())
     kinds = {u: UNITS[u].kind for u in ("KB", "B", "bytes", "GiB", "h", "years", "μs", "µs", "ns")}
     assert kinds == {"KB": "bytes", "B": "bytes", "bytes": "bytes", "GiB": "bytes", "h": "time",

@@ -51,7 +51,7 @@ def test_a_changed_card_stays_in_the_menu():
 def test_kv_explorer_draws_nothing_outside_at_any_setting():
     ex = kv_explorer()
     c = ex.controls
-    grid = {"model": [ic.model(name) for name in ic.model_names()], "batch": (1, 1024),
+    grid = {"model": [ic.model(name) for name in ic.MODELS], "batch": (1, 1024),
             "context": (0, lambda control: max(control.options))}   # the model's longest
     for model, batch, ctx in each_setting(c, grid):
         bad = outside(ex.fig, rendered=True)
