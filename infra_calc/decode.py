@@ -299,7 +299,9 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, cards=None,
     ----------
     model : ModelSpec, str or Workload
         A model (then ``hw`` is required) or a whole :class:`Workload`.
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
         Needs ``link_bandwidth`` (per direction) for ``cards > 1``, and
         ``internode_bandwidth`` past ``link_domain`` cards.
     batch : int or array_like

@@ -16,11 +16,11 @@ __all__ = ["GenerationTime", "generation_time", "generation_time_of", "check_req
            "longest_context", "output_room"]
 
 
-def longest_context(prompt_tokens, output_tokens):
+def longest_context(*, prompt_tokens, output_tokens):
     """The longest context a request's cache holds, ``P + O - 1`` tokens: the last decode
     step's (the last output token is never read back).  The one place it is written.
 
-    >>> longest_context(500, 1)          # one output token: no decode step
+    >>> longest_context(prompt_tokens=500, output_tokens=1)         # one output token: no decode step
     500
     """
     return prompt_tokens + output_tokens - 1
@@ -30,10 +30,10 @@ def output_room(prompt_tokens, limit):
     """The most output tokens ``O`` a prompt of ``P`` tokens can have while its
     :func:`longest_context` stays within ``limit`` tokens (< 1 when the prompt alone is over).
 
-    >>> output_room(500, 1000), longest_context(500, output_room(500, 1000))
+    >>> output_room(500, 1000), longest_context(prompt_tokens=500, output_tokens=output_room(500, 1000))
     (501, 1000)
     """
-    return limit - longest_context(prompt_tokens, 1) + 1
+    return limit - longest_context(prompt_tokens=prompt_tokens, output_tokens=1) + 1
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class GenerationTime(HoldsMemory, ModelOnCard):
         return self.batch * self.output_tokens / self.floor_total
 
 
-def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
+def check_request(spec, *, prompt_tokens, output_tokens) -> tuple[int, int]:
     """``(P, O)`` checked: whole numbers >= 1 whose longest context fits the model.
 
     The longest context is ``P + O - 1``, the last decode step's: the last
@@ -131,11 +131,12 @@ def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
     o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
     spec.check_context(p, name="prompt_tokens")
-    spec.check_context(longest_context(p, o), name="prompt_tokens + output_tokens - 1")
+    spec.check_context(longest_context(prompt_tokens=p, output_tokens=o),
+                       name="prompt_tokens + output_tokens - 1")
     return p, o
 
 
-def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
+def generation_time(model, hw=None, *, batch=None, prompt_tokens, output_tokens,
                     cards=None, bytes_per_param=None, kv_bytes_per_element=None, math=None,
                     routing=None, workspace=None, weights="touched", comm="ring",
                     overlap_comm=False) -> GenerationTime:
@@ -161,12 +162,14 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
     Parameters
     ----------
     model : ModelSpec, str or Workload
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
+    batch : int, keyword-only
+        Requests served together, all with the same lengths.
     prompt_tokens, output_tokens : int, keyword-only
         ``P`` and ``O`` (>= 1 each), required.  ``P + O - 1`` must not exceed the
         model's ``max_position_embeddings`` (:func:`check_request`).
-    batch : int, keyword-only
-        Requests served together, all with the same lengths.
     cards : int, keyword-only
         Tensor-parallel cards.
     bytes_per_param, kv_bytes_per_element : float, keyword-only
@@ -191,11 +194,12 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
                     workspace=workspace)
     check_single_sizes(w, "batch", "cards")
-    p, o = check_request(w.model, prompt_tokens, output_tokens)
-    return generation_time_of(w, p, o, weights=weights, comm=comm, overlap_comm=overlap_comm)
+    p, o = check_request(w.model, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    return generation_time_of(w, prompt_tokens=p, output_tokens=o, weights=weights, comm=comm,
+                              overlap_comm=overlap_comm)
 
 
-def generation_time_of(w: Workload, prompt_tokens, output_tokens, *, weights="touched",
+def generation_time_of(w: Workload, *, prompt_tokens, output_tokens, weights="touched",
                        comm="ring", overlap_comm=False) -> GenerationTime:
     """:func:`generation_time` of a checked workload ``w`` (one batch, one card count) and a
     request checked by :func:`check_request`: what :func:`infra_calc.estimate` reads."""
@@ -207,7 +211,7 @@ def generation_time_of(w: Workload, prompt_tokens, output_tokens, *, weights="to
     floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)
     decode = float(times.sum())
     total = pre.t_step + decode
-    longest = longest_context(p, o)
+    longest = longest_context(prompt_tokens=p, output_tokens=o)
     return GenerationTime(
         model=w.model, hw=w.hw, prompt_tokens=p, output_tokens=o, batch=w.batch,
         cards=w.cards, weights=weights, prefill=pre, ttft=pre.t_step,

@@ -120,7 +120,7 @@ class PrefillStep(Bounds, HoldsMemory, ModelOnCard):
         return unwrap(np.asarray(self.flops) / np.asarray(self.bytes_read))
 
 
-def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
+def prefill_step(model, hw=None, *, batch=None, prompt_tokens, cards=None,
                  bytes_per_param=None, kv_bytes_per_element=None, math=None, routing=None,
                  workspace=None, weights="touched", comm="ring") -> PrefillStep:
     """Lower bound of the prefill pass: the time to first token on idle cards.
@@ -141,11 +141,13 @@ def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
     Parameters
     ----------
     model : ModelSpec, str or Workload
-    hw : Accelerator or str
-    prompt_tokens : int or array_like, keyword-only
-        ``P`` (>= 1), required; refused above the model's ``max_position_embeddings``.
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
     batch : int, keyword-only
         ``B`` prompts prefilled together (>= 1).
+    prompt_tokens : int or array_like, keyword-only
+        ``P`` (>= 1), required; refused above the model's ``max_position_embeddings``.
     cards : int, keyword-only
         Tensor-parallel cards.
     bytes_per_param : float, keyword-only

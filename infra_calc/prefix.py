@@ -136,7 +136,7 @@ class CachedPrefill(HoldsMemory, Bounds, ModelOnCard):
     memory: CapacityCheck
 
 
-def cached_prefill_step(model, hw=None, *, prompt_tokens, cached_tokens, batch=None, cards=None,
+def cached_prefill_step(model, hw=None, *, batch=None, prompt_tokens, cached_tokens, cards=None,
                         bytes_per_param=None, kv_bytes_per_element=None, math=None,
                         routing=None, workspace=None, comm="ring") -> CachedPrefill:
     """Prefill of prompts whose first ``P_c`` tokens are already in the cache.
@@ -159,13 +159,14 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens, cached_tokens, batch=N
     Parameters
     ----------
     model, hw
+        As for :func:`~infra_calc.prefill.prefill_step`.
+    batch : int, keyword-only
+        ``B`` prompts prefilled together, sharing the cached prefix.
     prompt_tokens : int or array_like, keyword-only
         ``P`` (>= 1), required.
     cached_tokens : int or array_like, keyword-only
         ``P_c``, tokens already cached (0 to ``P − 1``: the last prompt token
         must run to give the first output token), required.
-    batch : int, keyword-only
-        ``B`` prompts prefilled together, sharing the cached prefix.
     cards, bytes_per_param, kv_bytes_per_element, math, routing, workspace, comm : keyword-only
         As for :func:`~infra_calc.prefill.prefill_step`.
 
