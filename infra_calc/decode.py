@@ -329,6 +329,10 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, cards=None,
     overlap_comm : bool, keyword-only
         Take the larger of floor and communication instead of their sum.
 
+    Reads and math overlap (the floor is their max); the serial sum is
+    :attr:`Estimate.t_step_serial <infra_calc.estimate.Estimate.t_step_serial>` and
+    :func:`~infra_calc.step.decode_step`'s ``overlap=False``, the chapter-1 comparison.
+
     A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default (one place:
     :meth:`Workload.default <infra_calc.workload.Workload.default>`).
 

@@ -235,7 +235,11 @@ def estimate(model, hw=None, *, batch=None, context=None, prompt_tokens=None,
         Bytes per card for activations and buffers.
 
     A size or precision left at None (the byte widths, batch, workspace, cards, math) takes
-    the :class:`~infra_calc.workload.Workload` default.
+    the :class:`~infra_calc.workload.Workload` default.  The command line's one summary, it
+    takes no ``routing`` (it reports the floor's ``t_step`` and the uniform-routing model's
+    beside it), ``weights``, ``comm`` or ``overlap_comm`` (its table names the touched
+    weights and the ring all-reduces, added): :func:`~infra_calc.decode.model_decode_step`
+    and :func:`~infra_calc.generation.generation_time` take them.
 
     Every parameter after ``hw`` is keyword-only, as in every function that takes a card.
     """

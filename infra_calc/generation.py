@@ -146,7 +146,8 @@ def generation_time(model, hw=None, *, batch=None, prompt_tokens, output_tokens,
     first output token, so the time to first token (TTFT) is its ``t_step``.
     Each further token ``j = 1 … O-1`` takes one decode step
     (:func:`infra_calc.decode.step_parts`, all steps at once) with a KV cache
-    of ``S_j = P + j`` tokens per request, growing by one each step:
+    of ``S_j = P + j`` tokens per request, growing by one each step (so no
+    ``context``: the request's lengths give every step's):
 
     .. math:: T_{total} = T_{prefill} + \\sum_{j=1}^{O-1} T_{step}(S = P + j)
 
@@ -185,7 +186,8 @@ def generation_time(model, hw=None, *, batch=None, prompt_tokens, output_tokens,
         What every step reads (:func:`infra_calc.decode.model_decode_step`).
     comm : {"ring", "in-switch"}, keyword-only
     overlap_comm : bool, keyword-only
-        Optimistic overlap of the all-reduces (see ``model_decode_step``).
+        Optimistic overlap of the all-reduces, the prefill's and every step's (see
+        ``model_decode_step``).
 
     A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default (one place:
     :meth:`Workload.default <infra_calc.workload.Workload.default>`).
@@ -204,7 +206,7 @@ def generation_time_of(w: Workload, *, prompt_tokens, output_tokens, weights="to
     """:func:`generation_time` of a checked workload ``w`` (one batch, one card count) and a
     request checked by :func:`check_request`: what :func:`infra_calc.estimate` reads."""
     p, o = prompt_tokens, output_tokens
-    pre = prefill_step_of(w, p, weights=weights, comm=comm)   # checks comm
+    pre = prefill_step_of(w, p, weights=weights, comm=comm, overlap_comm=overlap_comm)  # checks both
     # contexts P+1 ... P+O-1 (none when O = 1), valid: check_request checked the last
     steps = step_parts(w, weights=weights, comm=comm, context=np.arange(p + 1, p + o, dtype=float),
                        overlap_comm=overlap_comm)
