@@ -20,14 +20,14 @@ def _s(s):
     return check_number(s, "s", "speed-up factor of that part", allow_inf=True)
 
 
-def amdahl_speedup(f, s):
+def amdahl_speedup(f, *, s):
     """Overall speed-up :math:`S = 1/((1-f) + f/s)`.
 
     Parameters
     ----------
     f : float or array_like
         Fraction of the original time that is accelerated, in [0, 1].
-    s : float or array_like
+    s : float or array_like, keyword-only
         Speed-up of that fraction, > 0; ``numpy.inf`` gives the limit
         :math:`1/(1-f)`.
     """
@@ -38,8 +38,9 @@ def amdahl_speedup(f, s):
     return unwrap(out)
 
 
-def amdahl_time(t_total, f, s):
-    """New time :math:`T' = T\\,((1 - f) + f/s)`, same unit as ``t_total``."""
+def amdahl_time(t_total, *, f, s):
+    """New time :math:`T' = T\\,((1 - f) + f/s)`, same unit as ``t_total``; ``f`` and ``s``
+    as for :func:`amdahl_speedup` (keyword-only: two numbers that could trade places)."""
     t = check_number(t_total, "t_total", "s", allow_zero=True)
     f, s = _f(f), _s(s)
     out = t * ((1.0 - f) + f / s)
@@ -48,4 +49,4 @@ def amdahl_time(t_total, f, s):
 
 def amdahl_limit(f):
     """Ceiling :math:`\\lim_{s\\to\\infty} S = 1/(1-f)` (``inf`` when ``f = 1``)."""
-    return amdahl_speedup(f, np.inf)
+    return amdahl_speedup(f, s=np.inf)

@@ -192,19 +192,24 @@ def _build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _sizes(args) -> dict:
+    """The sizes the command was given but the context (None: the Workload's default)."""
+    gib = getattr(args, "workspace_gib", None)     # only estimate takes a workspace
+    return dict(batch=args.batch, cards=args.cards, bytes_per_param=args.bytes_per_param,
+                kv_bytes_per_element=args.kv_bytes_per_element, math=args.math,
+                workspace=None if gib is None else gib * GiB)
+
+
 def _workload(args):
     """The command's one :class:`~infra_calc.workload.Workload`: model, card and sizes, resolved once."""
-    gib = getattr(args, "workspace_gib", None)     # only estimate takes a workspace
-    return Workload.of(args.model, args.hw, bytes_per_param=args.bytes_per_param, batch=args.batch,
-                       workspace=None if gib is None else gib * GiB,
-                       kv_bytes_per_element=args.kv_bytes_per_element, cards=args.cards,
-                       math=args.math)
+    return Workload.of(args.model, args.hw, **_sizes(args))
 
 
 def _estimate(args) -> str:
     w = _workload(args)
-    est = estimate(w, context=args.context, prompt_tokens=args.prompt,
-                   output_tokens=args.output_tokens)
+    # its model and card; the context is the estimate's to pick when none is given
+    est = estimate(w.model, w.hw, context=args.context, prompt_tokens=args.prompt,
+                   output_tokens=args.output_tokens, **_sizes(args))
     fc = None
     if args.prompt is not None:
         fc = forecast(w, prompt_tokens=args.prompt, output_tokens=est.request.output_tokens,

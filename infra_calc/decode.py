@@ -301,7 +301,9 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, cards=None,
     ----------
     model : ModelSpec, str or Workload
         A model (then ``hw`` is required) or a whole :class:`Workload`.
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
         Needs ``link_bandwidth`` (per direction) for ``cards > 1``, and
         ``internode_bandwidth`` past ``link_domain`` cards.
     batch : int or array_like
@@ -329,6 +331,10 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, cards=None,
         The all-reduce model.
     overlap_comm : bool, keyword-only
         Take the larger of floor and communication instead of their sum.
+
+    Reads and math overlap (the floor is their max); the serial sum is
+    :attr:`Estimate.t_step_serial <infra_calc.estimate.Estimate.t_step_serial>` and
+    :func:`~infra_calc.step.decode_step`'s ``overlap=False``, the chapter-1 comparison.
 
     A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default (one place:
     :meth:`Workload.default <infra_calc.workload.Workload.default>`).

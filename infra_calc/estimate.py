@@ -191,7 +191,7 @@ def default_context(model, *, prompt=None, output_tokens=None) -> tuple[int, str
     ``max_position_embeddings`` (a default is never refused).
     """
     if prompt is not None:
-        return longest_context(prompt, output_tokens), "the request's last step"
+        return longest_context(prompt_tokens=prompt, output_tokens=output_tokens), "the request's last step"
     limit = model.max_position_embeddings
     return (min(DEFAULT_CONTEXT, limit) if limit else DEFAULT_CONTEXT), "default"
 
@@ -215,7 +215,7 @@ def estimate(model, hw=None, *, batch=None, context=None, prompt_tokens=None,
     context : int, optional
         Tokens of KV cache per request for the decode step (given with a
         Workload, it replaces the workload's).  Default: a Workload's own
-        context when it is not 0, else the request's last step ``P + O - 1``
+        context (>= 1, as a given one), else the request's last step ``P + O - 1``
         with a prompt, else :data:`DEFAULT_CONTEXT` capped by the model
         (:func:`default_context`).
     prompt_tokens : int, optional
@@ -235,13 +235,17 @@ def estimate(model, hw=None, *, batch=None, context=None, prompt_tokens=None,
         Bytes per card for activations and buffers.
 
     A size or precision left at None (the byte widths, batch, workspace, cards, math) takes
-    the :class:`~infra_calc.workload.Workload` default.
+    the :class:`~infra_calc.workload.Workload` default.  The command line's one summary, it
+    takes no ``routing`` (it reports the floor's ``t_step`` and the uniform-routing model's
+    beside it), ``weights``, ``comm`` or ``overlap_comm`` (its table names the touched
+    weights and the ring all-reduces, added): :func:`~infra_calc.decode.model_decode_step`
+    and :func:`~infra_calc.generation.generation_time` take them.
 
     Every parameter after ``hw`` is keyword-only, as in every function that takes a card.
     """
     w = Workload.of(model, hw, batch=batch, cards=cards, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, workspace=workspace)
-    if context is None and w.context != 0:   # a workload's own context; a given one replaces it
+    if context is None and isinstance(model, Workload):   # its own; a given one replaces it
         context = w.context
     check_single_sizes(w, "batch", "cards")
     prompt, output = _request(w.model, prompt_tokens, output_tokens)
@@ -265,7 +269,7 @@ def _request(spec, prompt, output_tokens):
         p = check_int(prompt, "prompt_tokens", "tokens", minimum=1, scalar=True)
         limit = spec.max_position_embeddings or p + DEFAULT_OUTPUT_TOKENS
         output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, output_room(p, limit)))
-    return check_request(spec, prompt, output_tokens)
+    return check_request(spec, prompt_tokens=prompt, output_tokens=output_tokens)
 
 
 def _estimate_of(w, context_from, prompt, output) -> Estimate:
@@ -290,5 +294,6 @@ def _estimate_of(w, context_from, prompt, output) -> Estimate:
         batch_turning_point_kv=turning_batch_of(w), critical_context=turning_points(w)[1],
         kv_bytes_per_token_per_card=m_card, memory=mem,
         max_batch=w.max_batch(),
-        request=None if prompt is None else generation_time_of(w, prompt, output),
+        request=None if prompt is None else generation_time_of(w, prompt_tokens=prompt,
+                                                                output_tokens=output),
     )

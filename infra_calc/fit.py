@@ -169,7 +169,7 @@ def prepare(m) -> Row:
     continuous = kind == "tpot" and stated and m.continuous
     try:
         w = workload_for(m, routing="floor")
-        t = forecast_terms(w, p, o, continuous=continuous)
+        t = forecast_terms(w, prompt_tokens=p, output_tokens=o, continuous=continuous)
     except (ValueError, TypeError) as exc:
         raise Skip(str(exc)) from None
     floor = t.floor

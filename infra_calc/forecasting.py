@@ -110,7 +110,7 @@ def rate_per_card(t, *, batch, output_tokens, cards):
     return batch * output_tokens / (t * cards)
 
 
-def prefill_share(batch, output_tokens) -> float:
+def prefill_share(*, batch, output_tokens) -> float:
     """Prefills of one prompt added to the mean gap between output tokens under continuous
     batching, ``(B - 1) / O``; 0 at ``B = 1`` (no other request's prompt to wait for).
 
@@ -258,7 +258,7 @@ class Terms:
     cards: int
 
 
-def forecast_terms(w, prompt_tokens, output_tokens, *, continuous=False) -> Terms:
+def forecast_terms(w, *, prompt_tokens, output_tokens, continuous=False) -> Terms:
     """The :class:`Terms` of a request of ``P`` and ``O`` tokens per request on workload ``w``.
 
     The floor reads ``k`` experts per MoE layer (``routing="floor"``); the model reads those
@@ -272,8 +272,8 @@ def forecast_terms(w, prompt_tokens, output_tokens, *, continuous=False) -> Term
     model_w = w.with_(routing="uniform") if w.model.is_moe else w
     mdl = floor if model_w is w else generation_time(
         model_w, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
-    share = prefill_share(w.batch, floor.output_tokens) if continuous and mdl.steps.t_read.size \
-        else 0.0
+    share = (prefill_share(batch=w.batch, output_tokens=floor.output_tokens)
+             if continuous and mdl.steps.t_read.size else 0.0)
 
     def parts(x, kind=float):
         return tuple(kind(getattr(x, t)) for t in ("t_read", "t_compute", "t_comm"))
@@ -359,7 +359,7 @@ def request_time(k, d: Design) -> np.ndarray:
     return out
 
 
-def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=None,
+def forecast(model, hw=None, *, batch=None, prompt_tokens, output_tokens, cards=None,
              bytes_per_param=None, kv_bytes_per_element=None, math=None, engine=None,
              continuous=False) -> Forecast:
     """Forecast one request's TTFT, TPOT, total time and output rate, with intervals.
@@ -380,11 +380,15 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
         A catalog name, a spec, a Hugging Face ``config.json`` path, or a whole workload
         (its batch, cards, byte widths and math are used; a size given here as well replaces
         the workload's, as in :meth:`Workload.of <infra_calc.workload.Workload.of>`).
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
+    batch : int
+        Requests decoded together, ``B``.
     prompt_tokens, output_tokens : int
         ``P`` and ``O`` (>= 1), tokens per request.
-    batch, cards : int
-        Requests decoded together, ``B``, and tensor-parallel cards per model copy.
+    cards : int
+        Tensor-parallel cards per model copy.
     bytes_per_param, kv_bytes_per_element : float
         Bytes per weight and per cached element.
     math : str
@@ -421,7 +425,8 @@ def forecast(model, hw=None, *, prompt_tokens, output_tokens, batch=None, cards=
     sizes = dict(bytes_per_param=bytes_per_param, batch=batch,
                  kv_bytes_per_element=kv_bytes_per_element, cards=cards, math=math)
     w = Workload.of(model, hw, **sizes)
-    t = forecast_terms(w, prompt_tokens, output_tokens, continuous=continuous)
+    t = forecast_terms(w, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                       continuous=continuous)
     floor = t.floor
     ttft, tpot, total = map(float, request_time(kn.fitted, Design.stack(
         design(t, figure) for figure in ("ttft", "tpot", "total"))))

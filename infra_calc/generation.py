@@ -16,11 +16,11 @@ __all__ = ["GenerationTime", "generation_time", "generation_time_of", "check_req
            "longest_context", "output_room"]
 
 
-def longest_context(prompt_tokens, output_tokens):
+def longest_context(*, prompt_tokens, output_tokens):
     """The longest context a request's cache holds, ``P + O - 1`` tokens: the last decode
     step's (the last output token is never read back).  The one place it is written.
 
-    >>> longest_context(500, 1)          # one output token: no decode step
+    >>> longest_context(prompt_tokens=500, output_tokens=1)         # one output token: no decode step
     500
     """
     return prompt_tokens + output_tokens - 1
@@ -30,10 +30,10 @@ def output_room(prompt_tokens, limit):
     """The most output tokens ``O`` a prompt of ``P`` tokens can have while its
     :func:`longest_context` stays within ``limit`` tokens (< 1 when the prompt alone is over).
 
-    >>> output_room(500, 1000), longest_context(500, output_room(500, 1000))
+    >>> output_room(500, 1000), longest_context(prompt_tokens=500, output_tokens=output_room(500, 1000))
     (501, 1000)
     """
-    return limit - longest_context(prompt_tokens, 1) + 1
+    return limit - longest_context(prompt_tokens=prompt_tokens, output_tokens=1) + 1
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class GenerationTime(HoldsMemory, ModelOnCard):
         return self.batch * self.output_tokens / self.floor_total
 
 
-def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
+def check_request(spec, *, prompt_tokens, output_tokens) -> tuple[int, int]:
     """``(P, O)`` checked: whole numbers >= 1 whose longest context fits the model.
 
     The longest context is ``P + O - 1``, the last decode step's: the last
@@ -131,11 +131,12 @@ def check_request(spec, prompt_tokens, output_tokens) -> tuple[int, int]:
     p = check_int(prompt_tokens, "prompt_tokens", "tokens", minimum=1, scalar=True)
     o = check_int(output_tokens, "output_tokens", "tokens", minimum=1, scalar=True)
     spec.check_context(p, name="prompt_tokens")
-    spec.check_context(longest_context(p, o), name="prompt_tokens + output_tokens - 1")
+    spec.check_context(longest_context(prompt_tokens=p, output_tokens=o),
+                       name="prompt_tokens + output_tokens - 1")
     return p, o
 
 
-def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
+def generation_time(model, hw=None, *, batch=None, prompt_tokens, output_tokens,
                     cards=None, bytes_per_param=None, kv_bytes_per_element=None, math=None,
                     routing=None, workspace=None, weight_read="touched", comm="ring",
                     overlap_comm=False) -> GenerationTime:
@@ -145,7 +146,8 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
     first output token, so the time to first token (TTFT) is its ``t_step``.
     Each further token ``j = 1 … O-1`` takes one decode step
     (:func:`infra_calc.decode.step_parts`, all steps at once) with a KV cache
-    of ``S_j = P + j`` tokens per request, growing by one each step:
+    of ``S_j = P + j`` tokens per request, growing by one each step (so no
+    ``context``: the request's lengths give every step's):
 
     .. math:: T_{total} = T_{prefill} + \\sum_{j=1}^{O-1} T_{step}(S = P + j)
 
@@ -161,12 +163,14 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
     Parameters
     ----------
     model : ModelSpec, str or Workload
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
+    batch : int, keyword-only
+        Requests served together, all with the same lengths.
     prompt_tokens, output_tokens : int, keyword-only
         ``P`` and ``O`` (>= 1 each), required.  ``P + O - 1`` must not exceed the
         model's ``max_position_embeddings`` (:func:`check_request`).
-    batch : int, keyword-only
-        Requests served together, all with the same lengths.
     cards : int, keyword-only
         Tensor-parallel cards.
     bytes_per_param, kv_bytes_per_element : float, keyword-only
@@ -182,7 +186,8 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
         What every step reads (:func:`infra_calc.decode.model_decode_step`).
     comm : {"ring", "in-switch"}, keyword-only
     overlap_comm : bool, keyword-only
-        Optimistic overlap of the all-reduces (see ``model_decode_step``).
+        Optimistic overlap of the all-reduces, the prefill's and every step's (see
+        ``model_decode_step``).
 
     A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default (one place:
     :meth:`Workload.default <infra_calc.workload.Workload.default>`).
@@ -191,23 +196,24 @@ def generation_time(model, hw=None, *, prompt_tokens, output_tokens, batch=None,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, routing=routing,
                     workspace=workspace)
     check_single_sizes(w, "batch", "cards")
-    p, o = check_request(w.model, prompt_tokens, output_tokens)
-    return generation_time_of(w, p, o, weight_read=weight_read, comm=comm, overlap_comm=overlap_comm)
+    p, o = check_request(w.model, prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    return generation_time_of(w, prompt_tokens=p, output_tokens=o, weight_read=weight_read, comm=comm,
+                              overlap_comm=overlap_comm)
 
 
-def generation_time_of(w: Workload, prompt_tokens, output_tokens, *, weight_read="touched",
+def generation_time_of(w: Workload, *, prompt_tokens, output_tokens, weight_read="touched",
                        comm="ring", overlap_comm=False) -> GenerationTime:
     """:func:`generation_time` of a checked workload ``w`` (one batch, one card count) and a
     request checked by :func:`check_request`: what :func:`infra_calc.estimate` reads."""
     p, o = prompt_tokens, output_tokens
-    pre = prefill_step_of(w, p, weight_read=weight_read, comm=comm)   # checks comm
+    pre = prefill_step_of(w, p, weight_read=weight_read, comm=comm, overlap_comm=overlap_comm)  # checks both
     # contexts P+1 ... P+O-1 (none when O = 1), valid: check_request checked the last
     steps = step_parts(w, weight_read=weight_read, comm=comm, context=np.arange(p + 1, p + o, dtype=float),
                        overlap_comm=overlap_comm)
     floors, times = np.asarray(steps.t_floor), np.asarray(steps.t_step)
     decode = float(times.sum())
     total = pre.t_step + decode
-    longest = longest_context(p, o)
+    longest = longest_context(prompt_tokens=p, output_tokens=o)
     return GenerationTime(
         model=w.model, hw=w.hw, prompt_tokens=p, output_tokens=o, batch=w.batch,
         cards=w.cards, weight_read=weight_read, prefill=pre, ttft=pre.t_step,

@@ -169,7 +169,9 @@ def critical_context(model, hw=None, *, cards=None, bytes_per_param=None,
     Parameters
     ----------
     model : ModelSpec, str or Workload
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
     cards, bytes_per_param, kv_bytes_per_element : optional, keyword-only
         For a model: tensor-parallel cards, ``b_W`` and cache bytes per element
         (left at None: the :class:`~infra_calc.workload.Workload`'s defaults).
@@ -215,7 +217,9 @@ def turning_batch(model, hw=None, *, context=None, cards=None, bytes_per_param=N
     Parameters
     ----------
     model : ModelSpec, str or Workload
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
     context : int or array_like
         ``S``, tokens of cache per request.
     cards, bytes_per_param, kv_bytes_per_element : optional, keyword-only
@@ -255,7 +259,9 @@ def kv_weight_batch(model, hw=None, *, context=None, cards=None, bytes_per_param
     Parameters
     ----------
     model : ModelSpec, str or Workload
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
     context : int or array_like, keyword-only
         ``S``, tokens of cache per request (> 0 for a finite answer).
     cards, bytes_per_param, kv_bytes_per_element : optional, keyword-only
@@ -284,6 +290,11 @@ def decode_region(model, hw=None, *, batch=None, context=None, bytes_per_param=N
     figure and the step cannot disagree.  Arrays broadcast.  ``math``
     (keyword-only) is the precision of the matrix multiplies (left at None, the
     :class:`~infra_calc.workload.Workload`'s default).
+
+    Parameters
+    ----------
+    model, hw, batch, context, bytes_per_param, kv_bytes_per_element, math, routing, weights
+        As for :func:`~infra_calc.decode.model_decode_step`.
 
     Returns
     -------

@@ -56,7 +56,7 @@ def _acceptance(acceptance):
     return np.asarray(a, dtype=float)
 
 
-def expected_tokens_per_step(draft_tokens, acceptance):
+def expected_tokens_per_step(draft_tokens, *, acceptance):
     """Tokens a verify step emits per request under i.i.d. acceptance: a **model**, not a floor.
 
     Each of the ``k`` draft tokens is accepted with probability ``α``,
@@ -73,10 +73,10 @@ def expected_tokens_per_step(draft_tokens, acceptance):
     ----------
     draft_tokens : int or array_like
         ``k`` (>= 0), draft tokens verified per request per step.
-    acceptance : float or array_like
+    acceptance : float or array_like, keyword-only
         ``α``, probability that a draft token is accepted (0 to 1).
 
-    >>> round(float(expected_tokens_per_step(4, 0.8)), 4)
+    >>> round(float(expected_tokens_per_step(4, acceptance=0.8)), 4)
     3.3616
     """
     k = np.asarray(_draft_tokens(draft_tokens), dtype=float)
@@ -202,7 +202,9 @@ def speculative_step(model, hw=None, *, batch=None, context=None, draft_tokens, 
     ----------
     model : ModelSpec, str or Workload
         The target model.
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
     batch : int or array_like
         ``B`` (>= 1; left at None, the :class:`~infra_calc.workload.Workload`'s
         default).
@@ -246,7 +248,7 @@ def _acceptance_model(k, acceptance, like):
     if acceptance is None:
         return np.nan, np.full_like(like, np.nan)
     a = _acceptance(acceptance)
-    return a, np.asarray(expected_tokens_per_step(k, a), dtype=float)
+    return a, np.asarray(expected_tokens_per_step(k, acceptance=a), dtype=float)
 
 
 def _speculative_round(w: Workload, k, draft, acceptance) -> SpeculativeStep:
@@ -292,6 +294,11 @@ def speculative_critical_context(model, hw=None, *, draft_tokens, bytes_per_para
     (``inf`` when the denominator is not positive).  At ``k = 0`` it is
     :func:`~infra_calc.kv.critical_context`.  ``math`` picks the dense peak; no ``routing`` or
     ``workspace``, for the reasons :func:`~infra_calc.kv.critical_context` gives.
+
+    Parameters
+    ----------
+    model, hw, draft_tokens, bytes_per_param, kv_bytes_per_element, math
+        As for :func:`~infra_calc.levers.speculative_step`.
     """
     w = Workload.of(model, hw, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math)
@@ -310,6 +317,11 @@ def speculative_turning_batch(model, hw=None, *, context=None, draft_tokens, byt
     floor's count; ``inf`` at and above :func:`speculative_critical_context`).
     At ``k = 0`` it is :func:`~infra_calc.kv.turning_batch`; at ``S = 0``,
     about :math:`B^*/(k+1)`.  Not rounded.
+
+    Parameters
+    ----------
+    model, hw, context, draft_tokens, bytes_per_param, kv_bytes_per_element, math
+        As for :func:`~infra_calc.levers.speculative_step`.
     """
     w = Workload.of(model, hw, context=context, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math)

@@ -82,7 +82,9 @@ def precision_point(model, hw=None, *, context=None, bytes_per_param=None,
     ----------
     model : ModelSpec, str or Workload
         A Workload keeps its own routing, cards and math.
-    hw : Accelerator or str
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
     context : int or array_like, keyword-only
         ``S`` for ``B*(S)`` and the batch-1 step (left at None, the
         :class:`~infra_calc.workload.Workload`'s default).

@@ -84,10 +84,10 @@ class PrefillStep(Bounds, HoldsMemory, ModelOnCard):
     """Result of :func:`prefill_step`, per card (SI units: seconds, bytes, FLOPs).
 
     Its times and labels are its :class:`~infra_calc.bound.Bounds`; ``t_step``,
-    ``t_floor + t_comm``, is the time to first token.  Every count is what one card
-    reads or does (on one card, the whole pass; the whole pass over ``n`` cards is
-    ``cards *`` a count, the K/V projections a replicated head repeats apart).  Each
-    number is a float for a scalar ``prompt_tokens`` and an array for an array.
+    ``t_floor + t_comm`` (their max with ``overlap_comm``), is the time to first token.
+    Every count is what one card reads or does (on one card, the whole pass; the whole
+    pass over ``n`` cards is ``cards *`` a count, the K/V projections a replicated head
+    repeats apart).  Each number is a float for a scalar ``prompt_tokens`` and an array for an array.
     """
 
     #: Prompt tokens per request, ``P``.
@@ -120,9 +120,9 @@ class PrefillStep(Bounds, HoldsMemory, ModelOnCard):
         return unwrap(np.asarray(self.flops) / np.asarray(self.bytes_read))
 
 
-def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
+def prefill_step(model, hw=None, *, batch=None, prompt_tokens, cards=None,
                  bytes_per_param=None, kv_bytes_per_element=None, math=None, routing=None,
-                 workspace=None, weight_read="touched", comm="ring") -> PrefillStep:
+                 workspace=None, weight_read="touched", comm="ring", overlap_comm=False) -> PrefillStep:
     """Lower bound of the prefill pass: the time to first token on idle cards.
 
     - FLOPs: matrix products :math:`2BP\\,N_{body}` (no gathered input table,
@@ -136,16 +136,20 @@ def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
 
     With ``cards > 1`` each card does its share (:mod:`infra_calc.sharding`)
     and two all-reduces per layer of :math:`2BPd` bytes are added (a model,
-    ``comm``; not overlapped), as in :func:`infra_calc.decode.model_decode_step`.
+    ``comm``; overlapped with ``overlap_comm``), as in :func:`infra_calc.decode.model_decode_step`.
+    No ``context``: a prefill starts from an empty cache, its prompt is what it caches
+    (:func:`~infra_calc.prefix.cached_prefill_step` starts from a cached prefix).
 
     Parameters
     ----------
     model : ModelSpec, str or Workload
-    hw : Accelerator or str
-    prompt_tokens : int or array_like, keyword-only
-        ``P`` (>= 1), required; refused above the model's ``max_position_embeddings``.
+    hw : Accelerator, str or None
+        Required with a model; with a Workload, None (its card) or the same card
+        (:meth:`Workload.of <infra_calc.workload.Workload.of>`).
     batch : int, keyword-only
         ``B`` prompts prefilled together (>= 1).
+    prompt_tokens : int or array_like, keyword-only
+        ``P`` (>= 1), required; refused above the model's ``max_position_embeddings``.
     cards : int, keyword-only
         Tensor-parallel cards.
     bytes_per_param : float, keyword-only
@@ -163,6 +167,8 @@ def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
         What the weight read counts (default: the bytes the pass touches).
     comm : {"ring", "in-switch"}, keyword-only
         The all-reduce model (:mod:`infra_calc.comm`).
+    overlap_comm : bool, keyword-only
+        Take the larger of floor and communication instead of their sum (optimistic).
 
     A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default.
 
@@ -176,17 +182,18 @@ def prefill_step(model, hw=None, *, prompt_tokens, batch=None, cards=None,
                     workspace=workspace)
     check_single_sizes(w, "batch", "cards")
     w.model.check_context(p, name="prompt_tokens")
-    return prefill_step_of(w, p, weight_read=weight_read, comm=comm)
+    return prefill_step_of(w, p, weight_read=weight_read, comm=comm, overlap_comm=overlap_comm)
 
 
-def prefill_step_of(w: Workload, prompt_tokens, *, weight_read="touched", comm="ring") -> PrefillStep:
+def prefill_step_of(w: Workload, prompt_tokens, *, weight_read="touched", comm="ring",
+                    overlap_comm=False) -> PrefillStep:
     """:func:`prefill_step` of a checked workload ``w`` (one batch, one card count) and
     checked ``prompt_tokens``: what :func:`~infra_calc.generation.generation_time` reads."""
     p = prompt_tokens
     acc = w.hw
     c = prefill_counts(w, p, weight_read=weight_read)
     _, tcomm = layer_comm(w.model, acc, tokens=w.batch * np.asarray(p, dtype=float), cards=w.cards, comm=comm)
-    t = bounds(c.flops, c.bytes_read, acc, t_comm=tcomm, math=w.math)
+    t = bounds(c.flops, c.bytes_read, acc, t_comm=tcomm, overlap_comm=overlap_comm, math=w.math)
     return PrefillStep(
         **vars(t), model=w.model, hw=acc, prompt_tokens=p, batch=w.batch, cards=w.cards,
         flops_linear=unwrap(c.flops_linear), flops_lm_head=unwrap(c.flops_lm_head),

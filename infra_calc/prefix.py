@@ -136,9 +136,10 @@ class CachedPrefill(HoldsMemory, Bounds, ModelOnCard):
     memory: CapacityCheck
 
 
-def cached_prefill_step(model, hw=None, *, prompt_tokens, cached_tokens, batch=None, cards=None,
+def cached_prefill_step(model, hw=None, *, batch=None, prompt_tokens, cached_tokens, cards=None,
                         bytes_per_param=None, kv_bytes_per_element=None, math=None,
-                        routing=None, workspace=None, comm="ring") -> CachedPrefill:
+                        routing=None, workspace=None, comm="ring",
+                        overlap_comm=False) -> CachedPrefill:
     """Prefill of prompts whose first ``P_c`` tokens are already in the cache.
 
     Only the ``n = P − P_c`` new tokens go through the weights, but each still
@@ -159,15 +160,16 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens, cached_tokens, batch=N
     Parameters
     ----------
     model, hw
+        As for :func:`~infra_calc.prefill.prefill_step`.
+    batch : int, keyword-only
+        ``B`` prompts prefilled together, sharing the cached prefix.
     prompt_tokens : int or array_like, keyword-only
         ``P`` (>= 1), required.
     cached_tokens : int or array_like, keyword-only
         ``P_c``, tokens already cached (0 to ``P − 1``: the last prompt token
         must run to give the first output token), required.
-    batch : int, keyword-only
-        ``B`` prompts prefilled together, sharing the cached prefix.
-    cards, bytes_per_param, kv_bytes_per_element, math, routing, workspace, comm : keyword-only
-        As for :func:`~infra_calc.prefill.prefill_step`.
+    cards, bytes_per_param, kv_bytes_per_element, math, routing, workspace, comm, overlap_comm
+        As for :func:`~infra_calc.prefill.prefill_step` (keyword-only).
 
     A size or precision left at None takes the :class:`~infra_calc.workload.Workload`'s default.
     """
@@ -179,13 +181,13 @@ def cached_prefill_step(model, hw=None, *, prompt_tokens, cached_tokens, batch=N
     check_single_sizes(w, "batch", "cards")
     w.model.check_context(p, name="prompt_tokens")
     n = np.asarray(p) - np.asarray(pc)
-    new = prefill_step_of(w, n, comm=comm)             # the new tokens' pass, per card
+    new = prefill_step_of(w, n, comm=comm, overlap_comm=overlap_comm)   # the new tokens', per card
     pcf = np.asarray(pc, dtype=float)
     # the new tokens' attention over the prefix, split per card
     f = np.asarray(new.flops) + w.model.attention_flops(tokens=w.batch * n, context=pcf) / w.cards
     prefix_kv = np.asarray(w.kv_bytes_per_card(pc, batch=1)) + 0.0 * n
     r = np.asarray(new.bytes_read) + prefix_kv
-    t = bounds(f, r, w.hw, t_comm=new.t_comm, math=w.math)
+    t = bounds(f, r, w.hw, t_comm=new.t_comm, overlap_comm=overlap_comm, math=w.math)
     return CachedPrefill(**vars(t), model=w.model, hw=w.hw, prompt_tokens=p, cached_tokens=pc,
                          batch=w.batch, cards=w.cards, flops=unwrap(f), bytes_read=unwrap(r),
                          prefix_kv_bytes=unwrap(prefix_kv),

@@ -161,6 +161,10 @@ def decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0, math="bf16"
         Math precision whose dense peak ``Π`` bounds the math (default ``"bf16"``).
     overlap : bool, keyword-only
         Whether reads and math overlap.
+
+    Chapter 1's count of a parameter count on one card: no ``context``, ``cards``,
+    ``routing``, ``workspace`` or ``comm``, which need a model's shape;
+    :func:`~infra_calc.decode.model_decode_step` takes them.
     """
     acc = accelerator(hw)
     n = check_number(params, "params", "parameters")

@@ -180,7 +180,7 @@ def amdahl_curves(*, fractions=(S.AMDAHL_F, 0.8, 0.9), s_max: float = 1000.0,
     styles = ["-", "-.", ":", "-"]
     for i, f in enumerate(fractions):
         col = cols[i % len(cols)]
-        ax.plot(s, amdahl_speedup(f, s), color=col, linestyle=styles[i % len(styles)],
+        ax.plot(s, amdahl_speedup(f, s=s), color=col, linestyle=styles[i % len(styles)],
                 label=f"f = {f:g}")
         lim = amdahl_limit(f)
         ax.axhline(lim, color=col, linestyle="--", linewidth=1.0)
@@ -188,10 +188,10 @@ def amdahl_curves(*, fractions=(S.AMDAHL_F, 0.8, 0.9), s_max: float = 1000.0,
     if marked:
         f0 = fractions[0]
         pts = np.asarray(marked, dtype=float)
-        ax.plot(pts, amdahl_speedup(f0, pts), linestyle="none", marker=MARKERS[0], color=cols[0],
+        ax.plot(pts, amdahl_speedup(f0, s=pts), linestyle="none", marker=MARKERS[0], color=cols[0],
                 label=f"source: f = {f0:g} at s = " + ", ".join(f"{p:g}" for p in pts))
         for p in pts:
-            ax.annotate(f"{amdahl_speedup(f0, p):.2f}×", (p, amdahl_speedup(f0, p)),
+            ax.annotate(f"{amdahl_speedup(f0, s=p):.2f}×", (p, amdahl_speedup(f0, s=p)),
                         textcoords="offset points", xytext=(7, -3), ha="left", va="top", fontsize=9)
     ax.set_xscale("log")
     ax.set_xlim(1, s_max)

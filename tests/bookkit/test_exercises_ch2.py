@@ -61,7 +61,7 @@ def test_new_exercise_values_and_count():
     kw = dict(weights=w, kv_bytes_per_token=M_KV, workspace=ws)
     assert ic.max_batch(cap, context=s_max, **kw) == 4 and ic.max_batch(cap, context=s_max + 1, **kw) == 3
     # Amdahl turned around: the f found gives the target back
-    assert math.isclose(ic.amdahl_speedup(exercises.expected("j13-n5") / 100, 4), 2.0)
+    assert math.isclose(ic.amdahl_speedup(exercises.expected("j13-n5") / 100, s=4), 2.0)
     # padding in time costs less than the padded FLOPs suggest (compute-bound once padded)
     assert 0 < exercises.expected("j13-n4") < (384 / 300 - 1) * 100
 

@@ -14,6 +14,7 @@ import dataclasses
 import importlib
 import inspect
 import pkgutil
+import re
 
 import pytest
 
@@ -117,6 +118,56 @@ def test_every_parameter_after_hw_is_keyword_only(key):
     assert not late, f"{key}: {late} after hw can be passed by position"
 
 
+#: Where a default ``hw`` is the source's card (CONTRIBUTING: "a figure or an explorer may give
+#: its subject and ``hw`` defaults (the source's case)"): the figures, the explorers, the
+#: capacity planner's state and the source's cases themselves (``scenarios``).  Anywhere
+#: else ``hw`` has no default, or None, meaningful only with a
+#: :class:`~infra_calc.workload.Workload` (which carries its card).
+SOURCE_CASE_MODULES = ("figures.", "widgets.", "planner.", "scenarios.")
+
+#: Sizes a card function may require, to call it without its card.
+REQUIRED_SIZES = {"prompt_tokens": 64, "output_tokens": 8, "draft_tokens": 2,
+                  "prefix_tokens": 16, "cached_tokens": 16}
+
+DEFAULT_HW = [k for k in CARD_FUNCTIONS
+              if inspect.signature(FUNCTIONS[k]).parameters["hw"].default is not inspect.Parameter.empty
+              and not k.startswith(SOURCE_CASE_MODULES)]
+
+
+def _doc_of(f, name):
+    """The numpydoc entry of parameter ``name`` in ``f``'s docstring, or ''; an entry
+    "As for :func:`other`" is ``other``'s."""
+    lines = inspect.getdoc(f).splitlines()
+    for i, line in enumerate(lines):
+        if name in line.split(" :")[0].split(", ") and not line.startswith(" "):
+            rest = lines[i + 1:]
+            end = next((j for j, x in enumerate(rest) if x and not x.startswith(" ")), len(rest))
+            entry = "\n".join([line, *rest[:end]])
+            other = re.search(r"As for :func:`~?infra_calc\.([\w.]+)`", entry)
+            return _doc_of(FUNCTIONS[other[1]], name) if other else entry
+    return ""
+
+
+def test_a_default_hw_is_none_and_needs_a_workload():
+    assert {"decode.model_decode_step", "estimate.estimate", "generation.generation_time"} <= set(DEFAULT_HW)
+
+
+@pytest.mark.parametrize("key", DEFAULT_HW)
+def test_a_default_hw_never_picks_a_card(key):
+    """Outside the source's cases a default ``hw`` is None, which only a Workload may
+    take (its own card): with a model and no card the call is refused, naming ``hw``, and the
+    docstring says so."""
+    f = FUNCTIONS[key]
+    params = inspect.signature(f).parameters
+    assert params["hw"].default is None, f"{key}: hw defaults to {params['hw'].default!r}"
+    sizes = {n: v for n, v in REQUIRED_SIZES.items()
+             if n in params and params[n].default is inspect.Parameter.empty}
+    with pytest.raises(TypeError, match="hw"):
+        f("llama-2-7b", **sizes)
+    doc = _doc_of(f, "hw")
+    assert "None" in doc and "Workload" in doc, f"{key}: its docstring does not say what hw=None means"
+
+
 @pytest.mark.parametrize("key", [*FUNCTIONS, *CLASSES])
 def test_every_option_is_keyword_only(key):
     loose = _positional_options(FUNCTIONS[key] if key in FUNCTIONS else CLASSES[key])
@@ -192,6 +243,9 @@ def test_the_display_family_has_one_shape(name):
     lambda: ic.display.shown_e(80e9, "B", 0, 9),                   # the exponent is keyword-only
     lambda: ic.ModelSpec("toy", 1000, 1000, 2, 16, 4, 2, 4, 32, 10),  # a record: every field by name
     lambda: ic.Workload("llama-2-70b", "H100 SXM", 1),
+    lambda: ic.amdahl_speedup(0.6, 2),                            # f and s could trade places
+    lambda: ic.amdahl_time(100e-6, 0.6, 2),
+    lambda: ic.expected_tokens_per_step(4, 0.8),                   # a count and a probability
 ])
 def test_a_size_by_position_is_refused(call):
     with pytest.raises(TypeError):
@@ -210,11 +264,10 @@ def test_the_keyword_call_works():
 #: context, the cards, the byte widths, the math precision, the expert routing, the
 #: workspace), with the sizes a workload does not hold beside their kin: a request's lengths
 #: after the context, the cache's bytes themselves after its bytes per element.
-#: A function may put the sizes it requires (no default) first, in this order among
-#: themselves, then its optional ones, in this order: ``generation_time(m, hw, *,
-#: prompt_tokens, output_tokens, batch=None, ...)``; or keep them all in this order
-#: (``decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0)``).  A function's
-#: own options (``weight_read``, ``comm``, a lever's ``drafts`` ...) may sit anywhere.
+#: A size a function requires (no default) keeps its place too: ``generation_time(m, hw, *,
+#: batch=None, prompt_tokens, output_tokens, cards=None, ...)``,
+#: ``decode_step(params, hw, *, batch=1, bytes_per_param, kv_bytes=0)``.  A function's
+#: own options (``weight_read``, ``comm``, a lever's ``draft_tokens`` ...) may sit anywhere.
 NOT_IN_A_WORKLOAD = {"context": ("prompt_tokens", "output_tokens"),
                      "kv_bytes_per_element": ("kv_bytes",)}
 SIZE_ORDER = tuple(name for f in dataclasses.fields(ic.Workload) if f.kw_only
@@ -228,10 +281,9 @@ def _keyword_sizes(f):
             if p.kind == p.KEYWORD_ONLY and p.name in SIZE_ORDER]
 
 
-def _orders(given):
-    """The two orders allowed: :data:`SIZE_ORDER`, or required sizes first, then it."""
-    return (sorted(given, key=lambda p: SIZE_ORDER.index(p.name)),
-            sorted(given, key=lambda p: (p.default is not p.empty, SIZE_ORDER.index(p.name))))
+def _in_order(given):
+    """``given`` in the order of :data:`SIZE_ORDER`, required or not."""
+    return sorted(given, key=lambda p: SIZE_ORDER.index(p.name))
 
 
 def test_the_sizes_beside_the_workloads_are_not_its_fields():
@@ -262,24 +314,46 @@ def test_a_required_size_is_required_not_none():
 
 
 def test_the_size_order_refuses_a_shuffle():
-    def required_after(*, batch=None, prompt_tokens, output_tokens, cards=None):
+    def required_in_place(*, batch=None, prompt_tokens, output_tokens, cards=None):
+        pass
+
+    def required_first(*, prompt_tokens, output_tokens, batch=None):
         pass
 
     def shuffled(*, prompt_tokens, cards=None, batch=None):
         pass
 
-    def neither(*, output_tokens, prompt_tokens, batch=None):
-        pass
-
-    assert _keyword_sizes(required_after) in _orders(_keyword_sizes(required_after))
-    assert _keyword_sizes(shuffled) not in _orders(_keyword_sizes(shuffled))
-    assert _keyword_sizes(neither) not in _orders(_keyword_sizes(neither))
+    assert _keyword_sizes(required_in_place) == _in_order(_keyword_sizes(required_in_place))
+    assert _keyword_sizes(required_first) != _in_order(_keyword_sizes(required_first))
+    assert _keyword_sizes(shuffled) != _in_order(_keyword_sizes(shuffled))
 
 
 @pytest.mark.parametrize("name", sorted(SIZED))
 def test_size_options_come_in_one_order(name):
-    """``batch`` before ``context`` before ``cards`` ... (:data:`SIZE_ORDER`) in every signature,
-    the required sizes possibly first, so a reader who knows one function's keywords reads
-    the next one's in the same order."""
+    """``batch`` before ``context`` before ``prompt_tokens`` before ``cards`` ...
+    (:data:`SIZE_ORDER`) in every signature, required sizes in their place, so a reader who
+    knows one function's keywords reads the next one's in the same order."""
     given = _keyword_sizes(SIZED[name])
-    assert given in _orders(given), f"{name}: {[p.name for p in given]}, not in the order of SIZE_ORDER"
+    assert given == _in_order(given), f"{name}: {[p.name for p in given]}, not in the order of SIZE_ORDER"
+
+
+#: Inputs of unit one (SI's: a count of requests, tokens or cards, a fraction, a
+#: probability, a factor), by the names the package gives them: two of them could trade
+#: places unseen (``amdahl_speedup(2, 0.6)``), so after the subject they are keyword-only
+#: (CONTRIBUTING: "keyword-only where inputs of one unit could trade places").
+UNIT_ONE = {*SIZE_ORDER[:SIZE_ORDER.index("cards") + 1], "tokens", "draft_tokens",
+            "acceptance", "prefix_tokens", "cached_tokens", "f", "s"}
+
+
+def test_unit_one_covers_the_counts():
+    assert {"batch", "context", "prompt_tokens", "output_tokens", "cards"} <= UNIT_ONE
+
+
+@pytest.mark.parametrize("key", FUNCTIONS)
+def test_numbers_of_unit_one_are_keyword_only_after_the_subject(key):
+    params = [p for p in inspect.signature(FUNCTIONS[key]).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "hw"]
+    loose = [p.name for p in params[1:] if p.name in UNIT_ONE]
+    assert not (loose and (params[0].name in UNIT_ONE or len(loose) > 1)), (
+        f"{key}: {[p.name for p in params]} by position; {loose} could trade places "
+        f"(make them keyword-only)")

@@ -150,7 +150,8 @@ def test_a_workload_keeps_its_context_and_its_card():
     other = ic.estimate(w, context=2048)             # a size given with it replaces the workload's
     assert (other.context, other.batch) == (2048, 4)
     assert other.t_step == ic.estimate(w.with_(context=2048)).t_step
-    assert ic.estimate(w.with_(context=0)).context_from == "default"
+    with pytest.raises(ValueError, match=r"context \(tokens\) must be >= 1"):
+        ic.estimate(w.with_(context=0))              # a workload's context is given, never a sentinel
     with pytest.raises(TypeError, match="hw"):
         ic.estimate("llama-2-70b")
 

@@ -90,7 +90,7 @@ def test_prefill_sharing_only_adds_time_to_the_tpot_and_vanishes_at_batch_one(ca
     if batch == 1 or o == 1:
         assert cb.tpot == static.tpot
         return
-    share = forecasting.prefill_share(batch, o)
+    share = forecasting.prefill_share(batch=batch, output_tokens=o)
     assert share == (batch - 1) / o
     with mock.patch.object(forecasting, "stored_knobs", lambda: {forecasting.POOLED: kn}):
         one = ic.forecast(model, card, **{**kw, "batch": 1, "output_tokens": 1})
@@ -208,7 +208,8 @@ def test_the_fit_s_rows_stacked_take_each_row_s_own_time(every_step):
 
 
 def test_a_sampled_design_keeps_the_weight_of_every_step():
-    t = forecasting.forecast_terms(ic.Workload("llama-2-7b", "A100 80GB", batch=4), 128, 200)
+    t = forecasting.forecast_terms(ic.Workload("llama-2-7b", "A100 80GB", batch=4),
+                                   prompt_tokens=128, output_tokens=200)
     k = forecasting.knobs().fitted
     for figure, weight in (("ttft", 0.0), ("tpot", 1.0), ("total", 199.0), ("rate", 199.0)):
         d = forecasting.design(t, figure, samples=32)
@@ -219,16 +220,16 @@ def test_a_sampled_design_keeps_the_weight_of_every_step():
 
 def test_the_terms_are_the_floor_s_and_the_uniform_routing_model_s():
     w = ic.Workload("mixtral-8x7b", "H100", batch=8, cards=2)
-    t = forecasting.forecast_terms(w, 64, 16, continuous=True)
+    t = forecasting.forecast_terms(w, prompt_tokens=64, output_tokens=16, continuous=True)
     req = dict(prompt_tokens=64, output_tokens=16)
     uni = ic.generation_time(w.with_(routing="uniform"), **req)
     assert t.floor.floor_total == ic.generation_time(w, **req).floor_total < uni.floor_total
     assert np.array_equal(t.steps[0], uni.steps.t_read) and t.prefill[0] == uni.prefill.t_read
-    assert t.share == forecasting.prefill_share(8, 16) > 0
+    assert t.share == forecasting.prefill_share(batch=8, output_tokens=16) > 0
     one = ic.generation_time(w.with_(routing="uniform", batch=1), prompt_tokens=64,
                              output_tokens=1)
     assert t.prefill_one[0] == one.prefill.t_read
-    static = forecasting.forecast_terms(w, 64, 16)
+    static = forecasting.forecast_terms(w, prompt_tokens=64, output_tokens=16)
     assert static.share == 0 and static.prefill_one == (0.0, 0.0, 0.0)
 
 

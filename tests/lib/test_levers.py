@@ -18,15 +18,15 @@ models = st.sampled_from([BIG, SMALL, MOE, "Qwen3-8B"])
 def test_expected_tokens_is_the_geometric_sum():
     for k in range(0, 9):
         for a in (0.0, 0.3, 0.7, 0.95):
-            assert np.isclose(ic.expected_tokens_per_step(k, a), sum(a ** j for j in range(k + 1)))
-    assert ic.expected_tokens_per_step(5, 1.0) == 6.0
-    assert ic.expected_tokens_per_step(0, 0.9) == 1.0
-    assert ic.expected_tokens_per_step(7, 0.0) == 1.0
+            assert np.isclose(ic.expected_tokens_per_step(k, acceptance=a), sum(a ** j for j in range(k + 1)))
+    assert ic.expected_tokens_per_step(5, acceptance=1.0) == 6.0
+    assert ic.expected_tokens_per_step(0, acceptance=0.9) == 1.0
+    assert ic.expected_tokens_per_step(7, acceptance=0.0) == 1.0
 
 
 @given(k=st.integers(0, 64), a=st.floats(0.0, 1.0))
 def test_expected_tokens_between_one_and_k_plus_one(k, a):
-    e = ic.expected_tokens_per_step(k, a)
+    e = ic.expected_tokens_per_step(k, acceptance=a)
     assert 1.0 - 1e-12 <= e <= k + 1 + 1e-9
 
 

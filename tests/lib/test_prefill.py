@@ -84,6 +84,17 @@ def test_cards_split_the_work_and_add_communication():
     assert four.t_comm > 0 and four.t_step == pytest.approx(four.t_floor + four.t_comm)
 
 
+def test_overlap_comm_takes_the_larger_in_every_prefill():
+    kw = dict(prompt_tokens=2048, cards=4, overlap_comm=True)
+    over = ic.prefill_step("llama-70b", "H100 SXM", **kw)
+    assert over.t_step == pytest.approx(max(over.t_floor, over.t_comm))
+    assert over.t_step < over.t_floor + over.t_comm
+    cached = ic.cached_prefill_step("llama-70b", "H100 SXM", cached_tokens=0, **kw)
+    assert cached.t_step == pytest.approx(over.t_step)
+    g = ic.generation_time("llama-70b", "H100 SXM", output_tokens=4, **kw)
+    assert g.ttft == over.t_step               # the request overlaps its prefill's all-reduces too
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: ic.prefill_step("llama-70b", "H100", prompt_tokens=-5), "prompt_tokens"),
     (lambda: ic.prefill_step("Llama-2-7B", "H100", prompt_tokens=5000), "prompt_tokens"),

@@ -87,7 +87,7 @@ def test_shape_efficiency_in_unit_interval(m, k, n, tile):
 
 @given(f=frac, s=st.floats(1.0, 1e6))
 def test_amdahl_bounds(f, s):
-    sp = ic.amdahl_speedup(f, s)
+    sp = ic.amdahl_speedup(f, s=s)
     assert 1 - 1e-12 <= sp <= s * (1 + 1e-12)
     assert sp <= ic.amdahl_limit(f) * (1 + 1e-12)
 
@@ -95,8 +95,8 @@ def test_amdahl_bounds(f, s):
 @given(f=st.floats(0.0, 0.999))
 def test_amdahl_tends_to_limit(f):
     limit = 1 / (1 - f)
-    assert math.isclose(ic.amdahl_speedup(f, 1e15), limit, rel_tol=1e-9)
-    assert ic.amdahl_speedup(f, np.inf) == limit
+    assert math.isclose(ic.amdahl_speedup(f, s=1e15), limit, rel_tol=1e-9)
+    assert ic.amdahl_speedup(f, s=np.inf) == limit
 
 
 @settings(max_examples=50)
