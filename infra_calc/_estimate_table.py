@@ -122,7 +122,7 @@ def _request_rows(e) -> list:
         ("  TTFT, time to first token (prefill)",
          f"{shown_up(g.ttft, 'ms', 2)}  [{g.prefill.bound}-bound]"),
         ("  TPOT, time per output token (mean)",
-         f"{shown_up(g.tpot_mean, 'ms', 3)} over contexts {_count(g.prompt_tokens + 1)}.."
+         f"{shown_up(g.tpot, 'ms', 3)} over contexts {_count(g.prompt_tokens + 1)}.."
          f"{_count(g.max_context)}"
          if g.output_tokens > 1 else "none (one output token: no decode step)"),
         ("  total", shown_up(g.total, "s", 3)),

@@ -230,7 +230,7 @@ def _forecast_dict(fc) -> dict:
         b = getattr(fc, name)
         out[name] = {"value": b.value, "low": b.low, "high": b.high}
     g = fc.floor
-    out["floor"] = {"ttft": g.prefill.t_floor, "tpot": g.floor_tpot_mean, "total": g.floor_total,
+    out["floor"] = {"ttft": g.prefill.t_floor, "tpot": g.floor_tpot, "total": g.floor_total,
                     "output_tokens_per_s": g.floor_tokens_per_s_total}
     out["knobs"] = {"eta_mem": kn.eta_mem, "eta_flop": kn.eta_flop, "c_layer_s": kn.c_layer,
                     "c_allreduce_s": kn.c_allreduce, "overlap": kn.overlap, "rows": kn.rows,

@@ -6,8 +6,9 @@ and the request once, and hands that workload to the functions that take one
 :func:`~infra_calc.generation.generation_time_of`); for the cards given it computes
 everything the command line shows:
 
-- the decode step at ``context`` tokens per request, per card (the account
-  :func:`~infra_calc.decode.model_decode_step` reads: its floor, with ``k``
+- the decode step at ``context`` tokens per request, per card (one
+  :func:`~infra_calc.decode.step_parts`, the same counts and bounds
+  :func:`~infra_calc.decode.model_decode_step` builds: its floor, with ``k``
   experts per MoE layer; on several cards the all-reduces, a model; for a
   mixture of experts the step under uniform routing, a model too);
 - the turning points: J07's :math:`B^* = b_W\\Pi/(2\\beta)` (weights only),
@@ -31,7 +32,7 @@ import numpy as np
 
 from ._estimate_table import table as _table
 from ._validate import check_int, check_single_sizes
-from .bound import tokens_per_s
+from .bound import Bounds, tokens_per_s
 from .capacity import CapacityCheck, HoldsMemory
 from .decode import step_parts
 from .generation import (
@@ -56,9 +57,13 @@ DEFAULT_OUTPUT_TOKENS = 256
 
 
 @dataclass(frozen=True)
-class Estimate(HoldsMemory):
+class Estimate(Bounds, HoldsMemory):
     """Everything :func:`estimate` computed (SI units; per card where it says so).
 
+    Its times and labels are the decode step's :class:`~infra_calc.bound.Bounds`
+    (``t_read``, ``t_compute``, ``t_floor``, ``t_comm``, ``t_step = t_floor + t_comm``,
+    ``floor_bound``, ``bound``; the all-reduces a ring model with 1 µs per step, 0 on one
+    card), taken from the one :func:`~infra_calc.decode.step_parts` the estimate computes.
     ``fits`` and ``memory_per_card`` read ``memory``, as on every result that holds one
     (:class:`~infra_calc.capacity.HoldsMemory`); :attr:`everything_fits` adds the request.
     """
@@ -82,21 +87,13 @@ class Estimate(HoldsMemory):
     #: Decode step, per card: bytes (weights + KV cache) and FLOPs.
     bytes_read: float
     flops: float
-    t_read: float
-    t_compute: float
-    #: The floor ``max(t_read, t_compute)``, and the serial step ``t_read + t_compute + t_comm``
-    #: (nothing overlapped: :func:`~infra_calc.decode.step_parts` with ``overlap=False``).
-    t_floor: float
+    #: ``t_read + t_compute + t_comm``: the step with nothing overlapped (the serial
+    #: floor of :func:`~infra_calc.bound.bounds` plus the all-reduces).
     t_step_serial: float
-    #: All-reduces (ring model, 1 µs per step assumed), 0 on one card.
-    t_comm: float
-    #: ``t_floor + t_comm``: the decode step.
-    t_step: float
     #: The decode step with the experts a batch hits under uniform routing (a model, not a
     #: floor), ``t_floor + t_comm`` of it; equal to ``t_step`` for a dense model.
     t_step_uniform_routing: float
-    #: "memory", "compute" or "communication" (a tie is compute).
-    bound: str
+    #: Throughput ``B / t_step``, tokens per second.
     tokens_per_s: float
     #: ``t_read / B`` (a throughput figure, not a latency).
     read_time_per_output: float
@@ -160,7 +157,7 @@ _NULL_WHY = {
 
 
 def _request_dict(g: GenerationTime) -> dict:
-    keys = ("prompt_tokens", "output_tokens", "ttft", "tpot_mean", "tpot_last", "total",
+    keys = ("prompt_tokens", "output_tokens", "ttft", "tpot", "tpot_last", "total",
             "decode_time", "tokens_per_s_request", "tokens_per_s_total", "max_context",
             "memory_per_card", "fits", "weight_read")
     out = {k: getattr(g, k) for k in keys}
@@ -276,19 +273,18 @@ def _estimate_of(w, context_from, prompt, output) -> Estimate:
     """The :class:`Estimate` of checked workload ``w`` (one batch, one card count, its context
     set) and checked request ``(prompt, output)`` (None, None: no request)."""
     spec, mem = w.model, w.memory
-    st = step_parts(w)             # the account model_decode_step reads
+    st = step_parts(w)             # the decode step; every time below is read from it
     uniform = step_parts(w.with_(routing="uniform")) if spec.is_moe else st
     m_card = float(w.kv_bytes_per_token_per_card)
     return Estimate(
+        **{f.name: getattr(st, f.name) for f in fields(Bounds)},
         model=spec, hw=w.hw, bytes_per_param=float(w.bytes_per_param),
         kv_bytes_per_element=float(w.kv_bytes_per_element), batch=int(w.batch),
         context=int(w.context), cards=int(w.cards), context_from=context_from,
         params=int(spec.params), active_params=int(spec.active_params),
         matmul_params=int(spec.matmul_params), bytes_read=float(st.counts.bytes_read),
-        flops=float(st.counts.flops), t_read=st.t_read, t_compute=st.t_compute,
-        t_floor=st.t_floor, t_step_serial=step_parts(w, overlap=False).t_step,
-        t_comm=st.t_comm, t_step=st.t_step, t_step_uniform_routing=uniform.t_step,
-        bound=st.bound, tokens_per_s=tokens_per_s(w.batch, st.t_step),
+        flops=float(st.counts.flops), t_step_serial=st.t_read + st.t_compute + st.t_comm,
+        t_step_uniform_routing=uniform.t_step, tokens_per_s=tokens_per_s(w.batch, st.t_step),
         read_time_per_output=read_time_per_output(st.t_read, w.batch),
         batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param, math=w.math),
         batch_turning_point_kv=turning_batch_of(w), critical_context=turning_points(w)[1],

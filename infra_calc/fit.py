@@ -176,7 +176,7 @@ def prepare(m) -> Row:
     if kind == "ttft":
         y, fl = m.value_si, floor.prefill.t_floor
     elif kind == "tpot":
-        y, fl = m.value_si, floor.floor_tpot_mean
+        y, fl = m.value_si, floor.floor_tpot
     else:
         fl = floor.floor_total
         y = m.value_si if kind == "total" else rate_per_card(

@@ -418,7 +418,7 @@ def forecast(model, hw=None, *, batch=None, prompt_tokens, output_tokens, cards=
 
     >>> import infra_calc as ic
     >>> f = ic.forecast("llama-2-7b", "A100 80GB", prompt_tokens=128, output_tokens=128)
-    >>> f.tpot.value > f.floor.tpot_mean and f.tpot.low <= f.tpot.value <= f.tpot.high
+    >>> f.tpot.value > f.floor.tpot and f.tpot.low <= f.tpot.value <= f.tpot.high
     True
     """
     kn = knobs(engine)
@@ -430,7 +430,7 @@ def forecast(model, hw=None, *, batch=None, prompt_tokens, output_tokens, cards=
     floor = t.floor
     ttft, tpot, total = map(float, request_time(kn.fitted, Design.stack(
         design(t, figure) for figure in ("ttft", "tpot", "total"))))
-    floor_tpot = floor.floor_tpot_mean
+    floor_tpot = floor.floor_tpot
     tokens = w.batch * floor.output_tokens
     return Forecast(
         ttft=band_of(ttft, floor.prefill.t_floor, kn.band),

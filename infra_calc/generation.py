@@ -59,7 +59,7 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: ``ttft + decode_time``, seconds.
     total: float
     #: Mean time per output token over the decode steps, seconds (0 when ``O = 1``).
-    tpot_mean: float
+    tpot: float
     #: Time of the last decode step, seconds (0 when ``O = 1``).
     tpot_last: float
     #: Output tokens per second of one request, ``O / total``.
@@ -72,7 +72,7 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     #: (``memory_per_card`` and ``fits`` read it); nothing is refused when it does not fit.
     memory: CapacityCheck
     #: The request's floor: prefill's ``t_floor`` plus every step's floor, seconds
-    #: (``total`` without the all-reduce model, which ``comm_time`` holds apart: on several
+    #: (``total`` without the all-reduce model, which ``t_comm`` holds apart: on several
     #: cards only this is a floor; equal to ``total`` on one card).  The floor of a **static
     #: batch** (every prompt prefilled, then every decode step): ``B O / floor_total`` is a
     #: ceiling on that schedule's rate only.
@@ -88,7 +88,7 @@ class GenerationTime(HoldsMemory, ModelOnCard):
     floor_any_schedule: float
     #: The all-reduce model's time in ``total`` (prefill's and every step's), seconds;
     #: 0 on one card and with ``overlap_comm`` only what the overlap does not hide.
-    comm_time: float
+    t_comm: float
     #: The decode steps' terms (``t_read``, ``t_compute``, ``t_comm`` ... arrays over
     #: ``j = 1 … O-1``, context ``P + j``; empty when ``O = 1``), what a model built on the
     #: floor reads.
@@ -110,7 +110,7 @@ class GenerationTime(HoldsMemory, ModelOnCard):
         return np.asarray(self.steps.t_floor, dtype=float)
 
     @property
-    def floor_tpot_mean(self) -> float:
+    def floor_tpot(self) -> float:
         """Mean floor of the decode steps, seconds (0 when ``O = 1``: there is no decode step)."""
         return float(self.floor_step_times.mean()) if self.floor_step_times.size else 0.0
 
@@ -217,7 +217,7 @@ def generation_time_of(w: Workload, *, prompt_tokens, output_tokens, weight_read
     return GenerationTime(
         model=w.model, hw=w.hw, prompt_tokens=p, output_tokens=o, batch=w.batch,
         cards=w.cards, weight_read=weight_read, prefill=pre, ttft=pre.t_step,
-        decode_time=decode, total=total, tpot_mean=float(times.mean()) if times.size else 0.0,
+        decode_time=decode, total=total, tpot=float(times.mean()) if times.size else 0.0,
         tpot_last=float(times[-1]) if times.size else 0.0,
         tokens_per_s_request=o / total, tokens_per_s_total=w.batch * o / total,
         max_context=longest, memory=w.memory_at(longest),
@@ -225,6 +225,6 @@ def generation_time_of(w: Workload, *, prompt_tokens, output_tokens, weight_read
         floor_any_schedule=float(bounds(pre.flops + np.sum(steps.counts.flops),
                                         pre.bytes_read + np.sum(steps.counts.bytes_read),
                                         w.hw, math=w.math).t_floor),
-        comm_time=float(total - pre.t_floor - floors.sum()),
+        t_comm=float(total - pre.t_floor - floors.sum()),
         steps=steps, math=w.math,
     )

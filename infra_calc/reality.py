@@ -163,7 +163,7 @@ def _bound(m: Measurement, routing: str):
         return st.t_floor, st.t_step, st, share
     g = generation_time(w, prompt_tokens=p, output_tokens=o, weight_read="touched")
     if m.kind == "tpot":
-        return g.floor_tpot_mean, g.tpot_mean, st, share
+        return g.floor_tpot, g.tpot, st, share
     share = g.prefill.t_floor / g.floor_total
     if m.kind == "total":
         return g.floor_total, g.total, st, share

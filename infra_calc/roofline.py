@@ -132,23 +132,23 @@ class RooflinePoint:
     intensity: float | np.ndarray
     #: The accelerator's ridge point ``I* = Π / β``, FLOP/byte.
     ridge: float
-    #: Roofline throughput ``Π · T_compute / time = min(Π, I β)``, FLOP/s.
+    #: Roofline throughput ``Π · T_compute / t_floor = min(Π, I β)``, FLOP/s.
     attainable: float | np.ndarray
     #: Lower bound ``max(F / Π, V / β)``, seconds.
-    time: float | np.ndarray
+    t_floor: float | np.ndarray
     #: ``"memory"`` below the ridge, ``"compute"`` at or above it
     #: (:func:`infra_calc.bound.bounds`: a tie is compute).
     bound: str | np.ndarray
-    #: ``attainable / Π = T_compute / time``, in (0, 1].
+    #: ``attainable / Π = T_compute / t_floor``, in (0, 1].
     fraction_of_peak: float | np.ndarray
 
 
 def gemm_roofline(m, k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, math="bf16") -> RooflinePoint:
     """Place ``[m, k] @ [k, n]`` on the roofline of ``hw``.
 
-    ``time = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
+    ``t_floor = max(F/Π, V/β)`` seconds; ``bound`` is ``"compute"`` when
     ``F/Π >= V/β`` (``I >= I*``) and ``"memory"`` otherwise
-    (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = T_compute/time``
+    (:func:`infra_calc.bound.bounds`); ``fraction_of_peak = T_compute/t_floor``
     and ``attainable = Π · fraction_of_peak = Π_att(I)``.
     ``math`` (keyword-only, default ``"bf16"``) picks the dense peak ``Π``
     (:meth:`~infra_calc.hardware.Accelerator.peak`).

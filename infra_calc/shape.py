@@ -193,9 +193,9 @@ class PaddedGemm:
     #: Time to move the bytes at full bandwidth, ``V / β``, seconds.
     t_read: float
     #: The lower bound ``max(F_pad / Π, V / β)``, seconds.
-    time: float
+    t_floor: float
     #: ``max(F / Π, V / β)``: the same work on a unit that needed no padding, seconds.
-    time_unpadded: float
+    t_floor_unpadded: float
     #: ``"compute"`` when ``F_pad / Π >= V / β``, else ``"memory"``.
     bound: str
 
@@ -206,13 +206,13 @@ class PaddedGemm:
 
     @property
     def padding_slowdown(self) -> float:
-        """``time / time_unpadded`` >= 1: what the zeros cost in time (1.0: nothing)."""
-        return self.time / self.time_unpadded
+        """``t_floor / t_floor_unpadded`` >= 1: what the zeros cost in time (1.0: nothing)."""
+        return self.t_floor / self.t_floor_unpadded
 
     @property
     def useful_throughput(self) -> float:
-        """``F / time = min(η_shape·Π, I·β)`` FLOP/s, with ``I = F / V``."""
-        return self.useful_flops / self.time
+        """``F / t_floor = min(η_shape·Π, I·β)`` FLOP/s, with ``I = F / V``."""
+        return self.useful_flops / self.t_floor
 
 
 def padded_gemm(rows, k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, tile=(16, 16, 16)) -> PaddedGemm:
@@ -269,4 +269,4 @@ def padded_gemm(rows, k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, tile=(16
     t, u = bounds(executed, nbytes, acc), bounds(useful, nbytes, acc)
     return PaddedGemm(useful_flops=useful, executed_flops=executed, bytes_read=nbytes,
                       t_compute=t.t_compute, t_compute_useful=u.t_compute, t_read=t.t_read,
-                      time=t.t_floor, time_unpadded=u.t_floor, bound=t.floor_bound)
+                      t_floor=t.t_floor, t_floor_unpadded=u.t_floor, bound=t.floor_bound)

@@ -249,7 +249,7 @@ def _values_n7(v):
     v.n7_o = shown(N7_OUTPUT, "tokens", 0)
     v.n7_ttft = shown(g.ttft, "ms", 2)
     v.n7_steps = shown(g.step_times.size, digits=0)
-    v.n7_tpot = shown(g.tpot_mean, "ms", 3)
+    v.n7_tpot = shown(g.tpot, "ms", 3)
     v.n7_share = shown(g.decode_time / g.total, "%", 1)
     v.n7 = shown(g.total, "s", 3)
 

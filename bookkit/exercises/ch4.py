@@ -62,7 +62,7 @@ def _n1():
 
 def n1():
     """Share of the floor's mean TPOT that a measured N1_TPOT reaches, a fraction."""
-    return float(_n1().floor_tpot_mean) / N1_TPOT
+    return float(_n1().floor_tpot) / N1_TPOT
 
 
 EX_N1 = Exercise(
@@ -76,7 +76,7 @@ def _values_n1(v):
     v.n1_tpot = shown(N1_TPOT, "ms", 1)
     v.n1_p = shown(N1_PROMPT, "tokens", 0)
     v.n1_o = shown(N1_OUTPUT, "tokens", 0)
-    v.n1_floor = shown(float(_n1().floor_tpot_mean), "ms", 3)
+    v.n1_floor = shown(float(_n1().floor_tpot), "ms", 3)
     v.n1 = shown(n1(), "%", 1)
 
 
@@ -194,7 +194,7 @@ EX_N5 = Exercise(
 
 def _values_n5(v):
     f5 = _n5()
-    floor5 = f5.floor.floor_tpot_mean
+    floor5 = f5.floor.floor_tpot
     v.n5_claim = shown(N5_CLAIM, "ms", 1)
     v.n5_p = shown(N5_PROMPT, "tokens", 0)
     v.n5_o = shown(N5_OUTPUT, "tokens", 0)

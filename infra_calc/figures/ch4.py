@@ -111,7 +111,7 @@ def _forecast_title(f):
 
 
 def _floor_tpot(f):
-    return f.floor.floor_tpot_mean
+    return f.floor.floor_tpot
 
 
 def draw_forecast_panel(ax, f):

@@ -39,7 +39,7 @@ def _readout(f) -> str:
     g = f.floor
     warn = "" if g.fits else fit_warning(g.hw, g.memory_per_card)
     rate = lambda r: f"{sig(r / g.cards)} tokens/s per card"  # noqa: E731
-    floor_tpot = g.floor_tpot_mean
+    floor_tpot = g.floor_tpot
     t, r = f.tpot, f.output_tokens_per_s
     return (f"{warn}floor TPOT <b>{ms(floor_tpot)}</b> (no engine is faster); forecast "
             f"({html.escape(engine_label(f))} knobs, {f.rows} rows in {f.groups} groups) "

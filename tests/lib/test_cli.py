@@ -187,7 +187,7 @@ def test_a_prompt_of_the_whole_context_with_one_output_token_fits():
     assert r.returncode == 0, r.stderr
     assert "none (one output token: no decode step)" in r.stdout
     g = ic.generation_time("qwen3-8b", "H100", prompt_tokens=40960, output_tokens=1)
-    assert g.max_context == 40960 and g.tpot_mean == 0
+    assert g.max_context == 40960 and g.tpot == 0
     assert ic.estimate("qwen3-8b", "H100", prompt_tokens=40960).request.output_tokens == 1
     with pytest.raises(ValueError, match="prompt_tokens \\+ output_tokens - 1"):
         ic.generation_time("qwen3-8b", "H100", prompt_tokens=40960, output_tokens=2)

@@ -189,7 +189,7 @@ def test_forecast_equals_the_fits_prediction_for_a_measurements_inputs(every_ste
         continuous = m.lengths_stated and m.continuous
         f = ic.forecast(workload_for(m), prompt_tokens=p, output_tokens=o, continuous=continuous)
         value, floor = {"ttft": (f.ttft, f.floor.prefill.t_floor),
-                        "tpot": (f.tpot, f.floor.floor_tpot_mean)}.get(
+                        "tpot": (f.tpot, f.floor.floor_tpot)}.get(
             row.kind, (f.total, f.floor.floor_total))
         assert fit.predict([row], k)[0] == pytest.approx(value.value, rel=1e-12), m.id
         assert row.floor == pytest.approx(floor, rel=1e-12), m.id

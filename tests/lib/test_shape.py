@@ -50,7 +50,7 @@ def test_padded_gemm_counts_by_hand():
     assert g.bytes_read == 2 * ((2 + 20) * 64 + 2 * 64 * 32 + (2 + 20) * 32)
     # 196,608 FLOPs on 12,416 bytes: 15.8 FLOP/byte, far below the ridge (295): the read of
     # 12,416 B at 3.35 TB/s, 3.71 ns, bounds it; the padding costs math, not time
-    assert g.bound == "memory" and g.time == g.t_read == pytest.approx(12416 / 3.35e12)
+    assert g.bound == "memory" and g.t_floor == g.t_read == pytest.approx(12416 / 3.35e12)
     assert g.t_compute_useful / g.t_compute == pytest.approx(22 / 48)
     assert g.efficiency == pytest.approx(22 / 48)
     # k and n short of a tile are padded too
@@ -62,11 +62,11 @@ def test_padded_gemm_memory_bound_zeros_cost_nothing():
     # the source's uniform routing: 2 rows per expert, I about 2 FLOP/byte on an H100
     u = ic.padded_gemm(ic.route_tokens(64, experts=256, top_k=8, skew=0.0), 4096, 4096, H100)
     assert u.efficiency == 0.125 and u.bound == "memory"
-    assert u.padding_slowdown == 1.0 and u.time == u.t_read
+    assert u.padding_slowdown == 1.0 and u.t_floor == u.t_read
     assert u.useful_flops / u.bytes_read == pytest.approx(2.0, rel=1e-3)
     # concentrated: 8 experts' weights instead of 256
     c = ic.padded_gemm(ic.route_tokens(64, experts=256, top_k=8, skew=1.0), 4096, 4096, H100)
-    assert c.efficiency == 1.0 and u.time / c.time == pytest.approx(31.0, rel=0.01)
+    assert c.efficiency == 1.0 and u.t_floor / c.t_floor == pytest.approx(31.0, rel=0.01)
 
 
 def test_padded_gemm_compute_bound_zeros_cost_their_share():

@@ -20,13 +20,13 @@ def _assert_panel_follows(box, f):
     """The bar is the floor's mean TPOT, the band and its tick the forecast's, in ms; the
     readout states the same numbers."""
     a = box.artists
-    assert a["bar"].get_width() == pytest.approx(in_unit(f.floor.floor_tpot_mean, "ms"))
+    assert a["bar"].get_width() == pytest.approx(in_unit(f.floor.floor_tpot, "ms"))
     assert a["band"].get_x() == pytest.approx(in_unit(f.tpot.low, "ms"))
     assert a["band"].get_width() == pytest.approx(in_unit(f.tpot.high - f.tpot.low, "ms"))
     assert list(a["tick"].get_xdata()) == pytest.approx([in_unit(f.tpot.value, "ms")] * 2)
     assert box.ax.get_xlim()[1] > in_unit(f.tpot.high, "ms")      # the whole band is shown
     text = box.readout.value
-    for t in (f.floor.floor_tpot_mean, f.tpot.value, f.tpot.low, f.tpot.high, f.ttft.value):
+    for t in (f.floor.floor_tpot, f.tpot.value, f.tpot.low, f.tpot.high, f.ttft.value):
         assert sig(t, "ms").text in text
     assert f"{f.rows} rows in {f.groups} groups" in text
 
