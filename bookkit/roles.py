@@ -226,9 +226,9 @@ def stored_values(path: pathlib.Path | str) -> dict[str, str]:
 def exercise_labels(markdown: str) -> list[str]:
     """The ``:label:`` of every ``{exercise}`` in ``markdown``, in document order.
 
-    >>> exercise_labels("```{exercise}\\n:label: j07-1\\nQ?\\n```\\n::::{exercise} worked\\n"
-    ...                 ":label: j07-e1\\n:nonumber:\\n")
-    ['j07-1', 'j07-e1']
+    >>> exercise_labels("```{exercise}\\n:label: ch1-1\\nQ?\\n```\\n::::{exercise} worked\\n"
+    ...                 ":label: ch1-e1\\n:nonumber:\\n")
+    ['ch1-1', 'ch1-e1']
     """
     return [m.group(2) for m in EXERCISE_LABEL.finditer(markdown)]
 
@@ -236,7 +236,7 @@ def exercise_labels(markdown: str) -> list[str]:
 def solution_targets(markdown: str) -> list[str]:
     """The label each ``{solution}`` (or ``{solution-start}``) in ``markdown`` solves.
 
-    >>> solution_targets("````{solution} j07-1\\n:class: dropdown\\n````\\n:::{solution-start} j07-2\\n")
-    ['j07-1', 'j07-2']
+    >>> solution_targets("````{solution} ch1-1\\n:class: dropdown\\n````\\n:::{solution-start} ch1-2\\n")
+    ['ch1-1', 'ch1-2']
     """
     return SOLUTION_TARGET.findall(markdown)

@@ -50,7 +50,7 @@ ZH_UNITS: dict[str, tuple[str, int]] = {
 }
 #: Whole words a stored value may hold besides numbers (a yes/no column, "1,024 and 2,048").
 ZH_WORDS: dict[str, str] = {
-    # phrases first (the pattern tries them in this order): the options of exercise j07-n3
+    # phrases first (the pattern tries them in this order): the options of exercise ch1-n3
     "4-bit weights": "4 比特权重", "twice the bandwidth": "带宽翻倍",
     # where a measured bend lies against the two models (the lab page)
     "beyond both": "比两者都晚", "between the two": "介于两者之间", "before both": "比两者都早",

@@ -44,9 +44,10 @@ class PrecisionPoint(HoldsMemory):
     peak: float
     #: The ridge :math:`\\Pi_m/\\beta`, FLOP/byte.
     ridge: float
-    #: J07's :math:`B^* = b_W\\Pi_m/(2\\beta)`, requests; also the prefill turning point
-    #: :math:`P^*` in prompt tokens.
-    b_star_j07: float
+    #: :math:`B^* = b_W\\Pi_m/(2\\beta)` with no KV cache read (chapter 1's,
+    #: :func:`~infra_calc.step.batch_turning_point`), requests; also the prefill turning
+    #: point :math:`P^*` in prompt tokens.
+    b_star_no_kv: float
     #: The model's :math:`B^*(S)` at ``context`` (:func:`~infra_calc.kv.turning_batch`), requests.
     b_star: float | np.ndarray
     #: The model's :math:`S_{max}` (:func:`~infra_calc.kv.critical_context`), tokens.
@@ -100,7 +101,7 @@ def precision_point(model, hw=None, *, context=None, bytes_per_param=None,
     return PrecisionPoint(
         math=w.math, bytes_per_param=bw, kv_bytes_per_element=w.kv_bytes_per_element,
         peak=acc.peak(w.math), ridge=acc.ridge(w.math),
-        b_star_j07=float(batch_turning_point(acc, bytes_per_param=bw, math=w.math)),
+        b_star_no_kv=float(batch_turning_point(acc, bytes_per_param=bw, math=w.math)),
         b_star=turning_batch_of(w), s_max=float(turning_points(w)[1]),
         t_step_1=step_parts(w.with_(batch=1)).t_floor,
         memory=w.memory_at(like=np.asarray(w.context, dtype=float)))

@@ -7,16 +7,16 @@ unit, computed answer (SI, never a typed literal), tolerance, hints and pick-one
 is right within the stated tolerance.
 
 >>> from bookkit import exercises
->>> exercises.check("j07-1", 34.3).correct
+>>> exercises.check("ch1-1", 34.3).correct
 True
 
 A reader's text may carry a unit; it is converted to the exercise's unit
 (:data:`infra_calc.units.UNITS`), and a wrong answer gets a hint, not
 the answer:
 
->>> exercises.check_text("j07-1", "0.0343 s").correct
+>>> exercises.check_text("ch1-1", "0.0343 s").correct
 True
->>> print(exercises.check_text("j07-1", "34300").hint)
+>>> print(exercises.check_text("ch1-1", "34300").hint)
 Check your units: your number is 1,000× the answer's. The answer is in ms.
 
 The package, one job per module:

@@ -5,15 +5,15 @@ Each id is the ``:label:`` of the exercise on ``book/1_decode_step/06_self_test.
 them); the page poses the questions and works the solutions with the numbers of
 :func:`selftest_values`, which the answers below share.  Every exercise needs its own idea:
 
-* ``j07-e1``: a worked example (the capacity check), solved on the page; the page
+* ``ch1-e1``: a worked example (the capacity check), solved on the page; the page
   shows how to check an answer with it.
-* ``j07-1`` … ``j07-4``: the ground of the source's four self-test questions (§10), each posed
+* ``ch1-1`` … ``ch1-4``: the ground of the source's four self-test questions (§10), each posed
   as the book's own question.
   1 and 3 keep the source's numbers and answers; 2 and 4 keep the source's idea with a
   twist, because the chapter pages already print the source's answers to them
   (2: the bytes per weight include the quantisation scales; 4: how short requests would
   have to be for B* of them to fit).
-* ``j07-n1`` … ``j07-n5`` (new): max against sum, utilisation from a measurement, which fix
+* ``ch1-n1`` … ``ch1-n5`` (new): max against sum, utilisation from a measurement, which fix
   helps once the KV cache is read too, the bandwidth a target needs, B* with 4-bit weights.
 
 Every function returns SI values (seconds, bytes, bytes/s, a fraction).
@@ -39,15 +39,15 @@ from infra_calc.step import batch_turning_point, compute_time, decode_step, mbu,
 from ..pagevalues import PageValues
 from .spec import Choice, Exercise, yes_no
 
-#: group quantisation in j07-2: 4-bit weights, one 16-bit scale per group of 32
+#: group quantisation in ch1-2: 4-bit weights, one 16-bit scale per group of 32
 Q4_BITS, Q4_SCALE_BITS, Q4_GROUP = 4, 16, 32
-#: j07-n1: requests and tokens of context each, on the H200
+#: ch1-n1: requests and tokens of context each, on the H200
 N1_BATCH, N1_CONTEXT = 100, 512
-#: j07-n2: a measured time per token at batch 1 on the H100 (an assumed measurement)
+#: ch1-n2: a measured time per token at batch 1 on the H100 (an assumed measurement)
 N2_MEASURED = 28e-3
-#: j07-n3: requests and tokens of context each, on the H100
+#: ch1-n3: requests and tokens of context each, on the H100
 N3_BATCH, N3_CONTEXT = 2, 4096
-#: j07-n3 to j07-n5: 4-bit weights, half a byte per parameter (scales left out)
+#: ch1-n3 to ch1-n5: 4-bit weights, half a byte per parameter (scales left out)
 HALF_BYTE = 0.5
 #: the question of judgement: the contexts of a long and a short request sharing a step
 C1_LONG, C1_SHORT = S.J07_CONTEXT, 128
@@ -78,7 +78,7 @@ def _values_givens(v):
 
 # --- the worked example: the capacity check (the source's, :func:`~infra_calc.scenarios.j07_capacity`)
 EX_E1 = Exercise(
-    "j07-e1", "GB", lambda: j07_capacity().total,
+    "ch1-e1", "GB", lambda: j07_capacity().total,
     hints=("Add the weights, one request's KV cache (tokens × bytes per token) and the "
            "workspace (a GiB is 2³⁰ bytes).",),
     parts=(yes_no("Does it fit?", lambda: j07_capacity().fits, "The total is below the capacity."),),
@@ -93,14 +93,14 @@ def _values_e1(v):
     v.e1_spare = shown(e1.headroom, "GB", 2)
 
 
-# --- j07-1: the A100 (source question 1) --------------------------------------------
+# --- ch1-1: the A100 (source question 1) --------------------------------------------
 def a100_read():
     """The read bound of the chapter's step on the source's A100, s."""
     return j07_decode_step(hw=S.j07_a100()).t_read
 
 
 EX_1 = Exercise(
-    "j07-1", "ms", a100_read, source_answer=34.3,
+    "ch1-1", "ms", a100_read, source_answer=34.3,
     hints=("The read bound is the bytes of all weights divided by the memory bandwidth: "
            "T_read = b_W·N / β.",
            "Use the A100's bandwidth in bytes/s; the weights stay the same bytes."),
@@ -118,9 +118,9 @@ def _values_1(v):
     v.s1 = shown(a100_read(), "ms", 1)
 
 
-# --- j07-2: 4-bit weights with their scales (source question 2, with the scales) -----
+# --- ch1-2: 4-bit weights with their scales (source question 2, with the scales) -----
 def q4_bytes_per_weight() -> float:
-    """Bytes a step reads per weight in j07-2: ``(bits + scale bits / group) / 8``."""
+    """Bytes a step reads per weight in ch1-2: ``(bits + scale bits / group) / 8``."""
     return (Q4_BITS + Q4_SCALE_BITS / Q4_GROUP) / 8
 
 
@@ -130,12 +130,12 @@ def _h100_step(bytes_per_param):
 
 
 def q4_read():
-    """The H100's read bound with the j07-2 weights and their scales, s."""
+    """The H100's read bound with the ch1-2 weights and their scales, s."""
     return _h100_step(q4_bytes_per_weight()).t_read
 
 
 EX_2 = Exercise(
-    "j07-2", "ms", q4_read,
+    "ch1-2", "ms", q4_read,
     hints=("Count the bits a step reads per weight: the weight's own bits plus its share of "
            "the group's scale.",
            "Bytes per weight = bits per weight / 8; then T_read = b_W·N / β."),
@@ -154,14 +154,14 @@ def _values_2(v):
     v.q4_extra_pct = shown(q4_bytes_per_weight() / HALF_BYTE - 1, "%", 1)
 
 
-# --- j07-3: batch 32 (source question 3) ----------------------------------------------
+# --- ch1-3: batch 32 (source question 3) ----------------------------------------------
 def b32():
     """The chapter's step with 32 requests."""
     return j07_decode_step(batch=32)
 
 
 EX_3 = Exercise(
-    "j07-3", "ms", lambda: b32().read_time_per_output, source_answer=0.65,
+    "ch1-3", "ms", lambda: b32().read_time_per_output, source_answer=0.65,
     hints=("The step still reads every weight once; divide that read time by the batch.",),
     parts=(yes_no("Is the dashboard's figure a user's wait per token?", lambda: False,
                   "Each token comes only when the whole step ends."),),
@@ -177,7 +177,7 @@ def _values_3(v):
     v.s3_comp = shown(st32.t_compute, "ms", 2)
 
 
-# --- j07-4: how short would B* requests have to be? (source question 4) ---------------
+# --- ch1-4: how short would B* requests have to be? (source question 4) ---------------
 def _bstar() -> float:
     """B* of the source's case, ``b_W·Π / 2β``, requests (not rounded)."""
     return batch_turning_point(_h100(), bytes_per_param=S.J07_BYTES_PER_PARAM)
@@ -197,7 +197,7 @@ def bstar_context() -> int:
 
 
 EX_4 = Exercise(
-    "j07-4", "tokens", bstar_context, rel_tol=0.0, abs_tol=1.0, side="at_most",
+    "ch1-4", "tokens", bstar_context, rel_tol=0.0, abs_tol=1.0, side="at_most",
     hints=("Subtract the weights from the capacity, share the rest among the B* requests, "
            "and divide by the KV bytes of one token; round down.",),
 )
@@ -213,21 +213,21 @@ def _values_4(v):
     v.s4 = shown(bstar_context(), "tokens", 0)
 
 
-# --- j07-n1: max against sum ----------------------------------------------------------
+# --- ch1-n1: max against sum ----------------------------------------------------------
 def n1_capacity():
-    """J07's capacity check (:func:`~infra_calc.scenarios.j07_capacity`) of the j07-n1 batch,
+    """J07's capacity check (:func:`~infra_calc.scenarios.j07_capacity`) of the ch1-n1 batch,
     N1_BATCH requests of N1_CONTEXT tokens, on the H200: its ``kv`` the batch's KV cache."""
     return j07_capacity(batch=N1_BATCH, context=N1_CONTEXT,
                         capacity=accelerator("H200 SXM").mem_capacity)
 
 
 def n1_step(overlap=True):
-    """The j07-n1 step on the H200, KV read counted; reads and math serial when not ``overlap``."""
+    """The ch1-n1 step on the H200, KV read counted; reads and math serial when not ``overlap``."""
     return j07_decode_step(hw="H200 SXM", batch=N1_BATCH, kv_bytes=n1_capacity().kv, overlap=overlap)
 
 
 def n1_saving():
-    """What overlapping reads and math saves on the j07-n1 step: serial minus overlapped, s.
+    """What overlapping reads and math saves on the ch1-n1 step: serial minus overlapped, s.
 
     The math is the weights' multiply-adds, ``2BN``, as chapter 1 counts it; the
     attention over the caches (:func:`n1_attention_flops`) is left out, and the
@@ -237,12 +237,12 @@ def n1_saving():
 
 
 def n1_attention_flops():
-    """FLOPs of the attention over the j07-n1 caches, which ``2BN`` leaves out: ``4·B·S·L·H·d_h``."""
+    """FLOPs of the attention over the ch1-n1 caches, which ``2BN`` leaves out: ``4·B·S·L·H·d_h``."""
     return float(model(S.J07_MODEL).attention_flops(tokens=N1_BATCH, context=N1_CONTEXT))
 
 
 EX_N1 = Exercise(
-    "j07-n1", "ms", n1_saving,
+    "ch1-n1", "ms", n1_saving,
     hints=("Work out both bounds; count the KV caches in the bytes read and the weights' "
            "multiply-adds, 2BN, in the arithmetic.",
            "Serial minus overlapped is sum minus maximum: the smaller of the two times."),
@@ -274,7 +274,7 @@ def _values_n1(v):
     v.serial1_pct = shown(base.t_compute / base.t_step, "%", 1)
 
 
-# --- j07-n2: bandwidth utilisation from a measurement ---------------------------------
+# --- ch1-n2: bandwidth utilisation from a measurement ---------------------------------
 def n2_bytes():
     """The bytes the chapter's step must read with short contexts: the weights it multiplies.
 
@@ -292,12 +292,12 @@ def n2_bandwidth():
 
 
 def n2_mbu():
-    """Memory-bandwidth utilisation of the j07-n2 measurement, a fraction."""
+    """Memory-bandwidth utilisation of the ch1-n2 measurement, a fraction."""
     return mbu(n2_bytes(), _h100(), seconds=N2_MEASURED)
 
 
 EX_N2 = Exercise(
-    "j07-n2", "%", n2_mbu, rel_tol=0.005,
+    "ch1-n2", "%", n2_mbu, rel_tol=0.005,
     hints=("MBU = the bandwidth the step achieves (bytes read / measured time) divided by the "
            "card's peak bandwidth.",
            "Count the bytes the step must read: the weights it multiplies, not the "
@@ -316,28 +316,28 @@ def _values_n2(v):
     v.n2_src = shown(mbu(j07_decode_step().bytes_read, h100, seconds=N2_MEASURED), "%", 1)
 
 
-# --- j07-n3: which fix helps once the KV cache is read too ----------------------------
+# --- ch1-n3: which fix helps once the KV cache is read too ----------------------------
 def n3_kv():
-    """KV-cache bytes of the j07-n3 batch: N3_BATCH requests of N3_CONTEXT tokens."""
+    """KV-cache bytes of the ch1-n3 batch: N3_BATCH requests of N3_CONTEXT tokens."""
     return kv_cache_bytes(N3_CONTEXT, j07_kv_bytes_per_token(), batch=N3_BATCH)
 
 
 def n3_steps() -> dict:
-    """The j07-n3 step, its two upgrades and the baseline: ``{name: DecodeStep}``, the §5
-    cases (:func:`~infra_calc.scenarios.fix_scenarios`) with the j07-n3 batch and its caches."""
+    """The ch1-n3 step, its two upgrades and the baseline: ``{name: DecodeStep}``, the §5
+    cases (:func:`~infra_calc.scenarios.fix_scenarios`) with the ch1-n3 batch and its caches."""
     cases = fix_scenarios(requests=N3_BATCH, kv_bytes=n3_kv())
     return {"baseline": cases["baseline"], "4-bit weights": cases["4-bit weights (70B)"],
             "twice the bandwidth": cases["bandwidth doubled"]}
 
 
 def n3_better() -> str:
-    """The upgrade of j07-n3 that gives the shorter step."""
+    """The upgrade of ch1-n3 that gives the shorter step."""
     s = n3_steps()
     return min(("4-bit weights", "twice the bandwidth"), key=lambda k: s[k].t_step)
 
 
 EX_N3 = Exercise(
-    "j07-n3", "ms", lambda: n3_steps()["4-bit weights"].t_step,
+    "ch1-n3", "ms", lambda: n3_steps()["4-bit weights"].t_step,
     hints=("Add the KV caches to the bytes a step reads; 4-bit storage halves only the "
            "weights' part.",),
     parts=(Choice("Which upgrade gives the shorter step?", n3_better,
@@ -361,14 +361,14 @@ def _values_n3(v):
     v.n3_choice = Shown(None, n3_better())
 
 
-# --- j07-n4: the bandwidth a target needs ----------------------------------------------
+# --- ch1-n4: the bandwidth a target needs ----------------------------------------------
 def n4_bandwidth():
     """The bandwidth at which the 4-bit weights' read bound meets the target, bytes/s."""
     return _h100_step(HALF_BYTE).bytes_read / S.J07_TARGET_STEP
 
 
 EX_N4 = Exercise(
-    "j07-n4", "TB/s", n4_bandwidth,
+    "ch1-n4", "TB/s", n4_bandwidth,
     hints=("Solve the read bound for the bandwidth: β ≥ b_W·N / T_target.",),
     parts=(yes_no("Is the H100's bandwidth enough?",
                   lambda: _h100().mem_bandwidth >= n4_bandwidth(),
@@ -387,7 +387,7 @@ def _values_n4(v):
     v.n4_cards = Shown(len(cards), ", ".join(cards))
 
 
-# --- j07-n5: B* with 4-bit weights on the H200 ------------------------------------------
+# --- ch1-n5: B* with 4-bit weights on the H200 ------------------------------------------
 def n5_batch():
     """Smallest whole batch at which the H200's compute bound exceeds its read bound."""
     b = math.floor(batch_turning_point("H200 SXM", bytes_per_param=HALF_BYTE)) + 1
@@ -397,7 +397,7 @@ def n5_batch():
 
 
 EX_N5 = Exercise(
-    "j07-n5", "requests", n5_batch, rel_tol=0.0,
+    "ch1-n5", "requests", n5_batch, rel_tol=0.0,
     hints=("B* = b_W·Π / (2β): halving the bytes per weight halves it. Then take the first "
            "whole batch above it.",),
 )

@@ -1,21 +1,21 @@
 """Exercises for chapter 2, the source's J13 (why a card cannot run at full speed).
 
-``j13-1`` … ``j13-4`` are the source's §10 self-test; ``j13-n1`` … ``j13-n6`` are
+``ch2-1`` … ``ch2-4`` are the source's §10 self-test; ``ch2-n1`` … ``ch2-n6`` are
 new, and each needs an idea none of the others uses:
 
 =========  =========================================================
 id         idea
 =========  =========================================================
-j13-1      intensity of one GEMM, ``I = F/V``
-j13-2      ridge point of a card, ``I* = Π/β``
-j13-3      rows executed after padding to tiles
-j13-4      capacity inequality, rounded down for ``B``
-j13-n1     the inverse: rows ``M*`` that reach the ridge (MI300X)
-j13-n2     the ceiling ``M → ∞``: widths that can never reach it
-j13-n3     capacity inequality solved for the context ``S``
-j13-n4     padding in time: ``max(F_pad/Π, V/β)``
-j13-n5     Amdahl turned around: the ``f`` a target needs
-j13-n6     utilisation: a measured step against its read floor
+ch2-1      intensity of one GEMM, ``I = F/V``
+ch2-2      ridge point of a card, ``I* = Π/β``
+ch2-3      rows executed after padding to tiles
+ch2-4      capacity inequality, rounded down for ``B``
+ch2-n1     the inverse: rows ``M*`` that reach the ridge (MI300X)
+ch2-n2     the ceiling ``M → ∞``: widths that can never reach it
+ch2-n3     capacity inequality solved for the context ``S``
+ch2-n4     padding in time: ``max(F_pad/Π, V/β)``
+ch2-n5     Amdahl turned around: the ``f`` a target needs
+ch2-n6     utilisation: a measured step against its read floor
 =========  =========================================================
 
 The id of each is the ``:label:`` of its ``{exercise}`` on the self-test page
@@ -59,7 +59,7 @@ N4_ROWS, N4_TILE_ROWS = 300, 128  # rows sent to one expert; a large kernel's ro
 N5_UNIT_SPEEDUP, N5_TARGET = 4.0, 2.0
 N6_MEASURED = 8e-3                # s per token: a made-up measurement
 N6_CONTEXT = 4096                 # tokens already in the request's KV cache
-#: the words j13-1 answers with, for the labels of :func:`~infra_calc.bound.bounds`
+#: the words ch2-1 answers with, for the labels of :func:`~infra_calc.bound.bounds`
 BOUND_WORDS = {"compute": "compute-bound", "memory": "bandwidth-bound"}
 
 
@@ -88,7 +88,7 @@ def _i64():
 
 
 EX_1 = Exercise(
-    "j13-1", "FLOP/byte", _i64, source_answer=62.1,
+    "ch2-1", "FLOP/byte", _i64, source_answer=62.1,
     hints=("I = F / V with F = 2MKN and V = b(MK + KN + MN), b = 2 bytes.",),
     parts=(Choice("Compute- or bandwidth-bound on an H100?",
                   lambda: BOUND_WORDS[gemm_roofline(64, S.J13_K, S.J13_N, S.j13_h100(),
@@ -113,7 +113,7 @@ def _i256():
 
 
 EX_2 = Exercise(
-    "j13-2", "FLOP/byte", lambda: S.j13_h100().ridge_point, source_answer=295.3,
+    "ch2-2", "FLOP/byte", lambda: S.j13_h100().ridge_point, source_answer=295.3,
     hints=("I* = Π / β: peak FLOP/s over bytes/s.",),
 )
 
@@ -131,7 +131,7 @@ def _values_2(v):
 
 
 EX_3 = Exercise(
-    "j13-3", "rows", lambda: j13_padding(0.0).executed, rel_tol=0.0,
+    "ch2-3", "rows", lambda: j13_padding(0.0).executed, rel_tol=0.0,
     source_answer=4096,
     hints=("Each active expert's rows are rounded up to a whole tile.",),
 )
@@ -151,7 +151,7 @@ def _b4090():
 
 
 EX_4 = Exercise(
-    "j13-4", "requests", _b4090, rel_tol=0.0, source_answer=4, side="at_most",
+    "ch2-4", "requests", _b4090, rel_tol=0.0, source_answer=4, side="at_most",
     hints=("Capacity − weights − workspace, divided by one conversation's KV cache "
            "(its tokens × the KV bytes per token), rounded down.",),
 )
@@ -173,7 +173,7 @@ def _m_star(name):
 
 
 EX_N1 = Exercise(
-    "j13-n1", "rows", lambda: _m_star("MI300X"),
+    "ch2-n1", "rows", lambda: _m_star("MI300X"),
     hints=("First the card's ridge point I* = Π/β; then set I(M) = I* and solve for M.",
            "M* = I*·b·K·N / (2·K·N − I*·b·(K + N)), with b = 2 bytes."),
     parts=(Choice("More or fewer rows than on the H100?",
@@ -199,7 +199,7 @@ def _width_floor():
 
 
 EX_N2 = Exercise(
-    "j13-n2", "elements", _width_floor,
+    "ch2-n2", "elements", _width_floor,
     hints=("Let M grow without bound in I(M) = 2MKN / (b(MK + KN + MN)), with N = K.",
            "The limit is 2KN / (b(K + N)); set it equal to I*."),
 )
@@ -228,7 +228,7 @@ def _s_max():
 
 
 EX_N3 = Exercise(
-    "j13-n3", "tokens", _s_max, rel_tol=0.002, side="at_most",
+    "ch2-n3", "tokens", _s_max, rel_tol=0.002, side="at_most",
     hints=("Solve W + B·S·m_KV + M_work ≤ C for S, with B fixed, and round down.",
            "A GiB is 2³⁰ bytes; m_KV is the KV-cache bytes of one token."),
 )
@@ -256,7 +256,7 @@ def _n4_cost():
 
 
 EX_N4 = Exercise(
-    "j13-n4", "%", _n4_cost, rel_tol=0.03,
+    "ch2-n4", "%", _n4_cost, rel_tol=0.03,
     hints=("Time is max(FLOPs/Π, bytes/β); the padding adds FLOPs, not bytes.",
            "Compare max(F_pad/Π, V/β) with max(F/Π, V/β); V is the same in both."),
     parts=(Choice("Which limit sets the padded GEMM's time?",
@@ -287,7 +287,7 @@ def _f_needed():
 
 
 EX_N5 = Exercise(
-    "j13-n5", "%", _f_needed,
+    "ch2-n5", "%", _f_needed,
     hints=("Amdahl: S = 1 / ((1 − f) + f/s); here S and s are given, f is unknown.",),
 )
 
@@ -312,7 +312,7 @@ def _mbu():
 
 
 EX_N6 = Exercise(
-    "j13-n6", "%", _mbu, rel_tol=0.03,
+    "ch2-n6", "%", _mbu, rel_tol=0.03,
     hints=("MBU = bytes a step must read / (measured step time × bandwidth).",
            "Count the weights a decode step multiplies (not the embedding table, which is "
            "gathered) and the KV cache of every token of context."),
@@ -330,7 +330,7 @@ def _values_n6(v):
     v.n6_mbu = shown(_mbu(), "%", 0)
 
 
-# --- j13-c1 and j13-c2: argued, not computed, after the registered ones ------
+# --- ch2-c1 and ch2-c2: argued, not computed, after the registered ones ------
 def _values_argued(v):
     K, N, b = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
     v.i1 = shown(arithmetic_intensity(1, K, N, bytes_per_element=b), "FLOP/byte", 1)

@@ -168,7 +168,7 @@ def answer_checker(exercise_id: str) -> AnswerChecker:
     Parameters
     ----------
     exercise_id : str
-        An id from :func:`bookkit.exercises.exercise_ids`, e.g. ``"j07-1"``; the checker
+        An id from :func:`bookkit.exercises.exercise_ids`, e.g. ``"ch1-1"``; the checker
         shows the exercise's ``title``, the name its page gives it.
     """
     return AnswerChecker(exercise_id)

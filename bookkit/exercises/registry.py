@@ -70,7 +70,7 @@ def exercise_ids(chapter: str | None = None) -> list[str]:
 def get(exercise_id: str) -> Exercise:
     """Look up an exercise by id (case and surrounding blanks ignored); the error lists the ids."""
     if not isinstance(exercise_id, str):
-        raise TypeError(f"exercise_id must be a string such as 'j07-1', got {exercise_id!r}")
+        raise TypeError(f"exercise_id must be a string such as 'ch1-1', got {exercise_id!r}")
     try:
         return _by_id()[exercise_id.strip().lower()]
     except KeyError:

@@ -58,8 +58,8 @@ class Exercise:
     ----------
     id : str
         The ``:label:`` of the exercise on its page: pages and tests refer to it by it.
-        ``"j07-1"`` (a source chapter's name, for the source's J07 and J13; a new exercise
-        ``"j07-n1"``) or ``"ch3-n1"`` (the book chapter's, for chapters 3 and 4).
+        ``"ch<chapter>-<k>"``, the book chapter's: ``"ch1-1"`` (a question of the source's
+        self-test), ``"ch1-n1"`` (a new one), ``"ch1-e1"`` (worked), ``"ch1-c1"`` (argued).
     unit : str
         The unit a reader answers in and the checker shows (``"ms"``, ``"%"``,
         ``"requests"`` ...), a key of :data:`infra_calc.units.UNITS`.

@@ -7,7 +7,7 @@ default (the source's case), and each returns a :class:`matplotlib.figure.Figure
 same functions, so the page and the published file cannot drift apart.
 ``python -m infra_calc figures --out DIR`` (``make figures``) writes them all.
 """
-from . import catalog, ch3, ch4, j07, j13, j13_memory, lab  # noqa: F401  (each registers its figures)
+from . import catalog, ch1, ch2, ch2_memory, ch3, ch4, lab  # noqa: F401  (each registers its figures)
 from ._registry import (
     FIGURES,
     HATCHES,

@@ -23,7 +23,7 @@ import html
 import ipywidgets as w
 
 from ..display import in_unit, round_sig, shown, tokens_k
-from ..figures.j13_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles, memory_segments
+from ..figures.ch2_memory import SEGMENT_COLOURS, SEGMENT_HATCHES, legend_handles, memory_segments
 from ..hardware import READINGS
 from ..planner import planner_state
 from ..units import GiB

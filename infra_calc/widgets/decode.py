@@ -18,7 +18,7 @@ import ipywidgets as w
 from .. import source as S
 from ..capacity import capacity_check
 from ..display import in_unit, round_sig, shown
-from ..figures.j07 import draw_decode_panel, update_decode_panel
+from ..figures.ch1 import draw_decode_panel, update_decode_panel
 from ..models import MODELS
 from ..step import batch_turning_point, decode_step
 from ..units import UNITS
@@ -185,7 +185,7 @@ def decode_step_explorer(params=S.J07_PARAMS, hw="H100 SXM", *, batch=1,
     Returns a :class:`DecodeStepExplorer` (an ``ipywidgets.VBox``) holding the
     controls, a text readout and the figure.  For tests it exposes
     ``.controls`` (dict of widgets), ``.readout`` (HTML widget), ``.fig``,
-    ``.artists`` (from :func:`~infra_calc.figures.j07.draw_decode_panel`),
+    ``.artists`` (from :func:`~infra_calc.figures.ch1.draw_decode_panel`),
     ``.image``, ``.state()`` (the current :class:`~infra_calc.step.DecodeStep`)
     and ``.update()``.
     """

@@ -13,7 +13,7 @@ import ipywidgets as w
 
 from .. import source as S
 from ..display import shown
-from ..figures.j13 import moe_axes, update_moe_axes
+from ..figures.ch2 import moe_axes, update_moe_axes
 from ..shape import padded_rows, route_tokens
 from ._base import Explorer, table_html
 

@@ -15,7 +15,7 @@ import ipywidgets as w
 from .. import source as S
 from ..accelerators import CATALOG, accelerator
 from ..display import shown, shown_prefixed
-from ..figures.j13 import roofline_axes, update_roofline_axes
+from ..figures.ch2 import roofline_axes, update_roofline_axes
 from ._base import Explorer, object_options, table_html
 
 __all__ = ["RooflineExplorer", "roofline_explorer"]

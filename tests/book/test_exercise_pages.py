@@ -64,16 +64,16 @@ def exercise_cells(path) -> dict[str, int]:
 
 
 def test_the_patterns_see_what_they_should():
-    md = "```{exercise}\n:label: j07-1\nQ?\n```\n\n````{exercise} worked\n:label: j07-e1\n:nonumber:\n"
-    assert exercise_labels(md) == ["j07-1", "j07-e1"]
-    assert solution_targets("````{solution} j07-1\n:class: dropdown\n") == ["j07-1"]
-    assert REGISTRY_ID.findall('exercises.get("j07-n3"), "ch3-2"') == ["j07-n3", "ch3-2"]
-    assert CHECKER.findall('answer_checker("j07-n3")') == ["j07-n3"]
+    md = "```{exercise}\n:label: ch1-1\nQ?\n```\n\n````{exercise} worked\n:label: ch1-e1\n:nonumber:\n"
+    assert exercise_labels(md) == ["ch1-1", "ch1-e1"]
+    assert solution_targets("````{solution} ch1-1\n:class: dropdown\n") == ["ch1-1"]
+    assert REGISTRY_ID.findall('exercises.get("ch1-n3"), "ch3-2"') == ["ch1-n3", "ch3-2"]
+    assert CHECKER.findall('answer_checker("ch1-n3")') == ["ch1-n3"]
     assert chapter_folder("ch1").name == "1_decode_step"
 
 
 def registered_ids_used(path) -> list[str]:
-    """Registry ids a page's code refers to (``exercises.get("j07-1")`` and the like)."""
+    """Registry ids a page's code refers to (``exercises.get("ch1-1")`` and the like)."""
     ids = set(exercises.exercise_ids())
     code = "\n".join(source(c) for c in cells(path) if c["cell_type"] == "code")
     return sorted({m for m in REGISTRY_ID.findall(code) if m in ids})
@@ -114,9 +114,9 @@ def test_every_exercise_has_one_solution():
 
 
 def test_each_source_chapter_has_new_exercises():
-    for ch, source_chapter in (("ch1", "j07"), ("ch2", "j13")):
-        new = [i for i in exercises.exercise_ids(ch) if i.startswith(f"{source_chapter}-n")]
-        assert new and new == [f"{source_chapter}-n{k}" for k in range(1, len(new) + 1)], (ch, new)
+    for ch in ("ch1", "ch2"):
+        new = [i for i in exercises.exercise_ids(ch) if i.startswith(f"{ch}-n")]
+        assert new and new == [f"{ch}-n{k}" for k in range(1, len(new) + 1)], (ch, new)
 
 
 # ------------------------------------------------------------------ the source's answers
@@ -125,7 +125,7 @@ def decimals(x):
     return len(s.split(".")[1]) if "." in s else 0
 
 
-SOURCE_IDS = ["j07-1", "j07-3", "j13-1", "j13-2", "j13-3", "j13-4"]
+SOURCE_IDS = ["ch1-1", "ch1-3", "ch2-1", "ch2-2", "ch2-3", "ch2-4"]
 
 
 def test_source_ids_are_the_registry_source_questions():

@@ -311,8 +311,8 @@ def test_unit_word_check(msgstr, found):
     ("见 H100, H200 两张卡", "ASCII comma"),
     ("`make book`，然后 `make test`", None),
     ("$M = 1, 2, 4$ 行", None),                         # math keeps its commas
-    ("即 {numref}`j07-1` 到 {numref}`j07-4`", "two Chinese characters"),   # 即 练习 1.1 到 练习 1.4
-    ("即{numref}`j07-1` 到{numref}`j07-4` 那一项", None),                  # 即练习 1.1 到练习 1.4 那一项
+    ("即 {numref}`ch1-1` 到 {numref}`ch1-4`", "two Chinese characters"),   # 即 练习 1.1 到 练习 1.4
+    ("即{numref}`ch1-1` 到{numref}`ch1-4` 那一项", None),                  # 即练习 1.1 到练习 1.4 那一项
     ("（{numref}`fig` 中的虚线）", None),
     ("见 {numref}`图 %s <fig>`", "two Chinese characters"),               # a title of its own
 ])

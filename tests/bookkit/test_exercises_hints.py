@@ -84,8 +84,8 @@ def test_the_exercises_own_hints_do_not_state_the_answer(eid):
 
 
 def test_direction_and_coarse_size_in_words():
-    ex = exercises.get("j07-1")
-    exp = exercises.expected("j07-1")
+    ex = exercises.get("ch1-1")
+    exp = exercises.expected("ch1-1")
     for ratio, words in ((1.05, "A little too high"), (0.95, "A little too low"),
                          (1.3, "Clearly too high"), (0.7, "Clearly too low"),
                          (2.0, "Far too high"), (0.4, "Far too low"),
@@ -97,8 +97,8 @@ def test_direction_and_coarse_size_in_words():
 
 
 def test_unit_slips_are_named():
-    ex = exercises.get("j07-1")
-    exp = exercises.expected("j07-1")
+    ex = exercises.get("ch1-1")
+    exp = exercises.expected("ch1-1")
     assert hint_for(ex, exp * 1000).startswith("Check your units: your number is 1,000× the answer's")
     assert hint_for(ex, exp / 1e6).startswith("Check your units: the answer is 1,000,000× yours")
     gb = exercises.get("ch3-n6")                      # GB: a GiB slip is named with its reason
@@ -108,7 +108,7 @@ def test_unit_slips_are_named():
 
 
 def test_the_exercises_own_hints_come_one_per_attempt():
-    ex = exercises.get("j07-1")
+    ex = exercises.get("ch1-1")
     assert len(ex.hints) == 2
     h1, h2, h3 = (hint_for(ex, 20.0, attempt=a) for a in (1, 2, 3))
     assert ex.hints[0] in h1 and ex.hints[1] not in h1
@@ -116,6 +116,6 @@ def test_the_exercises_own_hints_come_one_per_attempt():
 
 
 def test_sign_and_zero():
-    ex = exercises.get("j07-1")
+    ex = exercises.get("ch1-1")
     assert hint_for(ex, 0.0).startswith("Check the sign and the size: the answer is positive.")
     assert hint_for(ex, -34.3).startswith("Check the sign")

@@ -35,8 +35,8 @@ def test_with_titles_numbers_a_chapter_as_its_page_does():
     assert [ex.title for ex in registry.with_titles([a, worked, b], 2)] == [
         "Exercise 2.1", "Exercise", "Exercise 2.2"]
     # the registered ones: a chapter's place in CHAPTERS is its number
-    assert exercises.get("j07-e1").title == "Exercise"
-    assert exercises.get("j13-n6").title == "Exercise 2.10"
+    assert exercises.get("ch1-e1").title == "Exercise"
+    assert exercises.get("ch2-n6").title == "Exercise 2.10"
     assert exercises.get("ch4-n1").title == "Exercise 4.1"
 
 
@@ -48,24 +48,24 @@ def test_a_typed_title_is_refused():
 def test_an_id_in_two_chapters_is_refused(monkeypatch):
     ch1, ch4 = chapter_module("ch1"), chapter_module("ch4")
     monkeypatch.setattr(ch4, "EXERCISES", (*ch4.EXERCISES, ch1.EX_1))
-    with pytest.raises(ValueError, match=r"exercise ids listed twice: \['j07-1'\]"):
+    with pytest.raises(ValueError, match=r"exercise ids listed twice: \['ch1-1'\]"):
         registry._chapters.__wrapped__()
 
 
 def test_get_ignores_case_and_blanks_and_lists_known_ids():
-    assert exercises.get(" J07-1 ") is exercises.get("j07-1")
-    with pytest.raises(ValueError, match="unknown exercise 'j99-1'; known: j07-e1, j07-1"):
+    assert exercises.get(" CH1-1 ") is exercises.get("ch1-1")
+    with pytest.raises(ValueError, match="unknown exercise 'j99-1'; known: ch1-e1, ch1-1"):
         exercises.get("j99-1")
     with pytest.raises(TypeError, match="must be a string"):
         exercises.get(1)
 
 
 def test_expected_is_the_computed_answer_in_the_display_unit():
-    val = exercises.expected("j13-4")
-    assert isinstance(val, float) and val == float(exercises.get("j13-4").answer())
+    val = exercises.expected("ch2-4")
+    assert isinstance(val, float) and val == float(exercises.get("ch2-4").answer())
     # answers are SI: a time in seconds shown in ms, a fraction shown in %
-    assert exercises.expected("j07-1") == exercises.get("j07-1").answer() * 1e3
-    assert exercises.expected("j07-n2") == pytest.approx(exercises.get("j07-n2").answer() * 100)
+    assert exercises.expected("ch1-1") == exercises.get("ch1-1").answer() * 1e3
+    assert exercises.expected("ch1-n2") == pytest.approx(exercises.get("ch1-n2").answer() * 100)
 
 
 def test_names_the_chapters_import_stay_in_the_package():

@@ -226,7 +226,7 @@ def test_the_plot_scan_sees_a_hand_scaling_and_nothing_else():
 
 
 def test_the_plot_scan_fails_on_a_planted_hand_scaling():
-    path = PACKAGE / "figures" / "j07.py"
+    path = PACKAGE / "figures" / "ch1.py"
     source = path.read_text(encoding="utf-8")
     assert plotted_scalings(source) == []
     assert plotted_scalings(source + "\nvals = x / GB\n") == [(source.count("\n") + 2, "x / GB")]

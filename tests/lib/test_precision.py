@@ -39,8 +39,8 @@ def test_precision_moves_the_turning_points_as_bytes_times_peak():
     w4 = ic.precision_point(BIG, H100, bytes_per_param=0.5)          # weight-only int4
     f8 = ic.precision_point(BIG, H100, math="fp8", bytes_per_param=1)
     assert w4.ridge == base.ridge and f8.ridge == pytest.approx(2 * base.ridge, rel=1e-3)
-    assert w4.b_star_j07 == pytest.approx(base.b_star_j07 / 4)
-    assert f8.b_star_j07 == pytest.approx(base.b_star_j07, rel=1e-3)
+    assert w4.b_star_no_kv == pytest.approx(base.b_star_no_kv / 4)
+    assert f8.b_star_no_kv == pytest.approx(base.b_star_no_kv, rel=1e-3)
     assert w4.b_star < base.b_star / 3.9 and f8.b_star == pytest.approx(base.b_star, rel=0.01)
     assert f8.s_max < 0.55 * base.s_max                              # the math got cheaper
     assert w4.s_max == pytest.approx(base.s_max, rel=1e-3)           # b_W enters only via a row

@@ -8,7 +8,7 @@ pytest.importorskip("ipywidgets")
 from widget_checks import limits, outside  # noqa: E402
 
 import infra_calc as ic  # noqa: E402
-from infra_calc.figures import j07  # noqa: E402
+from infra_calc.figures import ch1  # noqa: E402
 from infra_calc.widgets import decode_step_explorer  # noqa: E402
 from infra_calc.widgets.decode import OTHER  # noqa: E402
 
@@ -136,7 +136,7 @@ def test_decode_menu_holds_catalog_models_and_a_typed_count():
 
 def test_decode_title_rounds_the_parameter_count():
     st = ic.decode_step(3.46737e9, "H100 SXM", bytes_per_param=2)
-    assert "N = 3.47 billion" in j07._panel_text(st)
+    assert "N = 3.47 billion" in ch1._panel_text(st)
 
 
 def test_decode_explorer_draws_nothing_outside():

@@ -1,4 +1,4 @@
-"""infra_calc.figures.j07: the chapter-1 figures (decode step, batch sweep, capacity, explorer snapshot)."""
+"""infra_calc.figures.ch1: the chapter-1 figures (decode step, batch sweep, capacity, explorer snapshot)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,7 @@ from matplotlib.patches import Rectangle
 import infra_calc as ic
 from infra_calc import source as S
 from infra_calc.figures import FIGURES
-from infra_calc.figures import j07 as figs
+from infra_calc.figures import ch1 as figs
 
 
 def _bars(ax):

@@ -1,4 +1,4 @@
-"""Figures for chapter J07: one decode step from a few numbers.
+"""Figures for chapter 1, "why one decode step waits for memory" (the source's J07).
 
 Every figure takes the source's case as its default inputs
 (:mod:`infra_calc.source`): a 70e9-parameter dense model stored at 1 byte per

@@ -1,4 +1,4 @@
-"""Figures for J13 §5-§6: capacity stacks, TPU v1 die area, Amdahl's law.
+"""Figures for chapter 2, pages 05-06: capacity stacks, TPU v1 die area, Amdahl's law (J13 §5-§6).
 
 Every function takes its inputs as keyword arguments whose defaults are the
 source's case and returns a :class:`matplotlib.figure.Figure`.  The model

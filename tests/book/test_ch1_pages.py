@@ -13,7 +13,7 @@ NOTEBOOKS = sorted((ROOT / "book" / "1_decode_step").glob("[0-9]*.ipynb"))
 
 # --------------------------------------------------------------------------- notebooks
 def test_chapter_1_shows_the_j07_figures():
-    """Chapter 1's pages show the four J07 figures (each from book/figures/<id>.svg with
+    """Chapter 1's pages show the four figures of infra_calc.figures.ch1 (each from book/figures/<id>.svg with
     :name: <id>: tests/lib/test_figures.py holds that on every page)."""
     found = {target.rsplit("/", 1)[-1].removesuffix(".svg")
              for path in NOTEBOOKS for _, target in FIGURE.findall(page_text(path))}

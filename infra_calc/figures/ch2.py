@@ -1,4 +1,4 @@
-"""Figures for chapter J13, first half: intensity, roofline and shape efficiency.
+"""Figures for chapter 2, pages 01-04: intensity, roofline and shape efficiency (the source's J13).
 
 Every function takes its inputs as keyword arguments whose defaults are the
 source's case (the 4096×4096 BF16 Q projection of Qwen3-8B on an H100; the

@@ -1,4 +1,4 @@
-"""infra_calc.figures.j13_memory: the capacity, TPU-area and Amdahl figures."""
+"""infra_calc.figures.ch2_memory: the capacity, TPU-area and Amdahl figures."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from matplotlib.patches import Rectangle
 
 from infra_calc.display import shown, tokens_k
 from infra_calc.figures import FIGURES
-from infra_calc.figures import j13_memory as figs
+from infra_calc.figures import ch2_memory as figs
 from infra_calc.units import GB, GiB
 
 W_BF16 = 8190735360 * 2          # Qwen3-8B parameters x 2 bytes
@@ -132,7 +132,7 @@ def test_capacity_planner_snapshot_rows():
 
 
 def test_memory_segments_stack_weights_workspace_kv_to_the_total():
-    from infra_calc.figures.j13_memory import memory_segments
+    from infra_calc.figures.ch2_memory import memory_segments
     from infra_calc.planner import planner_state
     mem = planner_state("qwen3-8b", "RTX 4090", context=8192, batch=4, workspace=2 * 2**30,
                         bytes_per_param=2.0, reading="decimal GB").memory

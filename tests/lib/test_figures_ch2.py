@@ -1,4 +1,4 @@
-"""infra_calc.figures.j13: the chapter-2 compute figures and the explorer snapshots."""
+"""infra_calc.figures.ch2: the chapter-2 compute figures and the explorer snapshots."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 import infra_calc as ic
 from infra_calc import source as S
 from infra_calc.figures import FIGURES
-from infra_calc.figures import j13 as fig13
+from infra_calc.figures import ch2 as fig13
 
 K, N, B = S.J13_K, S.J13_N, S.J13_BYTES_PER_ELEMENT
 H100 = S.j13_h100()
