@@ -27,7 +27,7 @@ above all at batch 1, where nothing is left to overlap with).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -182,14 +182,6 @@ class StepParts(Bounds):
         return _region(self.floor_bound, self.counts)
 
 
-def _account(w: Workload, *, weight_read, comm, context, overlap, overlap_comm):
-    """``(counts, message, Bounds)`` of the decode steps of ``w`` (:func:`step_parts`)."""
-    c = decode_counts(w, weight_read=weight_read, context=context)
-    msg, tcomm = layer_comm(w.model, w.hw, tokens=w.batch, cards=w.cards, comm=comm)
-    return c, msg, bounds(c.flops, c.bytes_read, w.hw, t_comm=tcomm, overlap=overlap,
-                          overlap_comm=overlap_comm, math=w.math)
-
-
 def step_parts(w: Workload, *, weight_read="touched", comm="ring", context=None, overlap=True,
                overlap_comm=False) -> StepParts:
     """The :class:`StepParts` of the decode steps of ``w`` at ``context``: Bounds and counts.
@@ -203,8 +195,10 @@ def step_parts(w: Workload, *, weight_read="touched", comm="ring", context=None,
     (:func:`~infra_calc.comm.layer_comm`, 0 on one card), added (or the
     larger, ``overlap_comm=True``) as ``t_step``.
     """
-    c, msg, t = _account(w, weight_read=weight_read, comm=comm, context=context, overlap=overlap,
-                         overlap_comm=overlap_comm)
+    c = decode_counts(w, weight_read=weight_read, context=context)
+    msg, tcomm = layer_comm(w.model, w.hw, tokens=w.batch, cards=w.cards, comm=comm)
+    t = bounds(c.flops, c.bytes_read, w.hw, t_comm=tcomm, overlap=overlap,
+               overlap_comm=overlap_comm, math=w.math)
     return StepParts(**vars(t), counts=c, comm_bytes=msg)
 
 
@@ -346,21 +340,22 @@ def model_decode_step(model, hw=None, *, batch=None, context=None, cards=None,
     w = Workload.of(model, hw, batch=batch, context=context, cards=cards,
                     bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
                     math=math, routing=routing, workspace=workspace)
-    c, msg, t = _account(w, weight_read=weight_read, comm=comm, context=None, overlap=True,
-                         overlap_comm=overlap_comm)           # checks comm and the flag
-    zero = 0.0 * np.asarray(t.t_step)
+    s = step_parts(w, weight_read=weight_read, comm=comm, overlap_comm=overlap_comm)  # checks comm
+    c, msg = s.counts, s.comm_bytes
+    zero = 0.0 * np.asarray(s.t_step)
 
     def each(x):
         return unwrap(np.asarray(x) + zero)
 
     return ModelDecodeStep(
-        **vars(t), model=w.model, hw=w.hw, cards=w.cards, batch=w.batch, context=w.context,
+        **{f.name: getattr(s, f.name) for f in fields(Bounds)},
+        model=w.model, hw=w.hw, cards=w.cards, batch=w.batch, context=w.context,
         kv_heads_per_card=w.share.kv_heads, weight_read=weight_read, routing=w.routing,
         weight_bytes=each(c.weight_bytes), kv_bytes=each(c.kv_bytes),
         bytes_read=each(c.bytes_read), flops_linear=each(c.flops_linear),
         flops_attention=each(c.flops_attention), flops=each(c.flops),
         t_weights=read_time(each(c.weight_bytes), w.hw), t_kv=read_time(each(c.kv_bytes), w.hw),
-        region=_region(t.floor_bound, c), comm_bytes=each(msg), comm=comm,
-        overlap_comm=bool(overlap_comm), tokens_per_s=tokens_per_s(w.batch, t.t_step),
+        region=s.region, comm_bytes=each(msg), comm=comm,
+        overlap_comm=bool(overlap_comm), tokens_per_s=tokens_per_s(w.batch, s.t_step),
         memory=w.memory_at(like=zero),
     )
