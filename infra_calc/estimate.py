@@ -265,7 +265,7 @@ def _request(spec, prompt, output_tokens):
     if output_tokens is None:  # the default fits when the prompt does
         p = check_int(prompt, "prompt_tokens", "tokens", minimum=1, scalar=True)
         limit = spec.max_position_embeddings or p + DEFAULT_OUTPUT_TOKENS
-        output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, output_room(p, limit)))
+        output_tokens = max(1, min(DEFAULT_OUTPUT_TOKENS, output_room(prompt_tokens=p, limit=limit)))
     return check_request(spec, prompt_tokens=prompt, output_tokens=output_tokens)
 
 

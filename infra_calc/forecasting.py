@@ -292,14 +292,15 @@ class Design(NamedTuple):
 
     with :func:`pass_time` as ``T``.  ``prefill`` and ``prefill_one`` (one prompt at batch 1)
     hold ``(N, 3)`` rows of read, compute and comm times, ``steps`` the ``(M, 3)`` of the decode
-    steps kept, with their ``weights`` and request index ``of`` (``(M,)``); ``a``, ``share``,
-    ``layers`` and ``cards`` are ``(N,)``.  :func:`design` makes one; :meth:`stack` joins them.
+    steps kept, with their ``step_weights`` (the :math:`w_s`) and request index ``of``
+    (``(M,)``); ``a``, ``share``, ``layers`` and ``cards`` are ``(N,)``.  :func:`design` makes
+    one; :meth:`stack` joins them.
     """
 
     prefill: np.ndarray
     a: np.ndarray
     steps: np.ndarray
-    weights: np.ndarray
+    step_weights: np.ndarray
     of: np.ndarray
     share: np.ndarray
     prefill_one: np.ndarray
@@ -332,13 +333,13 @@ def design(t: Terms, figure: str, *, samples=None) -> Design:
     idx = np.unique(np.linspace(0, n - 1, n if samples is None else min(samples, n))
                     .round().astype(int)) if n else np.zeros(0, dtype=int)
     tpot = figure == "tpot"
-    weights = np.full(idx.size, (1.0 if tpot else n) / idx.size) if idx.size else np.zeros(0)
+    w = np.full(idx.size, (1.0 if tpot else n) / idx.size) if idx.size else np.zeros(0)
     share = t.share if tpot else 0.0
 
     def one(x):
         return np.array([x], dtype=float)
     return Design(np.array([t.prefill], dtype=float), one(0.0 if tpot else 1.0),
-                  np.stack([x[idx] for x in t.steps], axis=-1).reshape(-1, 3), weights,
+                  np.stack([x[idx] for x in t.steps], axis=-1).reshape(-1, 3), w,
                   np.zeros(idx.size, dtype=int), one(share),
                   np.array([t.prefill_one if share else (0.0, 0.0, 0.0)], dtype=float),
                   one(t.layers), np.array([t.cards]))
@@ -353,7 +354,7 @@ def request_time(k, d: Design) -> np.ndarray:
                          layers=layers, cards=cards)
     steps = timed(d.steps, d.layers[d.of], d.cards[d.of])
     out = d.a * timed(d.prefill, d.layers, d.cards) + np.bincount(
-        d.of, weights=d.weights * steps, minlength=d.a.size)
+        d.of, weights=d.step_weights * steps, minlength=d.a.size)
     if d.share.any():
         out = out + d.share * timed(d.prefill_one, d.layers, d.cards)
     return out

@@ -26,11 +26,12 @@ def longest_context(*, prompt_tokens, output_tokens):
     return prompt_tokens + output_tokens - 1
 
 
-def output_room(prompt_tokens, limit):
+def output_room(*, prompt_tokens, limit):
     """The most output tokens ``O`` a prompt of ``P`` tokens can have while its
     :func:`longest_context` stays within ``limit`` tokens (< 1 when the prompt alone is over).
 
-    >>> output_room(500, 1000), longest_context(prompt_tokens=500, output_tokens=output_room(500, 1000))
+    >>> o = output_room(prompt_tokens=500, limit=1000)
+    >>> o, longest_context(prompt_tokens=500, output_tokens=o)
     (501, 1000)
     """
     return limit - longest_context(prompt_tokens=prompt_tokens, output_tokens=1) + 1

@@ -213,7 +213,7 @@ def test_a_sampled_design_keeps_the_weight_of_every_step():
     k = forecasting.knobs().fitted
     for figure, weight in (("ttft", 0.0), ("tpot", 1.0), ("total", 199.0), ("rate", 199.0)):
         d = forecasting.design(t, figure, samples=32)
-        assert d.steps.shape[0] <= 32 and d.weights.sum() == pytest.approx(weight)
+        assert d.steps.shape[0] <= 32 and d.step_weights.sum() == pytest.approx(weight)
         full = forecasting.request_time(k, forecasting.design(t, figure))[0]
         assert forecasting.request_time(k, d)[0] == pytest.approx(full, rel=1e-3)
 
