@@ -61,6 +61,7 @@ from .roofline import RooflinePoint as RooflinePoint
 from .roofline import arithmetic_intensity as arithmetic_intensity
 from .roofline import attainable_flops as attainable_flops
 from .roofline import critical_rows as critical_rows
+from .roofline import fewest_compute_rows as fewest_compute_rows
 from .roofline import gemm_bytes as gemm_bytes
 from .roofline import gemm_flops as gemm_flops
 from .roofline import gemm_roofline as gemm_roofline

@@ -101,8 +101,7 @@ def capacity_check(capacity, *, weights, kv, workspace) -> CapacityCheck:
     w = check_number(weights, "weights", "bytes", allow_zero=True)
     k = check_number(kv, "kv", "bytes", allow_zero=True)
     ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
-    total = w + k + ws
-    fits = total <= c
+    total, fits = _inequality(c, w, k, ws)
     return CapacityCheck(c, w, k, ws, unwrap(total), unwrap(c - total), unwrap(fits, bool))
 
 
@@ -213,20 +212,27 @@ def max_context(capacity, *, weights, batch, kv_bytes_per_token, workspace):
                           lambda n, m: _cache_bytes(b, n, m))
 
 
+def _inequality(c, w, k, ws):
+    """``(total, fits)`` of the capacity inequality ``W + KV + M_work <= C`` (checked arrays):
+    the one test :func:`capacity_check` reports and :func:`_largest_count` solves."""
+    total = w + k + ws
+    return total, total <= c
+
+
 def _largest_count(capacity, weights, workspace, kv_bytes_per_token, cache):
     """The largest whole ``n >= 0`` with ``W + cache(n, m_KV) + M_work <= C``, the capacity
     inequality's one solver (``cache`` is :func:`_cache_bytes` of ``n`` requests at the
     context, or of ``n`` tokens for the batch); checks the sizes the two share.  The floor of
-    ``(C - W - M_work) / cache(1)`` is corrected by the test :func:`capacity_check` makes, in
-    its own float arithmetic, on the cache :func:`kv_cache_bytes` computes, so the two agree
-    at every boundary."""
+    ``(C - W - M_work) / cache(1)`` is corrected by the test :func:`capacity_check` makes
+    (:func:`_inequality`, the same float arithmetic), on the cache :func:`kv_cache_bytes`
+    computes, so the two agree at every boundary."""
     c = check_number(capacity, "capacity", "bytes")
     w = check_number(weights, "weights", "bytes", allow_zero=True)
     ws = check_number(workspace, "workspace", "bytes", allow_zero=True)
     m = check_number(kv_bytes_per_token, "kv_bytes_per_token", "bytes/token")
 
     def fits(n):
-        return w + cache(n, m) + ws <= c
+        return _inequality(c, w, cache(n, m), ws)[1]
 
     with np.errstate(over="ignore", invalid="ignore"):
         n = np.maximum(np.floor((c - w - ws) / cache(1.0, m)), 0.0)

@@ -207,9 +207,8 @@ def _workload(args):
 
 def _estimate(args) -> str:
     w = _workload(args)
-    # its model and card; the context is the estimate's to pick when none is given
-    est = estimate(w.model, w.hw, context=args.context, prompt_tokens=args.prompt,
-                   output_tokens=args.output_tokens, **_sizes(args))
+    est = estimate(w, context=args.context, prompt_tokens=args.prompt,   # None: the estimate's pick
+                   output_tokens=args.output_tokens)
     fc = None
     if args.prompt is not None:
         fc = forecast(w, prompt_tokens=args.prompt, output_tokens=est.request.output_tokens,

@@ -212,7 +212,8 @@ def estimate(model, hw=None, *, batch=None, context=None, prompt_tokens=None,
     context : int, optional
         Tokens of KV cache per request for the decode step (given with a
         Workload, it replaces the workload's).  Default: a Workload's own
-        context (>= 1, as a given one), else the request's last step ``P + O - 1``
+        context unless it is 0 (a Workload's default, no cache: the estimate picks,
+        as without one), else the request's last step ``P + O - 1``
         with a prompt, else :data:`DEFAULT_CONTEXT` capped by the model
         (:func:`default_context`).
     prompt_tokens : int, optional
@@ -242,7 +243,7 @@ def estimate(model, hw=None, *, batch=None, context=None, prompt_tokens=None,
     """
     w = Workload.of(model, hw, batch=batch, cards=cards, bytes_per_param=bytes_per_param,
                     kv_bytes_per_element=kv_bytes_per_element, math=math, workspace=workspace)
-    if context is None and isinstance(model, Workload):   # its own; a given one replaces it
+    if context is None and isinstance(model, Workload) and w.context:  # its own, unless empty
         context = w.context
     check_single_sizes(w, "batch", "cards")
     prompt, output = _request(w.model, prompt_tokens, output_tokens)
@@ -283,7 +284,7 @@ def _estimate_of(w, context_from, prompt, output) -> Estimate:
         context=int(w.context), cards=int(w.cards), context_from=context_from,
         params=int(spec.params), active_params=int(spec.active_params),
         matmul_params=int(spec.matmul_params), bytes_read=float(st.counts.bytes_read),
-        flops=float(st.counts.flops), t_step_serial=st.t_read + st.t_compute + st.t_comm,
+        flops=float(st.counts.flops), t_step_serial=step_parts(w, overlap=False).t_step,
         t_step_uniform_routing=uniform.t_step, tokens_per_s=tokens_per_s(w.batch, st.t_step),
         read_time_per_output=read_time_per_output(st.t_read, w.batch),
         batch_turning_point=batch_turning_point(w.hw, bytes_per_param=w.bytes_per_param, math=w.math),

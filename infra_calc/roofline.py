@@ -20,7 +20,8 @@ from .units import BF16_BYTES
 
 __all__ = [
     "gemm_flops", "gemm_bytes", "arithmetic_intensity", "intensity_limit",
-    "critical_rows", "attainable_flops", "RooflinePoint", "gemm_roofline", "BYTES_PER_ELEMENT",
+    "critical_rows", "fewest_compute_rows", "attainable_flops", "RooflinePoint", "gemm_roofline",
+    "BYTES_PER_ELEMENT",
 ]
 
 #: Bytes per element of a GEMM's operands when a call names none: BF16's
@@ -95,6 +96,16 @@ def critical_rows(k, n, hw, *, bytes_per_element=BYTES_PER_ELEMENT, math="bf16")
     b = _bpe(bytes_per_element)       # each row adds 2kn FLOPs and b(k + n) bytes to the b kn weight
     return crossover(0.0, b * k * n, accelerator(hw), flops_slope=2.0 * k * n, bytes_slope=b * (k + n),
                      math=math)
+
+
+def fewest_compute_rows(hw, *, bytes_per_element=BYTES_PER_ELEMENT, math="bf16"):
+    """Rows below which no GEMM reaches the ridge, whatever its ``K`` and ``N``: :math:`bI^*/2`.
+
+    A GEMM's intensity is below :math:`2M/b` (its FLOPs :math:`2MKN` over the weight alone,
+    :math:`bKN`), so it is compute-bound only with more than :math:`bI^*/2` rows: the limit of
+    :func:`critical_rows` as ``K`` and ``N`` grow, a real number of rows.
+    """
+    return _bpe(bytes_per_element) * accelerator(hw).ridge(math) / 2.0
 
 
 def attainable_flops(intensity, hw, *, math="bf16"):

@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.ticker import StrMethodFormatter
 from matplotlib.transforms import offset_copy
 
+from .. import roofline
 from .. import source as S
 from ..accelerators import accelerator
 from ..display import in_unit, shown
@@ -424,7 +425,7 @@ def padding_time(hw=None, *, k=S.J13_K, n=S.J13_N, tiles=(16, 64, 128), m_max=10
               "ls": styles[i % 3], "lw": 1.6, "label": f"{t}-row tiles"}
         top.plot(rows, [g.executed_flops / g.useful_flops for g in gs], **kw)
         bottom.plot(rows, [g.padding_slowdown for g in gs], **kw)
-    few = bytes_per_element * acc.ridge_point / 2
+    few = roofline.fewest_compute_rows(acc, bytes_per_element=bytes_per_element)
     for ax in (top, bottom):
         ax.axvline(few, color=PALETTE["black"], ls=":", lw=1.1)
         ax.set_xscale("log")

@@ -6,6 +6,7 @@ import math
 import pytest
 
 import infra_calc as ic
+from infra_calc.estimate import default_context
 from infra_calc.units import KiB
 
 
@@ -150,8 +151,11 @@ def test_a_workload_keeps_its_context_and_its_card():
     other = ic.estimate(w, context=2048)             # a size given with it replaces the workload's
     assert (other.context, other.batch) == (2048, 4)
     assert other.t_step == ic.estimate(w.with_(context=2048)).t_step
+    empty = ic.estimate(w.with_(context=0))          # no cache: the estimate picks, as for a model
+    assert (empty.context, empty.context_from) == default_context(w.model)
+    assert empty == ic.estimate("llama-2-70b", "H100 SXM", batch=4)
     with pytest.raises(ValueError, match=r"context \(tokens\) must be >= 1"):
-        ic.estimate(w.with_(context=0))              # a workload's context is given, never a sentinel
+        ic.estimate(w, context=0)                    # a given context is checked
     with pytest.raises(TypeError, match="hw"):
         ic.estimate("llama-2-70b")
 

@@ -19,6 +19,14 @@ def test_q_projection_numbers():
     assert ic.intensity_limit(k, n) == 2048.0
 
 
+def test_fewest_compute_rows_is_the_wide_limit_of_critical_rows():
+    few = ic.fewest_compute_rows("H100 SXM")
+    assert few < ic.critical_rows(4096, 4096, "H100 SXM")
+    assert ic.critical_rows(1e9, 1e9, "H100 SXM") == pytest.approx(few, rel=1e-5)
+    assert ic.fewest_compute_rows("H100 SXM", bytes_per_element=1, math="fp8") == pytest.approx(
+        ic.critical_rows(1e9, 1e9, "H100 SXM", bytes_per_element=1, math="fp8"), rel=1e-5)
+
+
 def test_critical_rows():
     m_star = ic.critical_rows(4096, 4096, "H100 SXM")
     assert round(m_star, 1) == 345.1
