@@ -172,8 +172,8 @@ class StepParts(Bounds):
     the all-reduce's message ``M = 2 B d``, bytes (:func:`~infra_calc.comm.layer_comm`)."""
 
     #: The step's per-card bytes and FLOPs (:func:`decode_counts`).
-    counts: StepCounts = None
-    comm_bytes: float | np.ndarray = 0.0
+    counts: StepCounts
+    comm_bytes: float | np.ndarray
 
     @property
     def region(self):

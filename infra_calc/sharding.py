@@ -30,8 +30,8 @@ if TYPE_CHECKING:                      # for the annotations only: sharding impo
 __all__ = ["CardShare", "card_share", "check_cards"]
 
 
-def check_cards(spec: ModelSpec, cards):
-    """Validate ``cards`` for ``spec`` and return it (an int or an int array).
+def check_cards(model: ModelSpec, cards):
+    """Validate ``cards`` for ``model`` and return it (an int or an int array).
 
     Raises
     ------
@@ -42,16 +42,16 @@ def check_cards(spec: ModelSpec, cards):
     """
     n = check_int(cards, "cards", "cards", minimum=1)
     arr = np.atleast_1d(n)
-    h, kv = spec.heads, spec.kv_heads
+    h, kv = model.heads, model.kv_heads
     for c in np.unique(arr):
         c = int(c)
         if h % c:
-            raise ValueError(f"cards must divide the {h} query heads of {spec.name}, got {c}")
+            raise ValueError(f"cards must divide the {h} query heads of {model.name}, got {c}")
         if c <= kv and kv % c:
-            raise ValueError(f"cards must divide the {kv} KV heads of {spec.name} "
+            raise ValueError(f"cards must divide the {kv} KV heads of {model.name} "
                              f"(cards <= kv_heads), got {c}")
         if c > kv and c % kv:
-            raise ValueError(f"cards must be a multiple of the {kv} KV heads of {spec.name} when "
+            raise ValueError(f"cards must be a multiple of the {kv} KV heads of {model.name} when "
                              f"cards > kv_heads (each card then holds one replicated KV head), "
                              f"got {c}")
     return n
@@ -105,16 +105,16 @@ class CardShare:
                       * np.asarray(self.kv_heads) / spec.kv_heads)
 
 
-def card_share(spec: ModelSpec, *, cards=1) -> CardShare:
-    """The per-card :class:`CardShare` of ``spec`` over ``cards`` cards (checked by :func:`check_cards`).
+def card_share(model: ModelSpec, *, cards) -> CardShare:
+    """The per-card :class:`CardShare` of ``model`` over ``cards`` cards (checked by :func:`check_cards`).
 
     >>> from infra_calc.models import model
     >>> s = card_share(model("llama-70b"), cards=16)       # 8 KV heads: each replicated twice
     >>> s.heads, s.kv_heads, s.kv_copies
     (4.0, 1.0, 2.0)
     """
-    n = check_cards(spec, cards)
+    n = check_cards(model, cards)
     nf = np.asarray(n, dtype=float)
-    kv = np.where(nf <= spec.kv_heads, spec.kv_heads / nf, 1.0)
-    return CardShare(cards=n, heads=unwrap(spec.heads / nf), kv_heads=unwrap(kv),
-                     kv_copies=unwrap(nf * kv / spec.kv_heads))
+    kv = np.where(nf <= model.kv_heads, model.kv_heads / nf, 1.0)
+    return CardShare(cards=n, heads=unwrap(model.heads / nf), kv_heads=unwrap(kv),
+                     kv_copies=unwrap(nf * kv / model.kv_heads))
