@@ -103,9 +103,12 @@ def capacity_reading(hw, *, reading: str = "physical GiB") -> float:
     A card's label says "N GB".  ``"physical GiB"`` reads it as ``N × 2^30``
     bytes (memory is built in binary sizes: a card sold as 24 GB holds 24
     GiB); ``"decimal GB"`` reads the same label as ``N × 10^9`` bytes, as the
-    source does.  The label ``N`` is recovered from the accelerator's own
-    reading (:attr:`Accelerator.capacity_reading`), so the answer is the
-    same whether ``hw`` is the catalog entry or a :func:`decimal_reading` of it.
+    source does.  Under the card's own reading (:attr:`Accelerator.capacity_reading`)
+    the answer is ``hw.mem_capacity`` itself, so a card changed with
+    ``with_(mem_capacity=...)`` keeps exactly that capacity; under the other
+    reading it is the same label ``N = mem_capacity / unit`` (not rounded) in
+    the other unit, so the catalog entry and its :func:`decimal_reading` give
+    the same answer.
 
     >>> capacity_reading("RTX 4090", reading="decimal GB")
     24000000000.0
@@ -115,12 +118,15 @@ def capacity_reading(hw, *, reading: str = "physical GiB") -> float:
     acc = accelerator(hw)
     if reading not in _READING_UNIT:
         raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
-    label = round(acc.mem_capacity / _READING_UNIT[acc.capacity_reading])
+    if reading == acc.capacity_reading:
+        return float(acc.mem_capacity)
+    label = acc.mem_capacity / _READING_UNIT[acc.capacity_reading]
     return float(label * _READING_UNIT[reading])
 
 
 def decimal_reading(hw) -> Accelerator:
-    """A copy of ``hw`` whose capacity is its label read as 10^9 bytes (80 GiB -> 80e9 B)."""
+    """A copy of ``hw`` whose capacity is its label read as 10^9 bytes (80 GiB -> 80e9 B),
+    :func:`capacity_reading` under ``"decimal GB"``."""
     acc = accelerator(hw)
     return acc.with_(mem_capacity=capacity_reading(acc, reading="decimal GB"), note=_DECIMAL_NOTE,
                      capacity_reading="decimal GB")

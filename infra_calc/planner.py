@@ -42,7 +42,7 @@ class PlannerState(HoldsMemory):
     batch: int
     #: Stored bytes per weight, ``b_W``.
     bytes_per_param: float
-    #: Which capacity reading (one of :data:`READINGS`).
+    #: Which capacity reading (one of :data:`READINGS`); the card's own unless one was asked for.
     reading: str
     #: KV cache of one request, ``S m_KV``.
     kv_per_request: float
@@ -57,25 +57,27 @@ def planner_state(model=None, hw=None, *, batch=None, context=None, bytes_per_pa
                   kv_bytes_per_element=None, workspace=None, reading=None) -> PlannerState:
     """Evaluate the capacity inequality for one setting of the planner.
 
-    Inputs left at None take J13's case (:mod:`infra_calc.source`:
-    ``J13_BATCH`` requests of ``J13_CONTEXTS[0]`` tokens of ``J13_MODEL`` on
-    a ``J13_HW``, weights of ``J13_BYTES_PER_PARAM`` bytes, keys and values of
-    ``KV_BYTES_PER_ELEMENT`` bytes, a ``J13_WORKSPACE`` workspace, the capacity
-    read as the source reads it, ``J13_READING``);
-    sizes are in bytes.  ``model`` and ``hw`` may be names or objects; the
-    result keeps the objects.  The memory is the
-    :class:`~infra_calc.workload.Workload`'s own record (:meth:`Workload.memory_at`),
-    against the capacity :func:`capacity_reading` of the accelerator under
-    ``reading``, the one mechanism for the two readings; :meth:`Workload.max_batch`
-    gives the largest batch against the same capacity.  Nothing is computed here that those do not
-    already define.
+    Inputs left at None take J13's case (:func:`~infra_calc.scenarios.j13_workload`:
+    ``J13_BATCH`` requests of ``J13_MODEL`` on the source's RTX 4090,
+    :func:`~infra_calc.source.j13_rtx4090`, whose capacity is read as the source
+    reads it, ``J13_READING``; weights of ``J13_BYTES_PER_PARAM`` bytes, keys and
+    values of ``KV_BYTES_PER_ELEMENT`` bytes, a ``J13_WORKSPACE`` workspace);
+    sizes are in bytes.  ``model`` and ``hw`` may be names or objects; an object
+    is used as given, never looked up again by its name, and the result keeps it.
+    ``reading`` left at None is the card's own (:attr:`Accelerator.capacity_reading`),
+    so the capacity is ``hw.mem_capacity``, the one the
+    :class:`~infra_calc.workload.Workload` holds; another reading is
+    :func:`capacity_reading` of the card.  The memory is the Workload's own record
+    (:meth:`Workload.memory_at`) against that capacity, and :meth:`Workload.max_batch`
+    gives the largest batch against the same capacity.  Nothing is computed here
+    that those do not already define.
     """
-    context = S.J13_CONTEXTS[0] if context is None else context
-    reading = S.J13_READING if reading is None else reading
-    given = dict(model=model, hw=S.J13_HW if hw is None else hw, batch=batch,
+    given = dict(model=model, hw=hw, batch=batch,
                  bytes_per_param=bytes_per_param, kv_bytes_per_element=kv_bytes_per_element,
                  workspace=workspace)
     w = j13_workload().with_(**{k: v for k, v in given.items() if v is not None})
+    context = S.J13_CONTEXTS[0] if context is None else context
+    reading = w.hw.capacity_reading if reading is None else reading
     cap = capacity_reading(w.hw, reading=reading)
     chk = w.memory_at(context, capacity=cap)            # the context is not refused past the model's
     per = w.with_(batch=1).kv_bytes_per_card(context)

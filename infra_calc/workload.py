@@ -217,8 +217,8 @@ class Workload(HoldsMemory):
 
         (the split of :class:`~infra_calc.sharding.CardShare`) at ``context``
         tokens per request and ``batch`` requests (default: the workload's; as
-        given, not checked against the model), against the card's physical
-        capacity.  ``weights`` and ``kv`` replace the resident weights and the
+        given, not checked against the model), against the card's capacity
+        ``hw.mem_capacity`` (its own reading).  ``weights`` and ``kv`` replace the resident weights and the
         cache (a lever that holds more or less); ``capacity`` replaces the
         capacity (another reading of it, :func:`~infra_calc.accelerators.capacity_reading`);
         ``like`` broadcasts every size to its shape.  At the workload's own

@@ -52,6 +52,10 @@ def test_capacity_reading_physical_or_the_decimal_label():
     src = S.j13_rtx4090()                       # a card read the source's way keeps its label
     assert src.capacity_reading == "decimal GB"
     assert ic.capacity_reading(src, reading="physical GiB") == 24 * GiB
+    odd = ic.accelerator("RTX 4090").with_(mem_capacity=20e9)   # no whole GiB: kept, not rounded
+    assert ic.capacity_reading(odd) == 20e9 and ic.capacity_reading(odd, reading="physical GiB") == 20e9
+    assert ic.decimal_reading(odd).mem_capacity == ic.capacity_reading(odd, reading="decimal GB")
+    assert ic.capacity_reading(ic.decimal_reading(odd), reading="physical GiB") == 20e9
 
 
 def test_decimal_reading_is_the_label_in_1e9_bytes():

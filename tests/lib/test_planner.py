@@ -29,7 +29,7 @@ def test_planner_state_matches_library():
 def test_planner_state_defaults_are_the_source_case():
     st = planner_state()
     assert (st.hw, st.model, st.context, st.memory.workspace) == (
-        ic.accelerator("RTX 4090"), ic.model(S.J13_MODEL), S.J13_CONTEXTS[0], S.J13_WORKSPACE)
+        S.j13_rtx4090(), ic.model(S.J13_MODEL), S.J13_CONTEXTS[0], S.J13_WORKSPACE)
     assert st.reading == S.J13_READING == "decimal GB"          # the source's, as the planner's
 
 
@@ -53,6 +53,26 @@ def test_one_mechanism_for_the_capacity_reading():
     assert st.hw is src                                    # the object, not its name
     with pytest.raises(ValueError, match="capacity_reading"):
         ic.accelerator("H100").with_(capacity_reading="decimal")
+
+
+def test_a_changed_card_keeps_its_capacity_in_the_planner_and_the_workload():
+    """A card changed to a capacity that is no whole number of GiB (or GB) keeps exactly
+    that capacity: the Workload, the planner at the card's own reading, and the planner
+    left to its default reading agree on the bytes and on what fits."""
+    for cap in (20e9, 20.5 * GiB, 13_000_000_001.0):
+        card = ic.accelerator("RTX 4090").with_(mem_capacity=cap)
+        w = ic.Workload("Qwen3-8B", card, batch=5, workspace=2 * GiB)
+        for st in (planner_state("Qwen3-8B", card, batch=5, workspace=2 * GiB, context=8192),
+                   planner_state("Qwen3-8B", card, batch=5, workspace=2 * GiB, context=8192,
+                                 reading="physical GiB")):
+            assert st.hw is card and st.reading == "physical GiB"
+            assert st.memory.capacity == cap == ic.capacity_reading(card) == w.memory.capacity
+            assert st.memory == w.memory_at(8192)
+            assert st.max_batch == w.max_batch(8192)
+        src = S.j13_rtx4090().with_(mem_capacity=cap)       # a source-read card keeps its bytes too
+        assert planner_state(hw=src).memory.capacity == cap == ic.capacity_reading(src, reading="decimal GB")
+        # the other reading is the same label in the other unit, not rounded to a whole one
+        assert math.isclose(ic.capacity_reading(card, reading="decimal GB"), cap / GiB * 1e9)
 
 
 def test_planner_memory_is_the_workloads_record_at_the_reading():

@@ -91,6 +91,10 @@ def test_capacity_planner_keeps_a_changed_card():
     assert p.state().hw is big and p.state().memory.capacity == 48 * GiB
     p.controls["model"].value = ic.model("Llama-3.1-8B")
     assert p.state().hw is big
+    odd = ic.accelerator("RTX 4090").with_(mem_capacity=20e9)   # no whole GiB: its bytes, as given
+    q = capacity_planner(hw=odd)
+    assert q.state().memory.capacity == 20e9 == ic.Workload("Qwen3-8B", odd).memory.capacity
+    assert q.controls["reading"].value == "physical GiB"
 
 
 def test_capacity_planner_width_menu_is_the_shared_table():
