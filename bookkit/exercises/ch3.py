@@ -154,7 +154,7 @@ EX_N4 = Exercise(
     hints=("Count only the products the pass must do: the layers' matrices for every prompt "
            "token, the LM head for the last one only, and causal attention, P(P+1)/2 "
            "query-key pairs per head. The embedding table is a gather, not a product.",),
-    parts=(Choice("Which bound decides?", lambda: f"{n4().bound}-bound",
+    parts=(Choice("Compute- or memory-bound?", lambda: f"{n4().bound}-bound",
                   ("compute-bound", "memory-bound"),
                   "A long prompt gives every weight thousands of rows to multiply."),),
 )

@@ -187,7 +187,7 @@ EX_N5 = Exercise(
     "ch4-n5", "ms", lambda: _n5().tpot.value, rel_tol=0.02,
     hints=("Call ic.forecast with the engine named; its tpot is a band with a value, a low "
            "and a high end.",),
-    parts=(yes_no("Is the claim inside the forecast's band?", _n5_inside,
+    parts=(yes_no("Is the vendor's figure within the band?", _n5_inside,
                   "Compare the claim with the two ends of the band."),),
 )
 

@@ -56,6 +56,17 @@ def test_exercise_checks_are_exact_for_counts():
     assert not E.check("ch1-4", 130).correct and not E.check("ch1-4", 127).correct
 
 
+def test_n5_batch_is_the_first_whole_batch_the_step_computes_longer_than_it_reads():
+    """ch1-n5's answer, from B* = b_W·Π/(2β), is where the H200 decode step itself turns:
+    compute-bound at that batch, memory-bound one request below."""
+    from bookkit.exercises import ch1 as X
+
+    b = X.n5_batch()
+    bound = {n: ic.decode_step(S.J07_PARAMS, "H200 SXM", bytes_per_param=X.HALF_BYTE, batch=n).bound
+             for n in (b - 1, b)}
+    assert bound == {b - 1: "memory", b: "compute"}
+
+
 def test_exercise_logic():
     from bookkit.exercises import ch1 as X
 

@@ -1,7 +1,9 @@
 """bookkit/exercises/registry.py: every exercise by id; and the package's imports."""
 import ast
 import importlib
+import json
 import pathlib
+import re
 
 import pytest
 
@@ -10,6 +12,7 @@ from bookkit.exercises import registry, spec
 from bookkit.exercises.spec import Exercise
 
 PACKAGE = pathlib.Path(exercises.__file__).parent
+BOOK = PACKAGE.parents[1] / "book"
 
 
 def chapter_module(name):
@@ -158,3 +161,31 @@ def test_exercises_lists_every_exercise_of_its_module_in_order(name):
     listed = [n.value for n in tree.body if isinstance(n, ast.Assign)
               and getattr(n.targets[0], "id", None) == "EXERCISES"]
     assert len(listed) == 1 and [e.id for e in listed[0].elts] == defined and len(defined) > 3
+
+
+def _plain(text: str) -> str:
+    """Text compared case- and spacing-blind: lower case, every run of blanks one space."""
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def checker_texts() -> list[tuple[str, str]]:
+    """``(id, text)`` for every sentence the registry writes for the checker to show: each
+    pick-one part's prompt and its note, and each hint.  The options are left out: they
+    are the words the page's question poses the choice in ("yes", "compute-bound")."""
+    return [(ex.id, text) for ex in map(registry.get, registry.exercise_ids())
+            for text in (*(t for p in ex.parts for t in (p.prompt, p.why)), *ex.hints) if text]
+
+
+def test_no_checker_text_is_written_on_a_page_too():
+    """The checker's texts live in the registry, not on the page (CONTRIBUTING.md,
+    Exercises): no prompt, note or hint of the registry stands in any page's markdown,
+    so the two cannot say the same thing in two places that drift apart."""
+    pages = {p.relative_to(BOOK).as_posix(): _plain(" ".join(
+                "".join(c["source"]) for c in json.loads(p.read_text(encoding="utf-8"))["cells"]
+                if c["cell_type"] == "markdown"))
+             for p in sorted(BOOK.rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts}
+    texts = checker_texts()
+    assert len(pages) > 20 and len(texts) > 20
+    twice = [(eid, text, page) for eid, text in texts for page, md in pages.items()
+             if _plain(text) in md]
+    assert not twice, twice
