@@ -9,11 +9,13 @@ stores one result per occurrence, in document order, in the cell's
 read them back with :func:`plain_result`, and the page check compares the stored
 ``text/plain`` with what the kernel shows now.
 
-The block structure (fences, directives and their options, code spans) is read with the
-few regexes below, not with markdown-it-py or myst-parser: what must hold is parity with
-jupyterlab-myst, whose parser is mystmd's, not myst-parser's, and that parity is what the
-tests check (the cases in ``tests/tools/test_execute.py``, the pages as a real
-JupyterLab writes them back in ``tests/lab_pages.py``).
+The block structure (fences, directives and their options) and the inline syntax (roles
+and code spans: :data:`ROLE_OR_CODE_SPAN`, :func:`role_target`, which the Chinese checks
+in ``tools/`` read too) are read with the few regexes below, not with markdown-it-py or
+myst-parser: what must hold is parity with jupyterlab-myst, whose parser is mystmd's, not
+myst-parser's, and that parity is what the tests check (the cases in
+``tests/tools/test_execute.py``, the pages as a real JupyterLab writes them back in
+``tests/lab_pages.py``).
 The same reading gives a cell's code blocks (:func:`code_blocks`) and its prose without
 code (:func:`strip_code`), which the tests read instead of parsing fences of their own.
 
@@ -29,10 +31,10 @@ import json
 import pathlib
 import re
 
-__all__ = ["CODE_DIRECTIVES", "FENCE", "LINK", "FIGURE", "eval_expressions", "code_blocks",
-           "strip_code", "split_inline", "stored_entries", "stored_expressions",
-           "plain_result", "unquoted", "stored_values", "EXERCISE_LABEL", "SOLUTION_TARGET",
-           "exercise_labels", "solution_targets"]
+__all__ = ["CODE_DIRECTIVES", "FENCE", "LINK", "FIGURE", "ROLE_OR_CODE_SPAN", "eval_expressions",
+           "code_blocks", "strip_code", "split_inline", "role_target", "stored_entries",
+           "stored_expressions", "plain_result", "unquoted", "stored_values", "EXERCISE_LABEL",
+           "SOLUTION_TARGET", "exercise_labels", "solution_targets"]
 
 #: directives whose body is not MyST markdown (roles in it are not evaluated)
 CODE_DIRECTIVES = {"code", "code-block", "code-cell", "sourcecode", "literalinclude", "math",
@@ -48,11 +50,17 @@ LINK = re.compile(r"\[((?:[^\]\\]|\\.)*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\
 #: target (group 2), a path or a glue key
 FIGURE = re.compile(r"^(`{3,}|:{3,})\{(?:glue:)?figure\}\s+(\S+)", re.M)
 _OPTION = re.compile(r"^:[\w-]+:(\s|$)")
-_CODE_SPAN = r"(?P<ticks>`+)(?:.|\n)*?(?<!`)(?P=ticks)(?!`)"
+# a code span, CommonMark's rule: a whole backtick run (group ticks) opens it, the next
+# run of the same length closes it; its text is group code
+_CODE_SPAN = r"(?<!`)(?P<ticks>`+)(?!`)(?P<code>(?:.|\n)*?)(?<!`)(?P=ticks)(?!`)"
 # an {eval} role, or a code span (which can hide a role): whichever starts first
 _INLINE = re.compile(r"\{eval\}`(?P<expr>[^`]+)`|" + _CODE_SPAN)
-# a role (any, with its target) or a code span
-_ROLE_OR_CODE_SPAN = re.compile(r"(?:\{[\w:-]+\})?" + _CODE_SPAN)
+#: a role (``{name}`` and a code span right after it: group ``role`` its name, ``code`` its
+#: text) or a code span (``role`` None, ``code`` its text), whichever starts first, so a role
+#: in a code span is code.  A span closes only on a backtick run as long as the one that
+#: opens it: in "`a`` b`" one span holds "a`` b"; in "``a` b`" the two backticks open
+#: none (no run of two closes them) and the span is "` b`"
+ROLE_OR_CODE_SPAN = re.compile(r"(?:\{(?P<role>[\w:-]+)\})?" + _CODE_SPAN)
 
 #: an ``{exercise}`` directive (backtick or colon fence) and its ``:label:`` (group 2)
 EXERCISE_LABEL = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n(?:[^\n]*\n)*?:label:\s*(\S+)", re.M)
@@ -89,7 +97,7 @@ def strip_code(markdown: str) -> str:
     ...            ":::{note} Title\\n:class: tip\\nBody\\n:::")
     'a  ,  ,   b\\nTitle\\nBody'
     """
-    return _ROLE_OR_CODE_SPAN.sub(" ", _markdown_text(markdown))
+    return ROLE_OR_CODE_SPAN.sub(" ", _markdown_text(markdown))
 
 
 def _markdown_text(markdown: str) -> str:
@@ -142,6 +150,20 @@ def split_inline(text: str) -> list[str]:
             last = m.end()
     parts.append(text[last:])
     return parts
+
+
+def role_target(text: str) -> tuple[str | None, str]:
+    """A role's text (:data:`ROLE_OR_CODE_SPAN` group ``code``) as ``(title, target)``: a
+    reference with a title of its own, ``title <target>``, or the target alone (title None).
+
+    >>> role_target("the sheet <../appendix/formulas>"), role_target(" fig-a ")
+    (('the sheet', '../appendix/formulas'), (None, 'fig-a'))
+    """
+    text = text.strip()
+    if text.endswith(">") and "<" in text:
+        cut = text.rindex("<")
+        return text[:cut].strip(), text[cut + 1:-1].strip()
+    return None, text
 
 
 def stored_entries(cell: dict) -> list[dict]:

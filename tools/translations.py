@@ -29,6 +29,7 @@ import pathlib
 import subprocess
 import sys
 
+from bookkit.roles import split_inline
 from tools import build_book
 
 ROOT = build_book.ROOT
@@ -90,7 +91,7 @@ def page_status(docname: str, pot: pathlib.Path) -> PageStatus:
             fuzzy += 1
         elif entry is not None and entry.string:
             translated += 1
-    return PageStatus(docname, len(ids), sum("{eval}" in i for i in ids), translated, fuzzy,
+    return PageStatus(docname, len(ids), sum(len(split_inline(i)) > 1 for i in ids), translated, fuzzy,
                       len(ids) - translated - fuzzy, po is not None)
 
 

@@ -50,7 +50,7 @@ import pathlib
 import re
 
 from bookkit import stored_values
-from bookkit.roles import LINK
+from bookkit.roles import LINK, ROLE_OR_CODE_SPAN, role_target
 from tools.translations import LANGUAGE, LOCALE, ROOT, catalog_path, load, page_status, templates
 from tools.zh_message import (
     HAN,
@@ -296,20 +296,25 @@ def translated_title(docname: str) -> str | None:
     return entry.string if entry is not None and entry.string and not entry.fuzzy else None
 
 
-DOC_ROLE = re.compile(r"\{doc\}`([^`<]+)<([^`>]+)>`")
+def _doc_links(text: str) -> list[tuple[int, int, str, str]]:
+    """``(start, end, title, target)`` of each ``{doc}`title <target>``` role of a message
+    (found by :data:`bookkit.roles.ROLE_OR_CODE_SPAN`: none in a code span)."""
+    docs = [(m, *role_target(m.group("code")))
+            for m in ROLE_OR_CODE_SPAN.finditer(text) if m.group("role") == "doc"]
+    return [(m.start(), m.end(), title, target) for m, title, target in docs if title]
 
 
 def wrong_titles(docname: str, msgid: str, msgstr: str) -> list[str]:
-    shown = dict((t.strip(), x.strip()) for x, t in DOC_ROLE.findall(msgstr))
+    shown = {target: title for _, _, title, target in _doc_links(msgstr)}
     out = []
-    for text, target in DOC_ROLE.findall(msgid):
-        doc = _resolve(docname, target.strip())
-        if text.strip() != page_title(doc):
+    for _, _, text, target in _doc_links(msgid):
+        doc = _resolve(docname, target)
+        if text != page_title(doc):
             continue
         want = translated_title(doc)
-        got = shown.get(target.strip())
+        got = shown.get(target)
         if want is not None and got is not None and got != want:
-            out.append(f"{{doc}}`{got} <{target.strip()}>` should read {want!r}, the title of {doc}")
+            out.append(f"{{doc}}`{got} <{target}>` should read {want!r}, the title of {doc}")
     return out
 
 
@@ -328,7 +333,7 @@ def unquoted_link_titles(docname: str, msgstr: str) -> list[str]:
     reads as a stray question; write 「“[一个解码步最短要多久？](…)”一页推导」."""
     out = []
     links = [(m.start(), m.end(), m.group(1), m.group(2)) for m in LINK.finditer(msgstr)]
-    links += [(m.start(), m.end(), m.group(1), m.group(2)) for m in DOC_ROLE.finditer(msgstr)]
+    links += _doc_links(msgstr)
     for start, end, text, target in links:
         text = text.strip()
         doc = _link_doc(docname, target.strip())

@@ -8,23 +8,22 @@ and how the Chinese edition renders it (``tools/zh_checks.py`` checks on these).
   the build's spacing rule applied; :func:`unit_word_problems` and
   :func:`spacing_problems` read that rendering.
 
-``{eval}`` roles are found by bookkit's one parser (:func:`bookkit.roles.split_inline`).
+``{eval}`` roles, the other roles and code spans are found by bookkit's one parser
+(:func:`bookkit.roles.split_inline`, :data:`bookkit.roles.ROLE_OR_CODE_SPAN`,
+:func:`bookkit.roles.role_target`); this module knows no MyST inline syntax of its own.
 """
 from __future__ import annotations
 
 import collections
 import re
 
-from bookkit.roles import LINK, split_inline
+from bookkit.roles import LINK, ROLE_OR_CODE_SPAN, role_target, split_inline
 from bookkit.zh import HAN as HAN_CHARS
 
 # -- what a translated message must keep ----------------------------------------------
-# the roles other than {eval}
-ROLE = re.compile(r"\{(numref|doc|ref|term|download|math|eq)\}`([^`]*)`")
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
 BARE_URL = re.compile(r"(?:https?|mailto):[^\s)>\]，。；）]+")
-CODE = re.compile(r"(`+)(.+?)\1", re.S)
 HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 # marked quotations: Chinese quotes, corner brackets, title marks, or a `>` block quote
 QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》|^\s*>.*$", re.M)
@@ -32,17 +31,12 @@ MENTION = re.compile(r"“([^”]{1,40})”")
 HAN = re.compile(rf"[{HAN_CHARS}]")
 
 
-def _role_target(body: str) -> str:
-    body = body.strip()
-    if body.endswith(">") and "<" in body:
-        return body[body.rindex("<") + 1:-1].strip()
-    return body
-
-
-def _role_text(name: str, body: str) -> str:
-    """What a role shows in the prose that the translator writes (a link's own title)."""
-    if name in ("doc", "ref", "numref", "term") and body.strip().endswith(">") and "<" in body:
-        return body[:body.rindex("<")].replace("%s", " ").strip()
+def _role_text(name: str | None, body: str) -> str:
+    """What a role shows in the prose that the translator writes (a link's own title); a
+    code span (``name`` None) shows none."""
+    title = role_target(body)[0]
+    if name in ("doc", "ref", "numref", "term") and title is not None:
+        return title.replace("%s", " ").strip()
     return " "
 
 
@@ -53,13 +47,13 @@ def parity_items(text: str) -> collections.Counter:
     parts = split_inline(text)
     items.update(f"{{eval}}`{e}`" for e in parts[1::2])
     text = " ".join(parts[0::2])
-    for name, body in ROLE.findall(text):
+    for m in ROLE_OR_CODE_SPAN.finditer(text):
+        name, body = m.group("role", "code")
         if name == "math":
             items[f"{{{name}}}`{body}`"] += 1
-        else:
-            items[f"{{{name}}}<{_role_target(body)}>"] += 1
-    rest = ROLE.sub(" ", text)
-    rest = CODE.sub(" ", rest)
+        elif name:
+            items[f"{{{name}}}<{role_target(body)[1]}>"] += 1
+    rest = ROLE_OR_CODE_SPAN.sub(" ", text)
     for m in MATH.finditer(rest):
         items["math " + re.sub(r"\s+", "", m.group(0).strip("$"))] += 1
     rest = MATH.sub(" ", rest)
@@ -80,8 +74,7 @@ def prose(text: str, *, keep_quotes: bool = True) -> str:
     """A message as a reader sees its words: roles reduced to their own text, inline
     code, math, link targets, URLs and HTML tags removed."""
     text = " ".join(split_inline(text)[0::2])
-    text = ROLE.sub(lambda m: _role_text(*m.groups()), text)
-    text = CODE.sub(" ", text)
+    text = ROLE_OR_CODE_SPAN.sub(lambda m: _role_text(*m.group("role", "code")), text)
     text = MATH.sub(" ", text)
     text = LINK.sub(lambda m: f" {m.group(1)} ", text)
     text = AUTOLINK.sub(" ", text)
@@ -103,9 +96,13 @@ def _reader_text(piece: str) -> str:
     of its own shows its number in a Chinese word (练习 1.1, 图 2.1: Sphinx's and
     sphinx-exercise's zh_CN formats), so it reads "图 1": no space before it after Chinese
     text (即练习 1.1), a space after its number."""
-    piece = ROLE.sub(lambda m: _role_text(*m.groups()).strip()
-                     or ("图 1" if m.group(1) == "numref" else "R"), piece)
-    piece = CODE.sub("C", piece)
+    def shown(m: re.Match) -> str:
+        name = m.group("role")
+        if not name:
+            return "C"
+        return _role_text(name, m.group("code")).strip() or ("图 1" if name == "numref" else "R")
+
+    piece = ROLE_OR_CODE_SPAN.sub(shown, piece)
     piece = MATH.sub("M", piece)
     piece = LINK.sub(lambda m: m.group(1), piece)
     piece = AUTOLINK.sub("U", piece)

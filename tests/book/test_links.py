@@ -13,7 +13,7 @@ import re
 import pytest
 from conftest import MARKDOWN_PAGES, NOTEBOOKS, ROOT, page_text
 
-from bookkit.roles import LINK
+from bookkit.roles import LINK, ROLE_OR_CODE_SPAN
 
 # [text](target) with a relative target: no scheme, no bare anchor, no image
 MD_LINK = re.compile(r"(?<!!)" + LINK.pattern)
@@ -30,7 +30,7 @@ def test_no_link_of_the_old_kind(path):
     """No {doc} role (a 404 in JupyterLab: write a Markdown link to the file, with its
     suffix), and every relative Markdown link names an existing file."""
     text = page_text(path)
-    old = re.findall(r"\{doc\}`[^`]*`", text)
+    old = [m.group(0) for m in ROLE_OR_CODE_SPAN.finditer(text) if m.group("role") == "doc"]
     assert not old, (f"{len(old)} {{doc}} link(s) JupyterLab cannot open; write "
                      f"[title](page.ipynb) instead: {old[:5]}")
     bad = []

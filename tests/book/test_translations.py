@@ -178,6 +178,18 @@ def test_parity_finds_what_a_translation_drops():
     assert zh_message.missing_parity("{eval}`v.a` and {eval}`v.a`", "{eval}`v.a`") == ["{eval}`v.a`"]
 
 
+def test_messages_cut_code_spans_as_the_page_does():
+    """A code span closes only on a backtick run as long as the one that opens it (CommonMark,
+    read by :data:`bookkit.roles.ROLE_OR_CODE_SPAN`): "`a`` b`" is one span, and in
+    "``x` $m$ `" the two backticks open none (prose), "` $m$ `" is the span (no math)."""
+    assert zh_message.render("见 `a`` b` 一节", {})[0] == zh_message.render("见 `a` 一节", {})[0]
+    assert zh_message.prose("`a`` b` c").split() == ["c"]
+    assert zh_message.parity_items("``x` $m$ ` 与 $n$") == {"math n": 1}
+    assert C.english_words("读 ``weights` 的 $m$ `") == ["weights"]
+    # a role in a code span is code, not a reference a translation must keep
+    assert zh_message.parity_items("`` {numref}`fig-a` `` {ref}`sec`") == {"{ref}<sec>": 1}
+
+
 def test_terms_check_wants_the_listed_chinese():
     assert C.missing_terms("The ridge point of the card", "这张卡的机器分水岭") == []
     assert C.missing_terms("The ridge point of the card", "这张卡的平衡点") == ["ridge point → 机器分水岭"]

@@ -4,7 +4,7 @@ import re
 import pytest
 
 from bookkit import eval_expressions, plain_result
-from bookkit.roles import code_blocks, split_inline, strip_code
+from bookkit.roles import ROLE_OR_CODE_SPAN, code_blocks, split_inline, strip_code
 from tools import zh_message
 
 ROLE_IN_CODE = "{eval}`v.a` and ``{eval}`v.code` `` and {eval}`v.a`"
@@ -46,6 +46,18 @@ def test_the_catalog_checks_read_roles_with_the_same_parser():
     assert [text[a:b] for a, b in spans] == ["1 ms", "1 ms"] and "2 ms" not in text
     assert "eval" not in zh_message.prose("{eval}`v.a` 个")
 
+
+
+@pytest.mark.parametrize("text, spans, prose", [
+    ("`a`` b` c", [(None, "a`` b")], "  c"),          # a run of two does not close a span of one
+    ("``x` b` c", [(None, " b")], "``x  c"),          # `` has no closing run of two: it is text
+    ("`` {eval}`v` `` {numref}`t <f>`", [(None, " {eval}`v` "), ("numref", "t <f>")], "   "),
+])
+def test_a_code_span_closes_on_a_run_of_its_own_length(text, spans, prose):
+    """The one reader of roles and code spans (the Chinese checks read them with it too)
+    cuts spans as CommonMark does: (role or None, text) of each, and the prose left."""
+    assert [m.group("role", "code") for m in ROLE_OR_CODE_SPAN.finditer(text)] == spans
+    assert strip_code(text) == prose
 
 
 def test_stored_text_is_unquoted_once():
